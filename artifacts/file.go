@@ -1,0 +1,165 @@
+package artifacts
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FileName is the artifact file name for a group at a run start:
+// "<group id>-<unix ms>.json".
+func FileName(groupID string, started time.Time) string {
+	return fmt.Sprintf("%s-%d.json", groupID, started.UnixMilli())
+}
+
+// Write stores a in dir under FileName, atomically: it writes a temporary
+// file, syncs it and renames it into place, so a reader never sees half a
+// file. It returns the final path.
+func Write(dir string, a *Artifact) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("creating artifacts folder %s: %w", dir, err)
+	}
+	if a.Schema == "" {
+		a.Schema = Schema
+	}
+	data, err := json.MarshalIndent(a, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("encoding artifact for %s: %w", a.Group.ID, err)
+	}
+	path := filepath.Join(dir, FileName(a.Group.ID, a.Run.Started))
+	return path, WriteFileAtomic(path, append(data, '\n'))
+}
+
+// WriteFileAtomic writes data to path through a synced temporary file in the
+// same folder and a rename.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("syncing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("renaming into %s: %w", path, err)
+	}
+	return nil
+}
+
+// Load reads and checks the artifact at path. A file of another schema, or
+// one that is not a well-formed artifact, is an error naming the file.
+func Load(path string) (*Artifact, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading artifact %s: %w", path, err)
+	}
+	a, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("reading artifact %s: %w", path, err)
+	}
+	return a, nil
+}
+
+// Decode parses and checks an artifact document.
+func Decode(data []byte) (*Artifact, error) {
+	var probe struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("not a JSON artifact: %w", err)
+	}
+	if probe.Schema == nil {
+		return nil, errors.New(`no "schema" field: not a benchtui artifact`)
+	}
+	if *probe.Schema != Schema {
+		return nil, fmt.Errorf("schema %q, want %q", *probe.Schema, Schema)
+	}
+	var a Artifact
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&a); err != nil {
+		return nil, fmt.Errorf("damaged artifact: %w", err)
+	}
+	if a.Group.ID == "" {
+		return nil, errors.New("damaged artifact: no group id")
+	}
+	for i, s := range a.Steps {
+		if s.Histogram != "" {
+			if _, err := DecodeHistogram(s.Histogram); err != nil {
+				return nil, fmt.Errorf("damaged artifact: step %d histogram: %w", i+1, err)
+			}
+		}
+	}
+	return &a, nil
+}
+
+// Entry is an artifact file found in a folder.
+type Entry struct {
+	Path    string
+	GroupID string
+	Started time.Time
+}
+
+// List returns the artifact files in dir, newest first. Files whose names do
+// not have the "<group>-<unix ms>.json" shape are skipped.
+func List(dir string) ([]Entry, error) {
+	names, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("listing artifacts in %s: %w", dir, err)
+	}
+	var out []Entry
+	for _, d := range names {
+		if e, ok := parseName(d.Name()); ok && !d.IsDir() {
+			e.Path = filepath.Join(dir, d.Name())
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Started.After(out[j].Started) })
+	return out, nil
+}
+
+func parseName(name string) (Entry, bool) {
+	base, ok := strings.CutSuffix(name, ".json")
+	i := strings.LastIndexByte(base, '-')
+	if !ok || i <= 0 || strings.HasPrefix(name, ".") {
+		return Entry{}, false
+	}
+	ms, err := strconv.ParseInt(base[i+1:], 10, 64)
+	if err != nil {
+		return Entry{}, false
+	}
+	return Entry{GroupID: base[:i], Started: time.UnixMilli(ms)}, true
+}
+
+// Newest returns the newest artifact of group in dir that started before
+// before (zero means any time), or "" when there is none.
+func Newest(dir, group string, before time.Time) (string, error) {
+	entries, err := List(dir)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		if e.GroupID == group && (before.IsZero() || e.Started.Before(before)) {
+			return e.Path, nil
+		}
+	}
+	return "", nil
+}

@@ -1,0 +1,56 @@
+package artifacts
+
+import (
+	"fmt"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram range: every latency is recorded in microseconds, from 1 µs to
+// 60 s, with 3 significant digits.
+const (
+	HistMinUS  = 1
+	HistMaxUS  = 60_000_000
+	HistDigits = 3
+)
+
+// NewHistogram returns an empty latency histogram of the artifact's range.
+func NewHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(HistMinUS, HistMaxUS, HistDigits)
+}
+
+// EncodeHistogram renders h in the HdrHistogram V2 compressed base64 form
+// ("HISTF…") that other HdrHistogram tools read.
+func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return "", fmt.Errorf("encoding histogram: %w", err)
+	}
+	return string(b), nil
+}
+
+// DecodeHistogram parses the form EncodeHistogram writes.
+func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
+	h, err := hdrhistogram.Decode([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("decoding histogram: %w", err)
+	}
+	return h, nil
+}
+
+// PercentilesOf reads the artifact's latency figures, in milliseconds, from
+// a histogram recorded in microseconds.
+func PercentilesOf(h *hdrhistogram.Histogram) Percentiles {
+	if h.TotalCount() == 0 {
+		return Percentiles{}
+	}
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	return Percentiles{
+		P50:  ms(h.ValueAtQuantile(50)),
+		P90:  ms(h.ValueAtQuantile(90)),
+		P99:  ms(h.ValueAtQuantile(99)),
+		P999: ms(h.ValueAtQuantile(99.9)),
+		Max:  ms(h.Max()),
+		Mean: h.Mean() / 1000,
+	}
+}

@@ -1,0 +1,158 @@
+// Package artifacts defines the benchtui.artifact/v1 file format: one JSON
+// document per bench group per run, holding every step's figures, its HDR
+// histogram, a thinned time series, the watched target's resource use, checks
+// and events. It writes artifacts atomically, reads them back strictly, and
+// compares and reports them. It knows nothing of runners, so an artifact
+// written by an old benchtui stays readable by a new one.
+package artifacts
+
+import "time"
+
+// Schema is the value of the "schema" field of every artifact this package writes.
+const Schema = "benchtui.artifact/v1"
+
+// Artifact is one group's results for one run.
+type Artifact struct {
+	Schema string   `json:"schema"`
+	Run    Run      `json:"run"`
+	Group  Group    `json:"group"`
+	Steps  []Step   `json:"steps"`
+	Notes  []string `json:"notes"`
+}
+
+// Run describes the run that produced an artifact.
+type Run struct {
+	ID          string    `json:"id"`
+	Started     time.Time `json:"started"`
+	Finished    time.Time `json:"finished"`
+	Partial     bool      `json:"partial"`
+	Host        Host      `json:"host"`
+	ToolVersion string    `json:"tool_version"`
+	PlanSHA256  string    `json:"plan_sha256"`
+}
+
+// Host describes the machine a run ran on.
+type Host struct {
+	OS   string `json:"os"`
+	CPUs int    `json:"cpus"`
+	Go   string `json:"go"`
+}
+
+// Group identifies the bench group and its (redacted) configuration.
+type Group struct {
+	ID     string         `json:"id"`
+	Title  string         `json:"title"`
+	Runner string         `json:"runner"`
+	Config map[string]any `json:"config"`
+}
+
+// Step holds the figures of one step of a group: one sweep value, or the
+// whole group when it has no sweep.
+type Step struct {
+	Label         string             `json:"label"`
+	Params        map[string]float64 `json:"params"`
+	DurationS     float64            `json:"duration_s"`
+	PausedS       float64            `json:"paused_s"`
+	Requests      int64              `json:"requests"`
+	Errors        int64              `json:"errors"`
+	Dropped       int64              `json:"dropped"`
+	ErrorKinds    map[string]int64   `json:"error_kinds"`
+	ThroughputRPS float64            `json:"throughput_rps"`
+	LatencyMS     Percentiles        `json:"latency_ms"`
+	ServiceMS     Percentiles        `json:"service_ms"`
+	// ExtraMS holds further timings a runner keeps apart, such as "handshake"
+	// for fresh QUIC connections or "pool_wait" for Postgres.
+	ExtraMS   map[string]Percentiles `json:"extra_ms,omitempty"`
+	Histogram string                 `json:"histogram"`
+	Target    *TargetStats           `json:"target,omitempty"`
+	// Self is benchtui's own resource use, so a generator leak is never
+	// mistaken for a target leak.
+	Self   *TargetStats   `json:"self,omitempty"`
+	Series []Point        `json:"series"`
+	Checks []Check        `json:"checks"`
+	Events []Event        `json:"events"`
+	Extra  map[string]any `json:"extra,omitempty"`
+	// Counters are runner-specific counts: disconnects, reconnects, refused after a signal.
+	Counters map[string]int64 `json:"counters,omitempty"`
+}
+
+// Percentiles are latency figures in milliseconds.
+type Percentiles struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// TargetStats summarise a watched process's resource use over a step.
+type TargetStats struct {
+	RSSMB             Range   `json:"rss_mb"`
+	RSSSlopeMBPerMin  float64 `json:"rss_slope_mb_per_min"`
+	RSSTailSlopeMBMin float64 `json:"rss_tail_slope_mb_per_min"`
+	FDs               Range   `json:"fds"`
+	FDsPerUnit        float64 `json:"fds_per_unit"`
+	CPUCores          float64 `json:"cpu_cores"`
+	Threads           Range   `json:"threads"`
+}
+
+// Range is the start, peak and end of a sampled figure.
+type Range struct {
+	Start float64 `json:"start"`
+	Peak  float64 `json:"peak"`
+	End   float64 `json:"end"`
+}
+
+// Point is one interval of a step's time series. T is the end of the
+// interval in seconds of active (unpaused) time since the step's clock started.
+type Point struct {
+	T        float64 `json:"t"`
+	DT       float64 `json:"dt,omitempty"`
+	RPS      float64 `json:"rps"`
+	P50MS    float64 `json:"p50_ms"`
+	P99MS    float64 `json:"p99_ms"`
+	Errors   int64   `json:"errors"`
+	InFlight int     `json:"in_flight"`
+	RSSMB    float64 `json:"rss_mb"`
+	FDs      float64 `json:"fds"`
+	SelfMB   float64 `json:"self_rss_mb,omitempty"`
+}
+
+// Check is a pass/fail judgement of a step: a threshold or a verify query.
+type Check struct {
+	Name  string  `json:"name"`
+	OK    bool    `json:"ok"`
+	Value float64 `json:"value"`
+	Note  string  `json:"note,omitempty"`
+}
+
+// Event kinds, as DESIGN.md lists them.
+const (
+	EventExtended        = "extended"
+	EventPaused          = "paused"
+	EventResumed         = "resumed"
+	EventTargetExited    = "target_exited"
+	EventThresholdFailed = "threshold_failed"
+	EventNote            = "note"
+	EventStopped         = "stopped"
+)
+
+// Event is something that happened during a step, at T seconds of active time.
+type Event struct {
+	T    float64 `json:"t"`
+	Kind string  `json:"kind"`
+	Note string  `json:"note"`
+}
+
+// Failed reports whether any check of any step failed.
+func (a *Artifact) Failed() bool {
+	for _, s := range a.Steps {
+		for _, c := range s.Checks {
+			if !c.OK {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,128 @@
+package runners
+
+import (
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
+
+// Recorder collects the timings and counts of the workers that share it.
+// The engine gives each worker a recorder (workers beyond the shard count
+// share one, so memory stays bounded with thousands of workers); each tick it
+// swaps the interval histograms out under the lock, so recording never waits
+// on merging. One histogram, one owner: the histograms never leave it.
+type Recorder struct {
+	mu       sync.Mutex
+	latency  *hdrhistogram.Histogram // from due time, µs
+	service  *hdrhistogram.Histogram // from send, µs
+	extra    map[string]*hdrhistogram.Histogram
+	requests int64
+	errors   int64
+	dropped  int64
+	kinds    map[string]int64
+	counters map[string]int64
+}
+
+func newRecorder() *Recorder {
+	return &Recorder{
+		latency: artifacts.NewHistogram(),
+		service: artifacts.NewHistogram(),
+	}
+}
+
+func micros(d time.Duration) int64 {
+	us := d.Microseconds()
+	switch {
+	case us < artifacts.HistMinUS:
+		return artifacts.HistMinUS
+	case us > artifacts.HistMaxUS:
+		return artifacts.HistMaxUS // counted at the top, never dropped
+	}
+	return us
+}
+
+// Done records one operation that was due at due, went out at sent and
+// ended at end. errKind is "" on success.
+func (r *Recorder) Done(due, sent, end time.Time, errKind string) {
+	r.Observe(end.Sub(due), end.Sub(sent), errKind)
+}
+
+// Observe records one operation by its latency (from when it was due) and
+// service time (from when it went out).
+func (r *Recorder) Observe(latency, service time.Duration, errKind string) {
+	r.mu.Lock()
+	r.latency.RecordValue(micros(latency))
+	r.service.RecordValue(micros(service))
+	r.requests++
+	if errKind != "" {
+		r.errors++
+		if r.kinds == nil {
+			r.kinds = map[string]int64{}
+		}
+		r.kinds[errKind]++
+	}
+	r.mu.Unlock()
+}
+
+// Extra records a timing kept apart from the operation's latency, such as a
+// QUIC handshake or a wait for a pooled connection.
+func (r *Recorder) Extra(name string, d time.Duration) {
+	r.mu.Lock()
+	if r.extra == nil {
+		r.extra = map[string]*hdrhistogram.Histogram{}
+	}
+	h := r.extra[name]
+	if h == nil {
+		h = artifacts.NewHistogram()
+		r.extra[name] = h
+	}
+	h.RecordValue(micros(d))
+	r.mu.Unlock()
+}
+
+// Drop counts an operation that was due but found no free slot.
+func (r *Recorder) Drop() {
+	r.mu.Lock()
+	r.dropped++
+	r.mu.Unlock()
+}
+
+// Count adds n to a runner-specific counter (disconnects, reconnects, …).
+func (r *Recorder) Count(name string, n int64) {
+	r.mu.Lock()
+	if r.counters == nil {
+		r.counters = map[string]int64{}
+	}
+	r.counters[name] += n
+	r.mu.Unlock()
+}
+
+// interval is what a recorder collected since the last swap.
+type interval struct {
+	latency, service *hdrhistogram.Histogram
+	extra            map[string]*hdrhistogram.Histogram
+	requests         int64
+	errors           int64
+	dropped          int64
+	kinds            map[string]int64
+	counters         map[string]int64
+}
+
+// swap hands back what was collected and starts afresh with the spare
+// histograms, which must be empty.
+func (r *Recorder) swap(spareLat, spareSvc *hdrhistogram.Histogram) interval {
+	r.mu.Lock()
+	iv := interval{
+		latency: r.latency, service: r.service, extra: r.extra,
+		requests: r.requests, errors: r.errors, dropped: r.dropped,
+		kinds: r.kinds, counters: r.counters,
+	}
+	r.latency, r.service = spareLat, spareSvc
+	r.extra, r.kinds, r.counters = nil, nil, nil
+	r.requests, r.errors, r.dropped = 0, 0, 0
+	r.mu.Unlock()
+	return iv
+}

@@ -1,0 +1,116 @@
+package runners
+
+import (
+	"context"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// StepEnv is what a runner sees of the step being run.
+type StepEnv struct {
+	Group  *Group
+	Index  int // 0-based step index
+	Label  string
+	Params map[string]float64
+	// Load is the group's load with this step's sweep value applied.
+	Load Load
+	// Target is the group's watched target, nil without one.
+	Target TargetHandle
+
+	gate      *Gate
+	recorders []*Recorder
+	inFlight  atomic.Int64
+	units     atomic.Int64
+	events    func(kind, note string)
+}
+
+// Recorder returns the recorder of worker i (workers share recorders
+// beyond the shard count).
+func (e *StepEnv) Recorder(i int) *Recorder { return e.recorders[i%len(e.recorders)] }
+
+// Gate is the step's pause gate.
+func (e *StepEnv) Gate() *Gate { return e.gate }
+
+// AddInFlight moves the in-flight count of a Driver's operations or streams.
+func (e *StepEnv) AddInFlight(delta int) { e.inFlight.Add(int64(delta)) }
+
+// SetUnits sets the number of subscribers or connections the load holds
+// open; the target's fd growth is divided by it for fds_per_unit.
+func (e *StepEnv) SetUnits(n int) { e.units.Store(int64(n)) }
+
+// Event records an event of the step (kind as in artifacts.Event).
+func (e *StepEnv) Event(kind, note string) {
+	if e.events != nil {
+		e.events(kind, note)
+	}
+}
+
+// TargetHandle is the watched target as a runner may use it: the shutdown
+// runner signals it and waits for its exit.
+type TargetHandle interface {
+	// PID of the watched process, 0 when it is a cgroup.
+	PID() int
+	// Signal sends sig to the target (its process group when spawned).
+	Signal(sig os.Signal) error
+	// Exited is closed when a spawned target has exited.
+	Exited() <-chan struct{}
+	// ExitStatus describes how it exited ("exit 0", "signal terminated").
+	ExitStatus() string
+}
+
+// Gate lets workers wait while a step is paused. It is safe for any number
+// of goroutines.
+type Gate struct {
+	mu      sync.Mutex
+	resumed chan struct{} // nil while running; closed on resume
+}
+
+// Pause closes the gate; it returns false if it was already closed.
+func (g *Gate) Pause() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.resumed != nil {
+		return false
+	}
+	g.resumed = make(chan struct{})
+	return true
+}
+
+// Resume opens the gate; it returns false if it was open.
+func (g *Gate) Resume() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.resumed == nil {
+		return false
+	}
+	close(g.resumed)
+	g.resumed = nil
+	return true
+}
+
+// Paused reports whether the gate is closed.
+func (g *Gate) Paused() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.resumed != nil
+}
+
+// Wait blocks while the gate is closed. It returns how long it waited, and
+// ctx's error if ctx ended first.
+func (g *Gate) Wait(ctx context.Context) (time.Duration, error) {
+	g.mu.Lock()
+	ch := g.resumed
+	g.mu.Unlock()
+	if ch == nil {
+		return 0, nil
+	}
+	start := time.Now()
+	select {
+	case <-ch:
+		return time.Since(start), nil
+	case <-ctx.Done():
+		return time.Since(start), ctx.Err()
+	}
+}
