@@ -1,0 +1,89 @@
+package demo
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+)
+
+const maxSSERate = 10000
+
+// SSEHandler returns the demo Server-Sent Events handler, meant for
+// /events. Each event has an increasing id and JSON data with the same id
+// and ts, the send time in unix milliseconds (with microsecond fraction):
+//
+//	id: 7
+//	data: {"id":7,"ts":1764513600123.456}
+//
+// Query parameters: rate, events per second (default defaultRate, else 10;
+// at most 10000); limit, close the stream after that many events (a
+// reconnect storm without killing the server). A Last-Event-ID header
+// continues the numbering after it.
+func SSEHandler(defaultRate float64) http.Handler {
+	if defaultRate <= 0 {
+		defaultRate = 10
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rate := queryFloat(r, "rate", defaultRate)
+		if rate <= 0 || rate > maxSSERate {
+			http.Error(w, "rate must be in (0, 10000]", http.StatusBadRequest)
+			return
+		}
+		limit := int64(queryFloat(r, "limit", 0))
+		next := int64(1)
+		if last, err := strconv.ParseInt(r.Header.Get("Last-Event-ID"), 10, 64); err == nil {
+			next = last + 1
+		}
+		serveSSE(w, r, time.Duration(float64(time.Second)/rate), next, limit)
+	})
+}
+
+func queryFloat(r *http.Request, key string, def float64) float64 {
+	v := r.URL.Query().Get(key)
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return -1
+	}
+	return f
+}
+
+func serveSSE(w http.ResponseWriter, r *http.Request, every time.Duration, next, limit int64) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives any server write timeout
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if rc.Flush() != nil {
+		return
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	buf := make([]byte, 0, 96)
+	for sent := int64(0); limit <= 0 || sent < limit; sent++ {
+		select {
+		case <-r.Context().Done():
+			return
+		case now := <-tick.C:
+			buf = appendSSEEvent(buf[:0], next, now)
+		}
+		if _, err := w.Write(buf); err != nil || rc.Flush() != nil {
+			return
+		}
+		next++
+	}
+}
+
+func appendSSEEvent(b []byte, id int64, now time.Time) []byte {
+	ms := float64(now.UnixMicro()) / 1000
+	b = append(b, "id: "...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, "\ndata: {\"id\":"...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, ",\"ts\":"...)
+	b = strconv.AppendFloat(b, ms, 'f', 3, 64)
+	return append(b, "}\n\n"...)
+}
