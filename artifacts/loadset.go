@@ -1,0 +1,93 @@
+package artifacts
+
+import (
+	"fmt"
+	"os"
+	"sort"
+)
+
+// LoadSet loads the newest artifact of each group from paths, each an
+// artifact file or a folder of them. Of a folder only the newest file of each
+// group (by its name, see List) is read; across all paths the artifact with
+// the latest run start wins for a group, a later path on a tie. The result is
+// sorted by group id (G2 before G10). An unreadable, damaged or foreign file
+// is an error naming it; a missing path is an error; an empty folder gives
+// no artifacts and no error, so "no baseline yet" is not a failure.
+//
+// The headless `run --baseline FILE|DIR` and `compare` read their inputs
+// with it.
+func LoadSet(paths ...string) ([]*Artifact, error) {
+	all, err := loadPaths(paths, true)
+	if err != nil {
+		return nil, err
+	}
+	byGroup := newestByGroup(all)
+	ids := make([]string, 0, len(byGroup))
+	for id := range byGroup {
+		ids = append(ids, id)
+	}
+	sortNatural(ids)
+	out := make([]*Artifact, len(ids))
+	for i, id := range ids {
+		out[i] = byGroup[id]
+	}
+	return out, nil
+}
+
+// LoadAll loads every artifact in paths, each a file or a folder (every
+// artifact file in it), oldest run first. `report` reads its inputs with it,
+// so that two runs of a group make a before/after table.
+func LoadAll(paths ...string) ([]*Artifact, error) {
+	all, err := loadPaths(paths, false)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Run.Started.Before(all[j].Run.Started) })
+	return all, nil
+}
+
+// loadPaths loads the artifact files that paths name (see expand).
+func loadPaths(paths []string, newest bool) ([]*Artifact, error) {
+	var all []*Artifact
+	for _, p := range paths {
+		files, err := expand(p, newest)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			a, err := Load(f)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, a)
+		}
+	}
+	return all, nil
+}
+
+// expand turns a path into the artifact files it names: itself when a file,
+// its artifact files (newest first; only the newest per group if newest)
+// when a folder.
+func expand(path string, newest bool) ([]string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading artifacts %s: %w", path, err)
+	}
+	if !fi.IsDir() {
+		return []string{path}, nil
+	}
+	entries, err := List(path)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool)
+	var files []string
+	for _, e := range entries {
+		if newest && seen[e.GroupID] {
+			continue
+		}
+		seen[e.GroupID] = true
+		files = append(files, e.Path)
+	}
+	return files, nil
+}
