@@ -14,7 +14,8 @@ type Plan struct {
 	Version   int                    `yaml:"version,required"`
 	Artifacts string                 `yaml:"artifacts"`
 	Targets   map[string]*TargetSpec `yaml:"targets"`
-	Groups    []*Group               `yaml:"groups,required"`
+	// Groups are decoded by hand (their runner sections are registered).
+	Groups []*Group `yaml:"-"`
 	// Secrets are the expanded values of ${VAR}s named like secrets; they are
 	// redacted wherever they appear in output.
 	Secrets []string `yaml:"-"`

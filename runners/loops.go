@@ -1,0 +1,146 @@
+package runners
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// startLoad starts the step's load goroutines: the runner's own Drive, or
+// the engine's closed or open loop over its workers. The returned group is
+// done when every load goroutine has returned.
+func (st *stepRun) startLoad(loadCtx, opCtx context.Context) (*sync.WaitGroup, error) {
+	var wg sync.WaitGroup
+	if d, ok := st.runner.(Driver); ok {
+		if k := kinds[st.s.group.Runner]; k.Driven == nil || k.Driven(st.s.group) {
+			wg.Go(func() {
+				if err := d.Drive(loadCtx, st.env); err != nil && loadCtx.Err() == nil {
+					st.event("note", "runner stopped: "+err.Error())
+					st.stop("runner error")
+				}
+			})
+			return &wg, nil
+		}
+	}
+	load := st.env.Load
+	workers := make([]Worker, load.Workers())
+	for i := range workers {
+		w, err := st.runner.NewWorker(i, st.env.Recorder(i))
+		if err != nil {
+			return nil, fmt.Errorf("group %s: starting worker %d: %w", st.s.group.ID, i, err)
+		}
+		workers[i] = w
+	}
+	if load.OpenLoop() {
+		startOpenLoop(loadCtx, opCtx, st.env, workers, &wg)
+	} else {
+		startClosedLoop(loadCtx, opCtx, st.env, workers, &wg)
+	}
+	return &wg, nil
+}
+
+// runOp performs one operation of w that was due at due and records it.
+func runOp(ctx context.Context, env *StepEnv, w Worker, rec *Recorder, due time.Time) {
+	env.inFlight.Add(1)
+	called := time.Now()
+	out := w.Do(ctx)
+	end := time.Now()
+	env.inFlight.Add(-1)
+	sent := out.Sent
+	if sent.IsZero() {
+		sent = called
+	}
+	rec.Done(due, sent, end, out.Err)
+}
+
+// startClosedLoop runs each worker back to back: an operation is due when
+// its worker asks for it, so latency equals service time plus any wait the
+// worker itself does.
+func startClosedLoop(loadCtx, opCtx context.Context, env *StepEnv, workers []Worker, wg *sync.WaitGroup) {
+	for i, w := range workers {
+		rec := env.Recorder(i)
+		wg.Go(func() {
+			for {
+				if _, err := env.gate.Wait(loadCtx); err != nil || loadCtx.Err() != nil {
+					return
+				}
+				runOp(opCtx, env, w, rec, time.Now())
+			}
+		})
+	}
+}
+
+// startOpenLoop dispatches arrivals at load.Rate: arrival i is due at
+// start + i/rate + paused time, computed from the start and never from the
+// previous arrival, so a slow server cannot slow the schedule. An arrival
+// that finds every worker busy (max_in_flight reached) is dropped and
+// counted. Latency is measured from the due time.
+func startOpenLoop(loadCtx, opCtx context.Context, env *StepEnv, workers []Worker, wg *sync.WaitGroup) {
+	// A slot is taken when an arrival is dispatched and given back when its
+	// operation ends, so jobs never holds more than len(workers) arrivals
+	// and a send to it never blocks.
+	slots := make(chan struct{}, len(workers))
+	jobs := make(chan time.Time, len(workers))
+	var workersWG sync.WaitGroup
+	for i, w := range workers {
+		rec := env.Recorder(i)
+		workersWG.Go(func() {
+			for due := range jobs {
+				runOp(opCtx, env, w, rec, due)
+				<-slots
+			}
+		})
+	}
+	wg.Go(func() {
+		dispatch(loadCtx, env, slots, jobs)
+		close(jobs)
+		workersWG.Wait()
+	})
+}
+
+func dispatch(ctx context.Context, env *StepEnv, slots chan<- struct{}, jobs chan<- time.Time) {
+	rate := env.Load.Rate
+	start := time.Now()
+	var shift time.Duration // paused time so far
+	dropRec := env.Recorder(0)
+	for i := int64(0); ; {
+		waited, err := env.gate.Wait(ctx)
+		shift += waited
+		if err != nil || ctx.Err() != nil {
+			return
+		}
+		now := time.Now()
+		for ; ; i++ {
+			due := start.Add(shift + time.Duration(float64(i)*float64(time.Second)/rate))
+			if due.After(now) {
+				if !sleepUntil(ctx, due) {
+					return
+				}
+				break
+			}
+			select {
+			case slots <- struct{}{}:
+				jobs <- due
+			default:
+				dropRec.Drop()
+			}
+		}
+	}
+}
+
+// sleepUntil sleeps until t; it returns false if ctx ended first.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return true
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,272 @@
+package runners
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
+
+// stepRun is one step being run: its clock, its controls and its tally.
+type stepRun struct {
+	s      *Session
+	runner Runner
+	index  int
+	spec   stepSpec
+	env    *StepEnv
+
+	mu        sync.Mutex
+	phase     Phase
+	phaseAt   time.Time     // when the current phase's clock started
+	planned   time.Duration // of the current phase, extensions included
+	extended  time.Duration // by the soak policy and the operator
+	pausedAt  time.Time     // zero while running
+	pausedIn  time.Duration // paused time within the current phase
+	pausedAll time.Duration // paused time within the measured phase
+	stopped   bool
+	measuring bool      // the measured phase has begun
+	drainAt   time.Time // when the load was told to stop
+	stopCh    chan struct{}
+	events    []artifacts.Event
+
+	tally *tally
+	watch watch
+}
+
+func newStepRun(s *Session, r Runner, i int, spec stepSpec) *stepRun {
+	st := &stepRun{s: s, runner: r, index: i, spec: spec, stopCh: make(chan struct{}), phase: PhasePrepare}
+	st.env = NewStepEnv(s.group, spec.load, shardCount(spec.load.Workers()))
+	st.env.Index, st.env.Label, st.env.Params = i, spec.label, spec.params
+	st.env.Target = s.opts.Target
+	st.env.events = st.event
+	st.tally = newTally(st.env.recorders)
+	return st
+}
+
+// NewStepEnv returns a step environment with n recorders and an open gate,
+// for the engine and for runner tests that drive a Driver directly.
+func NewStepEnv(g *Group, load Load, n int) *StepEnv {
+	if n < 1 {
+		n = 1
+	}
+	env := &StepEnv{Group: g, Load: load, Params: map[string]float64{}, gate: &Gate{}}
+	for range n {
+		env.recorders = append(env.recorders, newRecorder())
+	}
+	return env
+}
+
+// shardCount bounds the recorders of a step: one per worker up to twice the
+// CPUs, so memory does not grow with thousands of workers.
+func shardCount(workers int) int {
+	return max(1, min(workers, 2*runtime.GOMAXPROCS(0)))
+}
+
+// activeLocked is the unpaused time spent in the current phase.
+func (st *stepRun) activeLocked(now time.Time) time.Duration {
+	d := now.Sub(st.phaseAt) - st.pausedIn
+	if !st.pausedAt.IsZero() {
+		d -= now.Sub(st.pausedAt)
+	}
+	return max(d, 0)
+}
+
+func (st *stepRun) startPhase(p Phase, planned time.Duration) {
+	st.mu.Lock()
+	now := time.Now()
+	if p == PhaseMeasure && !st.pausedAt.IsZero() {
+		// A pause spanning the switch counts from here on.
+		st.pausedAt = now
+	}
+	st.phase, st.phaseAt, st.planned, st.pausedIn = p, now, planned, 0
+	st.measuring = st.measuring || p == PhaseMeasure
+	st.mu.Unlock()
+}
+
+func (st *stepRun) event(kind, note string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.eventLocked(kind, note)
+}
+
+func (st *stepRun) eventLocked(kind, note string) {
+	t := 0.0
+	if st.phase == PhaseMeasure || st.phase == PhaseDrain {
+		t = st.activeLocked(time.Now()).Seconds()
+	}
+	st.events = append(st.events, artifacts.Event{T: round3(t), Kind: kind, Note: st.s.plan.Redact(note)})
+}
+
+func (st *stepRun) pause() bool {
+	if !st.env.gate.Pause() {
+		return false
+	}
+	st.mu.Lock()
+	st.pausedAt = time.Now()
+	st.eventLocked(artifacts.EventPaused, "")
+	st.mu.Unlock()
+	return true
+}
+
+func (st *stepRun) resume() bool {
+	st.mu.Lock()
+	if st.pausedAt.IsZero() {
+		st.mu.Unlock()
+		return false
+	}
+	d := time.Since(st.pausedAt)
+	st.pausedIn += d
+	if st.phase == PhaseMeasure {
+		st.pausedAll += d
+	}
+	st.pausedAt = time.Time{}
+	st.eventLocked(artifacts.EventResumed, fmt.Sprintf("after %.1fs", d.Seconds()))
+	st.mu.Unlock()
+	st.env.gate.Resume()
+	return true
+}
+
+func (st *stepRun) extend(d time.Duration, why string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.stopped || st.phase != PhaseMeasure || d <= 0 {
+		return false
+	}
+	st.planned += d
+	st.extended += d
+	if why == "" {
+		why = "by the operator"
+	}
+	st.eventLocked(artifacts.EventExtended, fmt.Sprintf("+%s %s", d, why))
+	return true
+}
+
+func (st *stepRun) stop(why string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.stopped {
+		return
+	}
+	st.stopped = true
+	if st.phase == PhaseMeasure || st.phase == PhaseWarmup {
+		if why == "" {
+			why = "by the operator"
+		}
+		st.eventLocked(artifacts.EventStopped, why)
+	}
+	close(st.stopCh)
+}
+
+// run runs the step: prepare, warmup, measure, drain, finish.
+func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
+	if err := st.runner.Prepare(ctx, st.env); err != nil {
+		return nil, fmt.Errorf("group %s step %s: preparing: %w", st.s.group.ID, st.spec.label, err)
+	}
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	opCtx, abortOps := context.WithCancel(context.WithoutCancel(ctx))
+	defer abortOps()
+	loops, err := st.startLoad(loadCtx, opCtx)
+	if err != nil {
+		stopLoad()
+		return nil, err
+	}
+	st.clock(ctx)
+	stopLoad()
+	st.mu.Lock()
+	st.drainAt = time.Now()
+	st.phase = PhaseDrain
+	st.mu.Unlock()
+	st.env.gate.Resume() // paused workers must see the stop
+	st.drain(loops, abortOps)
+	res := st.result(false)
+	if err := st.runner.Finish(context.WithoutCancel(ctx), st.env, res); err != nil {
+		res.Checks = append(res.Checks, artifacts.Check{Name: "finish", OK: false, Note: st.s.plan.Redact(err.Error())})
+	}
+	st.setPhase(PhaseDone)
+	st.s.publish(st.snapshot(StateDone))
+	return res, nil
+}
+
+func (st *stepRun) setPhase(p Phase) {
+	st.mu.Lock()
+	st.phase = p
+	st.mu.Unlock()
+}
+
+// drain waits for the load goroutines; after the grace period it cancels
+// the operations still in flight and waits for them to notice.
+func (st *stepRun) drain(loops *sync.WaitGroup, abort context.CancelFunc) {
+	done := make(chan struct{})
+	go func() { loops.Wait(); close(done) }()
+	t := time.NewTimer(st.s.opts.Grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		abort()
+		<-done
+	}
+}
+
+// clock runs the warmup and measured phases, ticking the tally, until the
+// step's time is up, it is stopped, or ctx ends.
+func (st *stepRun) clock(ctx context.Context) {
+	ticker := time.NewTicker(Tick)
+	defer ticker.Stop()
+	if st.spec.warmup > 0 {
+		st.startPhase(PhaseWarmup, st.spec.warmup)
+		if !st.tickUntilDone(ctx, ticker) {
+			return
+		}
+		st.tally.reset()
+	}
+	st.startPhase(PhaseMeasure, st.spec.duration)
+	st.tally.begin()
+	st.tickUntilDone(ctx, ticker)
+}
+
+// tickUntilDone ticks until the phase's planned time has passed; it
+// returns false when the step was stopped or ctx ended.
+func (st *stepRun) tickUntilDone(ctx context.Context, ticker *time.Ticker) bool {
+	for {
+		select {
+		case <-ctx.Done():
+			st.stop("interrupted")
+			return false
+		case <-st.stopCh:
+			return false
+		case <-ticker.C:
+		}
+		if st.tick() {
+			return true
+		}
+	}
+}
+
+// tick merges the interval, publishes a snapshot and reports whether the
+// phase's time is up (after giving the soak policy its say).
+func (st *stepRun) tick() bool {
+	now := time.Now()
+	st.mu.Lock()
+	phase, active, planned := st.phase, st.activeLocked(now), st.planned
+	st.mu.Unlock()
+	st.tally.tick(now, active, phase == PhaseMeasure, st.env)
+	st.sampleTarget(active, phase == PhaseMeasure)
+	st.s.publish(st.snapshot(st.state()))
+	if active < planned {
+		return false
+	}
+	return phase != PhaseMeasure || !st.soakExtend()
+}
+
+func (st *stepRun) state() State {
+	if st.env.gate.Paused() {
+		return StatePaused
+	}
+	return StateRunning
+}
+
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }

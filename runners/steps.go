@@ -1,0 +1,91 @@
+package runners
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// stepSpec is one step of a group: its sweep values applied to the load.
+type stepSpec struct {
+	label    string
+	params   map[string]float64
+	load     Load
+	warmup   time.Duration
+	duration time.Duration
+}
+
+// expandSteps turns a group's sweep into steps: the cartesian product of
+// the sweep's values, keys in name order. Sweep keys concurrency, rate and
+// max_in_flight set the load; any other key is a parameter the runner reads
+// from StepEnv.Params.
+func expandSteps(g *Group, override time.Duration) []stepSpec {
+	dur := g.Duration.D()
+	if override > 0 {
+		dur = override
+	}
+	base := stepSpec{params: map[string]float64{}, load: g.Load, warmup: g.Warmup.D(), duration: dur}
+	if override > 0 && base.warmup > override/4 {
+		base.warmup = override / 4
+	}
+	steps := []stepSpec{base}
+	keys := make([]string, 0, len(g.Sweep))
+	for k := range g.Sweep {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var next []stepSpec
+		for _, st := range steps {
+			for _, v := range g.Sweep[k] {
+				next = append(next, st.with(k, v))
+			}
+		}
+		steps = next
+	}
+	for i := range steps {
+		steps[i].label = labelOf(steps[i].params, keys, steps[i].load)
+	}
+	return steps
+}
+
+func (s stepSpec) with(key string, v float64) stepSpec {
+	params := make(map[string]float64, len(s.params)+1)
+	for k, x := range s.params {
+		params[k] = x
+	}
+	params[key] = v
+	s.params = params
+	switch key {
+	case "concurrency":
+		s.load.Concurrency = int(v)
+	case "rate":
+		s.load.Rate = v
+	case "max_in_flight":
+		s.load.MaxInFlight = int(v)
+	}
+	return s
+}
+
+func labelOf(params map[string]float64, keys []string, l Load) string {
+	if len(keys) == 0 {
+		switch {
+		case l.OpenLoop():
+			params["rate"] = l.Rate
+			return "rate=" + num(l.Rate)
+		case l.Concurrency > 0:
+			params["concurrency"] = float64(l.Concurrency)
+			return fmt.Sprintf("concurrency=%d", l.Concurrency)
+		}
+		return "run"
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + num(params[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
