@@ -1,10 +1,13 @@
-package artifacts
+package artifacts_test
 
 import (
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/artifactstest"
 )
 
 // verdictOf returns the verdict of metric in c, failing when absent.
@@ -23,16 +26,11 @@ func verdictOf(tb testing.TB, c Comparison, metric string) string {
 // shift and whose latency is divided by it, 30 samples a side, 3% CV.
 func trial(seed uint64, shift float64) Comparison {
 	rng := rand.New(rand.NewPCG(seed, 99))
-	base := synthStep(nilTB{}, rng, synth{rps: 1000, p50: 2, p99: 10, cv: 0.03, points: 30})
-	cur := synthStep(nilTB{}, rng, synth{rps: 1000 * shift, p50: 2 / shift, p99: 10 / shift, cv: 0.03, points: 30})
-	return Compare([]*Artifact{synthArtifact("G1", t0, base)},
-		[]*Artifact{synthArtifact("G1", t0.Add(time.Hour), cur)}, CompareOptions{})
+	base := artifactstest.Step(rng, artifactstest.Spec{RPS: 1000, P50: 2, P99: 10, CV: 0.03, Points: 30})
+	cur := artifactstest.Step(rng, artifactstest.Spec{RPS: 1000 * shift, P50: 2 / shift, P99: 10 / shift, CV: 0.03, Points: 30})
+	return Compare([]*Artifact{artifactstest.Artifact("G1", artifactstest.T0, base)},
+		[]*Artifact{artifactstest.Artifact("G1", artifactstest.T0.Add(time.Hour), cur)}, CompareOptions{})
 }
-
-// nilTB lets trial build steps outside a test's helper bookkeeping.
-type nilTB struct{ testing.TB }
-
-func (nilTB) Helper() {}
 
 func TestCompareDetectsTenPercentShift(t *testing.T) {
 	detected := map[string]int{}
@@ -70,8 +68,8 @@ func TestCompareSameDistributionIsSame(t *testing.T) {
 
 func TestCompareTwiceAsSlowIsWorse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	base := synthArtifact("G5", t0, synthStep(t, rng, synth{label: "concurrency=50", rps: 5900, p50: 1.2, p99: 8, cv: 0.05}))
-	slow := synthArtifact("G5", t0.Add(time.Hour), synthStep(t, rng, synth{label: "concurrency=50", rps: 2950, p50: 2.4, p99: 16, cv: 0.05}))
+	base := artifactstest.Artifact("G5", artifactstest.T0, artifactstest.Step(rng, artifactstest.Spec{Label: "concurrency=50", RPS: 5900, P50: 1.2, P99: 8, CV: 0.05}))
+	slow := artifactstest.Artifact("G5", artifactstest.T0.Add(time.Hour), artifactstest.Step(rng, artifactstest.Spec{Label: "concurrency=50", RPS: 2950, P50: 2.4, P99: 16, CV: 0.05}))
 	c := Compare([]*Artifact{base}, []*Artifact{slow}, CompareOptions{})
 	if !c.Worse() {
 		t.Fatalf("twice as slow not worse: %+v", c.Rows)
@@ -96,9 +94,9 @@ func TestCompareThresholdOverride(t *testing.T) {
 		t.Fatal("10% shift should be worse at the default threshold")
 	}
 	rng := rand.New(rand.NewPCG(3, 99))
-	base := synthStep(t, rng, synth{rps: 1000, p50: 2, p99: 10, cv: 0.03, points: 30})
-	cur := synthStep(t, rng, synth{rps: 900, p50: 2 / 0.9, p99: 10 / 0.9, cv: 0.03, points: 30})
-	c = Compare([]*Artifact{synthArtifact("G1", t0, base)}, []*Artifact{synthArtifact("G1", t0, cur)},
+	base := artifactstest.Step(rng, artifactstest.Spec{RPS: 1000, P50: 2, P99: 10, CV: 0.03, Points: 30})
+	cur := artifactstest.Step(rng, artifactstest.Spec{RPS: 900, P50: 2 / 0.9, P99: 10 / 0.9, CV: 0.03, Points: 30})
+	c = Compare([]*Artifact{artifactstest.Artifact("G1", artifactstest.T0, base)}, []*Artifact{artifactstest.Artifact("G1", artifactstest.T0, cur)},
 		CompareOptions{Threshold: map[string]float64{MetricP99: 20}})
 	if verdictOf(t, c, MetricP99) != Same || verdictOf(t, c, MetricP50) != Worse {
 		t.Errorf("p99=20%% should make p99 same and leave p50 worse: %+v", c.Rows)
@@ -107,9 +105,9 @@ func TestCompareThresholdOverride(t *testing.T) {
 
 func TestCompareFewSamplesWarns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	base := synthStep(t, rng, synth{rps: 1000, p50: 2, p99: 10, cv: 0.03, points: 3})
-	cur := synthStep(t, rng, synth{rps: 500, p50: 4, p99: 20, cv: 0.03, points: 3})
-	c := Compare([]*Artifact{synthArtifact("G1", t0, base)}, []*Artifact{synthArtifact("G1", t0, cur)}, CompareOptions{})
+	base := artifactstest.Step(rng, artifactstest.Spec{RPS: 1000, P50: 2, P99: 10, CV: 0.03, Points: 3})
+	cur := artifactstest.Step(rng, artifactstest.Spec{RPS: 500, P50: 4, P99: 20, CV: 0.03, Points: 3})
+	c := Compare([]*Artifact{artifactstest.Artifact("G1", artifactstest.T0, base)}, []*Artifact{artifactstest.Artifact("G1", artifactstest.T0, cur)}, CompareOptions{})
 	if c.Worse() {
 		t.Errorf("3 samples a side must not give a verdict: %+v", c.Rows)
 	}
@@ -120,9 +118,9 @@ func TestCompareFewSamplesWarns(t *testing.T) {
 
 func TestCompareErrorsAppearAreWorse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	base := synthStep(t, rng, synth{rps: 1000, p50: 2, p99: 10, cv: 0.03})
-	cur := synthStep(t, rng, synth{rps: 1000, p50: 2, p99: 10, cv: 0.03, errors: 400})
-	c := Compare([]*Artifact{synthArtifact("G1", t0, base)}, []*Artifact{synthArtifact("G1", t0, cur)}, CompareOptions{})
+	base := artifactstest.Step(rng, artifactstest.Spec{RPS: 1000, P50: 2, P99: 10, CV: 0.03})
+	cur := artifactstest.Step(rng, artifactstest.Spec{RPS: 1000, P50: 2, P99: 10, CV: 0.03, Errors: 400})
+	c := Compare([]*Artifact{artifactstest.Artifact("G1", artifactstest.T0, base)}, []*Artifact{artifactstest.Artifact("G1", artifactstest.T0, cur)}, CompareOptions{})
 	if verdictOf(t, c, MetricErrorRate) != Worse {
 		t.Errorf("0 -> 400 errors in 40k: %+v", c.Rows)
 	}
@@ -134,14 +132,14 @@ func TestCompareErrorsAppearAreWorse(t *testing.T) {
 func TestCompareWarnings(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	mk := func() Step {
-		return synthStep(t, rng, synth{label: "c=1", rps: 1000, p50: 2, p99: 10, cv: 0.03, target: true})
+		return artifactstest.Step(rng, artifactstest.Spec{Label: "c=1", RPS: 1000, P50: 2, P99: 10, CV: 0.03, Target: true})
 	}
-	base := synthArtifact("G1", t0, mk())
-	cur := synthArtifact("G1", t0, mk(), synthStep(t, rng, synth{label: "c=2", rps: 1, p50: 1, p99: 1}))
+	base := artifactstest.Artifact("G1", artifactstest.T0, mk())
+	cur := artifactstest.Artifact("G1", artifactstest.T0, mk(), artifactstest.Step(rng, artifactstest.Spec{Label: "c=2", RPS: 1, P50: 1, P99: 1}))
 	cur.Run.PlanSHA256, cur.Run.ToolVersion, cur.Run.Partial = "def456", "v0.2.0", true
 	cur.Run.Host.CPUs = 8
 	cur.Group.Config = map[string]any{"concurrency": 64}
-	c := Compare([]*Artifact{base, synthArtifact("G9", t0)}, []*Artifact{cur, synthArtifact("G2", t0)}, CompareOptions{})
+	c := Compare([]*Artifact{base, artifactstest.Artifact("G9", artifactstest.T0)}, []*Artifact{cur, artifactstest.Artifact("G2", artifactstest.T0)}, CompareOptions{})
 	for _, want := range []string{"plan sha256 differs", "group config differs", "host differs",
 		"tool version differs", "current run is partial", "G1 c=2: only in current",
 		"G2: only in current", "G9: only in base"} {
@@ -158,12 +156,4 @@ func hasWarning(c Comparison, part string) bool {
 		}
 	}
 	return false
-}
-
-func TestNaturalOrder(t *testing.T) {
-	ids := []string{"G10", "G2", "G1", "G3b", "G3a", "PG2"}
-	sortNatural(ids)
-	if got := strings.Join(ids, " "); got != "G1 G2 G3a G3b G10 PG2" {
-		t.Errorf("got %s", got)
-	}
 }

@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -85,4 +86,12 @@ func normals(rng *rand.Rand, n int, mean, sd float64) []float64 {
 		out[i] = mean + sd*rng.NormFloat64()
 	}
 	return out
+}
+
+func TestNaturalOrder(t *testing.T) {
+	ids := []string{"G10", "G2", "G1", "G3b", "G3a", "PG2"}
+	sortNatural(ids)
+	if got := fmt.Sprint(ids); got != "[G1 G2 G3a G3b G10 PG2]" {
+		t.Errorf("got %s", got)
+	}
 }

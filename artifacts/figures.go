@@ -1,0 +1,124 @@
+package artifacts
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// figuresTable lays out a single-step group as "Measurement | Result" rows,
+// like the seed's soak reference table.
+func figuresTable(s *Step) *table {
+	t := &table{header: []string{"Measurement", "Result"}, right: []bool{false, true}}
+	if s.Label != "" {
+		t.add("Step", s.Label)
+	}
+	t.add("Operations", FormatNumber(float64(s.Requests)))
+	t.add("Duration", trimFloat(s.DurationS)+" s"+pausedNote(s))
+	t.add("Throughput", FormatNumber(s.ThroughputRPS)+" ops/s")
+	l := s.LatencyMS
+	t.add("Latency p50 / p90 / p99", FormatMS(l.P50)+" / "+FormatMS(l.P90)+" / "+FormatMS(l.P99))
+	t.add("Latency p99.9 / max", FormatMS(l.P999)+" / "+FormatMS(l.Max))
+	if s.ServiceMS.P99 > 0 && s.ServiceMS != s.LatencyMS {
+		t.add("Service time p50 / p99", FormatMS(s.ServiceMS.P50)+" / "+FormatMS(s.ServiceMS.P99))
+	}
+	t.add("Errors", fmt.Sprintf("%s (%s)", FormatNumber(float64(s.Errors)),
+		FormatValue(MetricErrorRate, ratio(s.Errors, s.Requests))))
+	if s.Dropped > 0 {
+		t.add("Dropped", FormatNumber(float64(s.Dropped)))
+	}
+	for _, k := range sortedKeys(s.ErrorKinds) {
+		if s.ErrorKinds[k] > 0 {
+			t.add("Errors: "+k, FormatNumber(float64(s.ErrorKinds[k])))
+		}
+	}
+	for _, k := range sortedKeys(s.Counters) {
+		t.add(k, FormatNumber(float64(s.Counters[k])))
+	}
+	if s.Target != nil {
+		addTargetRows(t, s.Target)
+	}
+	return t
+}
+
+func pausedNote(s *Step) string {
+	if s.PausedS > 0 {
+		return " (+" + trimFloat(s.PausedS) + " s paused)"
+	}
+	return ""
+}
+
+// addTargetRows adds the soak figures of a watched target.
+func addTargetRows(t *table, ts *TargetStats) {
+	t.add("RSS start / peak / end", rangeMB(ts.RSSMB))
+	t.add("RSS slope, whole run", fmt.Sprintf("%.2f MB/min", ts.RSSSlopeMBPerMin))
+	t.add("RSS slope, tail", fmt.Sprintf("%.2f MB/min", ts.RSSTailSlopeMBMin))
+	t.add("fds start / peak / end", rangeCount(ts.FDs))
+	if ts.FDsPerUnit != 0 {
+		t.add("fds per unit", trimFloat(ts.FDsPerUnit))
+	}
+	t.add("Target CPU", fmt.Sprintf("%.2f cores", ts.CPUCores))
+}
+
+func rangeMB(r Range) string {
+	return fmt.Sprintf("%.1f / %.1f / %.1f MB", r.Start, r.Peak, r.End)
+}
+
+func rangeCount(r Range) string {
+	return trimFloat(r.Start) + " / " + trimFloat(r.Peak) + " / " + trimFloat(r.End)
+}
+
+// sweepTargetTable lays out the target's resources per step of a sweep, or
+// returns nil when no step watched a target.
+func sweepTargetTable(steps []Step) *table {
+	t := &table{header: []string{"step", "RSS start / peak / end", "RSS slope (MB/min)",
+		"tail slope (MB/min)", "fds start / peak / end", "CPU (cores)"},
+		right: []bool{false, true, true, true, true, true}}
+	for _, s := range steps {
+		ts := s.Target
+		if ts == nil {
+			continue
+		}
+		t.add(s.Label, rangeMB(ts.RSSMB), fmt.Sprintf("%.2f", ts.RSSSlopeMBPerMin),
+			fmt.Sprintf("%.2f", ts.RSSTailSlopeMBMin), rangeCount(ts.FDs), fmt.Sprintf("%.2f", ts.CPUCores))
+	}
+	if len(t.rows) == 0 {
+		return nil
+	}
+	return t
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// markdown writes the section under a "## id — title" heading.
+func (s *section) markdown(sb *strings.Builder) {
+	fmt.Fprintf(sb, "\n## %s — %s\n\n%s\n", s.id, orNone(s.title), s.meta)
+	for _, t := range s.tables {
+		if t.title != "" {
+			sb.WriteString("\n### " + t.title + "\n")
+		}
+		sb.WriteString("\n")
+		t.t.markdown(sb)
+	}
+	mdList(sb, "Warnings", s.warnings)
+	mdList(sb, "Checks", s.checks)
+	mdList(sb, "Events", s.events)
+	mdList(sb, "Notes", s.notes)
+}
+
+func mdList(sb *strings.Builder, title string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	sb.WriteString("\n**" + title + "**\n\n")
+	for _, it := range items {
+		sb.WriteString("- " + it + "\n")
+	}
+}

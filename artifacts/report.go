@@ -1,0 +1,225 @@
+package artifacts
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// section is one group of a report: built once from the group's runs,
+// rendered as markdown or HTML.
+type section struct {
+	id, title string
+	meta      string // one line on the newest run: id, start, host, tool, file
+	tables    []titled
+	warnings  []string // of the before/after comparison
+	checks    []string
+	events    []string
+	notes     []string
+	newest    *Artifact // for the HTML charts
+}
+
+// titled is a table with an optional heading above it.
+type titled struct {
+	title string
+	t     *table
+}
+
+// Report renders arts as a markdown report in the shape of the seed reports:
+// per group a heading "## <id> — <title>"; a sweep (several steps) as one row
+// per step (the swept value, p50, p99, ops/s, errors); a single step as a
+// table of figures; a step with target stats adds RSS start/peak/end, RSS
+// slope over the run and over the tail, and fds; two or more runs of a group
+// add a before/after table of the oldest against the newest with deltas and
+// verdicts; checks, events and notes are listed under the tables.
+func Report(arts []*Artifact) string {
+	var sb strings.Builder
+	secs := buildSections(arts)
+	sb.WriteString("# benchtui report\n\n")
+	fmt.Fprintf(&sb, "%d artifacts of %d groups.\n", len(arts), len(secs))
+	for _, s := range secs {
+		s.markdown(&sb)
+	}
+	return sb.String()
+}
+
+// buildSections groups arts by group id (natural order), runs oldest first.
+func buildSections(arts []*Artifact) []section {
+	byGroup := make(map[string][]*Artifact)
+	for _, a := range arts {
+		if a != nil {
+			byGroup[a.Group.ID] = append(byGroup[a.Group.ID], a)
+		}
+	}
+	ids := make([]string, 0, len(byGroup))
+	for id := range byGroup {
+		ids = append(ids, id)
+	}
+	sortNatural(ids)
+	secs := make([]section, 0, len(ids))
+	for _, id := range ids {
+		runs := byGroup[id]
+		sort.SliceStable(runs, func(i, j int) bool { return runs[i].Run.Started.Before(runs[j].Run.Started) })
+		secs = append(secs, buildSection(runs))
+	}
+	return secs
+}
+
+func buildSection(runs []*Artifact) section {
+	a := runs[len(runs)-1]
+	s := section{id: a.Group.ID, title: a.Group.Title, meta: runMeta(a), newest: a, notes: a.Notes}
+	if len(a.Steps) == 1 {
+		s.tables = append(s.tables, titled{t: figuresTable(&a.Steps[0])})
+	} else if len(a.Steps) > 1 {
+		s.tables = append(s.tables, titled{t: sweepTable(a.Steps)})
+		if t := sweepTargetTable(a.Steps); t != nil {
+			s.tables = append(s.tables, titled{title: "Target resources", t: t})
+		}
+	}
+	if len(runs) > 1 {
+		old := runs[0]
+		c := Compare([]*Artifact{old}, []*Artifact{a}, CompareOptions{})
+		s.tables = append(s.tables, titled{
+			title: fmt.Sprintf("Before/after: %s → %s", stamp(old), stamp(a)),
+			t:     beforeAfterTable(c, len(a.Steps) > 1)})
+		s.warnings = c.Warnings
+	}
+	multi := len(a.Steps) > 1
+	for _, st := range a.Steps {
+		prefix := ""
+		if multi {
+			prefix = st.Label + ": "
+		}
+		for _, c := range st.Checks {
+			s.checks = append(s.checks, prefix+checkLine(c))
+		}
+		for _, e := range st.Events {
+			s.events = append(s.events, prefix+fmt.Sprintf("t=%ss %s: %s", trimFloat(e.T), e.Kind, e.Note))
+		}
+	}
+	return s
+}
+
+func stamp(a *Artifact) string { return a.Run.Started.UTC().Format("2006-01-02 15:04 UTC") }
+
+func runMeta(a *Artifact) string {
+	parts := []string{"**Run:** " + orNone(a.Run.ID), "**Started:** " + stamp(a)}
+	if h := hostString(a.Run.Host); h != "" {
+		parts = append(parts, "**Host:** "+h)
+	}
+	if a.Run.ToolVersion != "" {
+		parts = append(parts, "**Tool:** "+a.Run.ToolVersion)
+	}
+	parts = append(parts, "**Artifact:** `"+FileName(a.Group.ID, a.Run.Started)+"`")
+	if a.Run.Partial {
+		parts = append(parts, "**partial run**")
+	}
+	return strings.Join(parts, " · ")
+}
+
+func checkLine(c Check) string {
+	mark := "✓"
+	if !c.OK {
+		mark = "✗"
+	}
+	line := fmt.Sprintf("%s %s %s", mark, c.Name, formatFigure(c.Value))
+	if c.Note != "" {
+		line += " (" + c.Note + ")"
+	}
+	return line
+}
+
+// trimFloat prints v with up to three decimals and no trailing zeros.
+func trimFloat(v float64) string {
+	s := fmt.Sprintf("%.3f", v)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// sweepParam returns the name of the one parameter every step sets, or "".
+func sweepParam(steps []Step) string {
+	if len(steps[0].Params) != 1 {
+		return ""
+	}
+	for name := range steps[0].Params {
+		for _, s := range steps[1:] {
+			if _, ok := s.Params[name]; !ok || len(s.Params) != 1 {
+				return ""
+			}
+		}
+		return name
+	}
+	return ""
+}
+
+func sweepTable(steps []Step) *table {
+	param := sweepParam(steps)
+	dropped := false
+	for _, s := range steps {
+		dropped = dropped || s.Dropped > 0
+	}
+	t := &table{header: []string{"step", "p50 (ms)", "p99 (ms)", "ops/s", "errors"},
+		right: []bool{param != "", true, true, true, true, true}}
+	if param != "" {
+		t.header[0] = param
+	}
+	if dropped {
+		t.header = append(t.header, "dropped")
+	}
+	for _, s := range steps {
+		first := s.Label
+		if param != "" {
+			first = trimFloat(s.Params[param])
+		}
+		cells := []string{first, msCell(s.LatencyMS.P50), msCell(s.LatencyMS.P99),
+			FormatNumber(s.ThroughputRPS), FormatNumber(float64(s.Errors))}
+		if dropped {
+			cells = append(cells, FormatNumber(float64(s.Dropped)))
+		}
+		t.add(cells...)
+	}
+	return t
+}
+
+// msCell formats milliseconds for a table whose header carries the unit,
+// as the seed reports do: "0.030", "1.24", "19.9", "128.7".
+func msCell(v float64) string {
+	switch {
+	case v < 1:
+		return fmt.Sprintf("%.3f", v)
+	case v < 10:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// formatFigure formats a check's value: four significant digits, and
+// thousands separators from 10,000.
+func formatFigure(v float64) string {
+	if math.Abs(v) >= 10000 {
+		return FormatNumber(v)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func roundTo(v, scale float64) float64 { return float64(int64(v*scale+0.5)) / scale }
+
+func beforeAfterTable(c Comparison, withStep bool) *table {
+	t := &table{header: []string{"metric", "before", "after", "Δ", "verdict"},
+		right: []bool{false, true, true, true, false}}
+	if withStep {
+		t.header = append([]string{"step"}, t.header...)
+		t.right = append([]bool{false}, t.right...)
+	}
+	for _, r := range c.Rows {
+		cells := []string{r.Metric, FormatValue(r.Metric, r.Base), FormatValue(r.Metric, r.Current),
+			FormatDelta(r.DeltaPct), verdictCell(r.Verdict)}
+		if withStep {
+			cells = append([]string{r.Step}, cells...)
+		}
+		t.add(cells...)
+	}
+	return t
+}

@@ -1,0 +1,40 @@
+package artifacts_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
+
+// reportFixture is every run of fixtureRuns, with checks, events and notes
+// on the current soak.
+func reportFixture() []*artifacts.Artifact {
+	base, cur := fixtureRuns()
+	soak := &cur[1].Steps[0]
+	soak.Checks = []artifacts.Check{{Name: "p99 <= 50ms", OK: true, Value: 8.13},
+		{Name: "error_rate <= 0", OK: false, Value: 0.000169}}
+	soak.Events = []artifacts.Event{{T: 30, Kind: artifacts.EventExtended, Note: "RSS rising 6.5 MB/min > 1.0 MB/min"},
+		{T: 35, Kind: artifacts.EventNote, Note: "rebuilt with the pool fix"}}
+	cur[1].Notes = []string{"JSC heap expansion ramp, not a leak"}
+	cur[0].Steps[2].Checks = []artifacts.Check{{Name: "p99 <= 15ms", OK: false, Value: 19.9}}
+	return append(base, cur...)
+}
+
+func TestReportMarkdownGolden(t *testing.T) {
+	golden(t, "report.md", []byte(artifacts.Report(reportFixture())))
+}
+
+func TestReportHTMLGolden(t *testing.T) {
+	got := artifacts.ReportHTML(reportFixture())
+	for _, banned := range []string{"http://", "https://", "<script", "<link"} {
+		if strings.Contains(strings.ReplaceAll(got, `xmlns="http://www.w3.org/2000/svg"`, ""), banned) {
+			t.Errorf("HTML report contains %q: it must be self-contained", banned)
+		}
+	}
+	// Latency and throughput for each group, RSS for the soak G5.
+	if n := strings.Count(got, "<svg"); n != 7 {
+		t.Errorf("%d charts, want 7", n)
+	}
+	golden(t, "report.html", []byte(got))
+}
