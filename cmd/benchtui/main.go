@@ -1,0 +1,77 @@
+// Command benchtui is an interactive terminal console for load, soak and
+// regression benchmarks of server software, and the same engine headless
+// for CI. See README.md for the commands.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// Exit codes: 0 all passed, 1 a check or comparison failed, 2 usage or
+// plan error.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+
+func commands() map[string]command {
+	return map[string]command{
+		"run":         cmdRun,
+		"compare":     cmdCompare,
+		"report":      cmdReport,
+		"validate":    cmdValidate,
+		"doctor":      cmdDoctor,
+		"demo-target": cmdDemoTarget,
+		"help":        cmdHelp,
+	}
+}
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches to a subcommand; with none (or a plan path) it opens the
+// console.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		if c, ok := commands()[args[0]]; ok {
+			return c(ctx, args[1:], stdout, stderr)
+		}
+		switch args[0] {
+		case "-h", "--help":
+			return cmdHelp(ctx, nil, stdout, stderr)
+		case "-v", "--version", "version":
+			fmt.Fprintln(stdout, "benchtui", version)
+			return exitOK
+		}
+	}
+	return cmdConsole(ctx, args, stdout, stderr)
+}
+
+const usage = `benchtui — load, soak and regression benchmarks in a terminal console
+
+usage:
+  benchtui [PLAN]                 interactive console; PLAN defaults to ./bench.yaml, else the built-in demo
+  benchtui run [PLAN] [-g ID,...] [-o DIR] [--baseline FILE|DIR] [--duration D]
+                                  headless: progress, summary table, artifacts; exit 1 if a threshold
+                                  or a significant regression fails, 2 on a usage or plan error
+  benchtui compare BASE CURRENT [--format text|markdown|json] [--threshold 5%]
+  benchtui report ARTIFACT...|DIR [--format markdown|html] [-o FILE]
+  benchtui validate PLAN
+  benchtui doctor [PLAN]          fd limits, UDP buffers, target commands, Postgres availability
+  benchtui demo-target            the built-in demo servers, as a separate process
+`
+
+func cmdHelp(_ context.Context, _ []string, stdout, _ io.Writer) int {
+	fmt.Fprint(stdout, usage)
+	return exitOK
+}

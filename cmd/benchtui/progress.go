@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/target"
+)
+
+// progress prints at most one line a second about a running group.
+type progress struct {
+	w     io.Writer
+	group string
+	last  time.Time
+}
+
+func newProgress(w io.Writer, group string) *progress { return &progress{w: w, group: group} }
+
+func (p *progress) show(s runners.Snapshot) {
+	if s.Err != nil {
+		fmt.Fprintf(p.w, "%s: failed: %v\n", p.group, s.Err)
+		return
+	}
+	if time.Since(p.last) < time.Second && s.Phase != runners.PhaseDone {
+		return
+	}
+	p.last = time.Now()
+	state := string(s.Phase)
+	if s.State == runners.StatePaused {
+		state = "paused"
+	}
+	line := fmt.Sprintf("%s step %d/%d %s %s %s/%s rps %.0f p50 %.2fms p99 %.2fms errors %d",
+		p.group, s.Step, s.Steps, s.StepLabel, state, s.Elapsed.Round(time.Second), s.Planned.Round(time.Second),
+		s.Total.RPS, s.Total.P50, s.Total.P99, s.Total.Errors)
+	if s.Total.Dropped > 0 {
+		line += fmt.Sprintf(" dropped %d", s.Total.Dropped)
+	}
+	if s.Target != nil {
+		line += fmt.Sprintf(" | %s rss %.1fMB fds %d", s.TargetName, s.Target.RSSMB, s.Target.FDs)
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+// printSummary writes a table of a group's steps and its checks.
+func printSummary(w io.Writer, a *artifacts.Artifact) {
+	fmt.Fprintf(w, "\n%s — %s (%s)%s\n", a.Group.ID, a.Group.Title, a.Group.Runner, map[bool]string{true: " [partial]"}[a.Run.Partial])
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "step\trequests\trps\tp50 ms\tp90 ms\tp99 ms\tmax ms\terrors\tdropped\t")
+	for _, s := range a.Steps {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t\n", s.Label, s.Requests, s.ThroughputRPS,
+			s.LatencyMS.P50, s.LatencyMS.P90, s.LatencyMS.P99, s.LatencyMS.Max, s.Errors, s.Dropped)
+	}
+	tw.Flush()
+	for _, s := range a.Steps {
+		printStepDetails(w, s)
+	}
+}
+
+func printStepDetails(w io.Writer, s artifacts.Step) {
+	if len(s.ErrorKinds) > 0 {
+		kinds := make([]string, 0, len(s.ErrorKinds))
+		for k, n := range s.ErrorKinds {
+			kinds = append(kinds, fmt.Sprintf("%s=%d", k, n))
+		}
+		sort.Strings(kinds)
+		fmt.Fprintf(w, "  %s errors: %s\n", s.Label, strings.Join(kinds, " "))
+	}
+	if t := s.Target; t != nil {
+		fmt.Fprintf(w, "  %s target: rss %.1f→%.1f MB (peak %.1f), slope %.2f MB/min, tail %.2f MB/min, fds %.0f→%.0f, cpu %.2f cores\n",
+			s.Label, t.RSSMB.Start, t.RSSMB.End, t.RSSMB.Peak, t.RSSSlopeMBPerMin, t.RSSTailSlopeMBMin, t.FDs.Start, t.FDs.End, t.CPUCores)
+	}
+	for _, e := range s.Events {
+		fmt.Fprintf(w, "  %s event at %.1fs: %s %s\n", s.Label, e.T, e.Kind, e.Note)
+	}
+	for _, c := range s.Checks {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(w, "  %s check %s %s (%.4g)\n", s.Label, mark, c.Name, c.Value)
+	}
+}
+
+// raiseFDLimit lifts the soft fd limit to the hard one, saying so.
+func raiseFDLimit(w io.Writer) {
+	soft, hard, raised, err := target.RaiseFDLimit()
+	switch {
+	case err != nil:
+		fmt.Fprintln(w, "benchtui: raising the fd limit:", err)
+	case raised:
+		fmt.Fprintf(w, "benchtui: raised the open-files limit from %d to %d\n", soft, hard)
+	}
+}

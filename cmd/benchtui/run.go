@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+)
+
+// runFlags are the options of `benchtui run`.
+type runFlags struct {
+	plan     string
+	groups   string
+	out      string
+	baseline string
+	duration time.Duration
+}
+
+func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
+	var f runFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.groups, "g", "", "comma-separated group ids to run (default: all)")
+	fs.StringVar(&f.out, "o", "", "artifacts folder (default: the plan's artifacts, else ./bench-results)")
+	fs.StringVar(&f.baseline, "baseline", "", "artifact file or folder to judge the run against")
+	fs.DurationVar(&f.duration, "duration", 0, "replace every step's duration (for quick tries)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return f, err
+	}
+	if len(pos) > 1 {
+		return f, fmt.Errorf("run takes one PLAN, got %q", pos)
+	}
+	if len(pos) == 1 {
+		f.plan = pos[0]
+	}
+	return f, nil
+}
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments, which it returns.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// artifactsDir is -o, else the plan's artifacts folder, else ./bench-results.
+func artifactsDir(flagDir string, plan *runners.Plan) string {
+	switch {
+	case flagDir != "":
+		return flagDir
+	case plan.Artifacts != "":
+		return plan.Artifacts
+	}
+	return "bench-results"
+}
+
+// selectGroups returns the groups named in ids (comma-separated), in plan
+// order, or every group when ids is empty.
+func selectGroups(plan *runners.Plan, ids string) ([]*runners.Group, error) {
+	if ids == "" {
+		return plan.Groups, nil
+	}
+	want := map[string]bool{}
+	for _, id := range strings.Split(ids, ",") {
+		want[strings.TrimSpace(id)] = true
+	}
+	var out []*runners.Group
+	for _, g := range plan.Groups {
+		if want[g.ID] {
+			out = append(out, g)
+			delete(want, g.ID)
+		}
+	}
+	for id := range want {
+		return nil, fmt.Errorf("-g: no group %q in the plan", id)
+	}
+	return out, nil
+}
+
+// cmdRun runs groups headless: a progress line a second on stderr, a
+// summary table per step on stdout, an artifact per group.
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	f, err := parseRunFlags(args, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui run:", err)
+		return exitUsage
+	}
+	plan, err := loadPlan(f.plan)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	groups, err := selectGroups(plan, f.groups)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui run:", err)
+		return exitUsage
+	}
+	var base []*artifacts.Artifact
+	if f.baseline != "" {
+		if base, err = artifacts.LoadSet(f.baseline); err != nil {
+			fmt.Fprintln(stderr, "benchtui run: baseline:", err)
+			return exitUsage
+		}
+	}
+	h := &headless{plan: plan, dir: artifactsDir(f.out, plan), stdout: stdout, stderr: stderr}
+	raiseFDLimit(stderr)
+	run := runners.NewRun(plan, h.dir, version)
+	run.Duration = f.duration
+	defer run.Close()
+	return h.runAll(ctx, run, groups, base)
+}
+
+// headless drives sessions for `benchtui run`.
+type headless struct {
+	plan   *runners.Plan
+	dir    string
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func (h *headless) runAll(ctx context.Context, run *runners.Run, groups []*runners.Group, base []*artifacts.Artifact) int {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	code := exitOK
+	var results []*artifacts.Artifact
+	for _, g := range groups {
+		a, err := h.runGroup(ctx, run, g, sigs)
+		if a != nil {
+			results = append(results, a)
+			if a.Failed() {
+				code = exitFail
+			}
+		}
+		if errors.Is(err, errInterrupted) {
+			return exitFail
+		}
+		if err != nil {
+			fmt.Fprintln(h.stderr, h.plan.Redact(err.Error()))
+			code = exitFail
+		}
+	}
+	if base != nil && h.judge(base, results) {
+		code = exitFail
+	}
+	return code
+}
+
+var errInterrupted = errors.New("interrupted")
+
+// runGroup runs one group and writes its artifact. The first SIGINT or
+// SIGTERM stops the group (in-flight work gets its grace period) and the
+// partial artifact is written; a second one writes what exists at once.
+func (h *headless) runGroup(ctx context.Context, run *runners.Run, g *runners.Group, sigs <-chan os.Signal) (*artifacts.Artifact, error) {
+	sess, err := run.Session(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	sess.Start(ctx)
+	interrupted := false
+	p := newProgress(h.stderr, g.ID)
+	snaps := sess.Snapshots()
+	for snaps != nil {
+		select {
+		case snap, ok := <-snaps:
+			if !ok {
+				snaps = nil
+				continue
+			}
+			p.show(snap)
+		case sig := <-sigs:
+			if interrupted {
+				a := h.write(sess.Result())
+				return a, errInterrupted
+			}
+			interrupted = true
+			fmt.Fprintf(h.stderr, "\n%s: stopping (%s); again to quit at once\n", g.ID, sig)
+			sess.Stop("signal " + sig.String())
+		}
+	}
+	a := h.write(sess.Result())
+	printSummary(h.stdout, a)
+	if interrupted {
+		return a, errInterrupted
+	}
+	return a, sess.Err()
+}
+
+// write stores an artifact, saying where; a failure is reported, and the
+// figures are still printed.
+func (h *headless) write(a *artifacts.Artifact) *artifacts.Artifact {
+	path, err := artifacts.Write(h.dir, a)
+	if err != nil {
+		fmt.Fprintln(h.stderr, "benchtui:", err)
+		return a
+	}
+	fmt.Fprintf(h.stderr, "%s: artifact %s%s\n", a.Group.ID, path, map[bool]string{true: " (partial)"}[a.Run.Partial])
+	return a
+}
+
+// judge compares the run with the baseline, prints the table and reports
+// whether anything got worse.
+func (h *headless) judge(base, cur []*artifacts.Artifact) bool {
+	cmp := artifacts.Compare(base, cur, artifacts.CompareOptions{})
+	fmt.Fprintln(h.stdout)
+	if err := cmp.Render(h.stdout, "text"); err != nil {
+		fmt.Fprintln(h.stderr, "benchtui:", err)
+	}
+	return cmp.Worse()
+}

@@ -1,0 +1,182 @@
+// Package httpload is benchtui's HTTP runner: a weighted mix of requests
+// over HTTP/1.1 keep-alive connections (pooled to the number of workers),
+// fresh connections, HTTP/2 over TLS, or h2c.
+package httpload
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+)
+
+// Spec is the `http:` section of a group.
+type Spec struct {
+	Requests []Request `yaml:"requests,required"`
+	// Connection is "keep-alive" (default) or "fresh" (a new connection per request).
+	Connection string `yaml:"connection"`
+	// Protocol is "http1" (default), "h2" (HTTP/2 over TLS) or "h2c".
+	Protocol string `yaml:"protocol"`
+	// Timeout bounds each request (default 10s).
+	Timeout            runners.Duration `yaml:"timeout"`
+	InsecureSkipVerify bool             `yaml:"insecure_skip_verify"`
+}
+
+// Request is one entry of the weighted request mix.
+type Request struct {
+	Name         string            `yaml:"name"`
+	Method       string            `yaml:"method"`
+	URL          string            `yaml:"url,required"`
+	Headers      map[string]string `yaml:"headers"`
+	Body         string            `yaml:"body"`
+	Weight       int               `yaml:"weight"`
+	ExpectStatus []int             `yaml:"expect_status"`
+}
+
+// DefaultTimeout bounds a request when the plan sets none.
+const DefaultTimeout = 10 * time.Second
+
+func init() {
+	runners.RegisterSection("http", func() any { return &Spec{} })
+	runners.RegisterKind(runners.Kind{Name: "http", Validate: validate, New: New})
+}
+
+func validate(g *runners.Group) []error {
+	spec, _ := g.Section("http").(*Spec)
+	if spec == nil {
+		return []error{runners.Errorf(g.Pos, "group "+g.ID+": http", "missing (required for runner http)")}
+	}
+	return spec.Validate(g.SectionPos["http"], "group "+g.ID+": http")
+}
+
+// Validate reports problems of the section; pos is where it starts.
+func (s *Spec) Validate(pos runners.Pos, key string) []error {
+	var errs []error
+	if len(s.Requests) == 0 {
+		errs = append(errs, runners.Errorf(pos, key+".requests", "needs at least one request"))
+	}
+	for i, r := range s.Requests {
+		k := fmt.Sprintf("%s.requests[%d]", key, i)
+		if u, err := url.Parse(r.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, runners.Errorf(pos, k+".url", "want an http:// or https:// URL, got %q", runners.RedactURLs(r.URL)))
+		}
+		if r.Weight < 0 {
+			errs = append(errs, runners.Errorf(pos, k+".weight", "must not be negative"))
+		}
+	}
+	if !slices.Contains([]string{"", "keep-alive", "fresh"}, s.Connection) {
+		errs = append(errs, runners.Errorf(pos, key+".connection", "want keep-alive or fresh, got %q", s.Connection))
+	}
+	if !slices.Contains([]string{"", "http1", "h2", "h2c"}, s.Protocol) {
+		errs = append(errs, runners.Errorf(pos, key+".protocol", "want http1, h2 or h2c, got %q", s.Protocol))
+	}
+	return errs
+}
+
+// Runner sends the group's request mix.
+type Runner struct {
+	spec   *Spec
+	client *http.Client
+	mix    []int // request index per weight unit
+}
+
+// New builds the HTTP runner of a group.
+func New(g *runners.Group, _ *runners.RunEnv) (runners.Runner, error) {
+	spec, _ := g.Section("http").(*Spec)
+	if spec == nil {
+		return nil, fmt.Errorf("group %s has no http section", g.ID)
+	}
+	return NewRunner(spec), nil
+}
+
+// NewRunner builds a runner for spec; its client is sized in Prepare.
+func NewRunner(spec *Spec) *Runner {
+	r := &Runner{spec: spec}
+	for i, req := range spec.Requests {
+		w := req.Weight
+		if w == 0 {
+			w = 1
+		}
+		for range w {
+			r.mix = append(r.mix, i)
+		}
+	}
+	return r
+}
+
+// Prepare builds a client whose idle pool holds a connection per worker:
+// Go's default of 2 idle connections per host would measure reconnects.
+func (r *Runner) Prepare(_ context.Context, step *runners.StepEnv) error {
+	if r.client != nil {
+		r.client.CloseIdleConnections()
+	}
+	r.client = newClient(r.spec, max(step.Load.Workers(), 1))
+	return nil
+}
+
+func newClient(s *Spec, workers int) *http.Client {
+	t := &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        workers * 2,
+		MaxIdleConnsPerHost: workers * 2,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+		DisableKeepAlives:   s.Connection == "fresh",
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: s.InsecureSkipVerify}, // #nosec G402 -- opt-in for loopback tests
+	}
+	switch s.Protocol {
+	case "h2":
+		t.ForceAttemptHTTP2 = true
+	case "h2c":
+		p := new(http.Protocols)
+		p.SetUnencryptedHTTP2(true)
+		t.Protocols = p
+	default:
+		t.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{} // HTTP/1.1 only
+	}
+	timeout := s.Timeout.D()
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	return &http.Client{Transport: t, Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
+}
+
+// NewWorker returns a worker with its own random source for the mix.
+func (r *Runner) NewWorker(id int, _ *runners.Recorder) (runners.Worker, error) {
+	return &worker{r: r, rnd: rand.New(rand.NewPCG(uint64(id)+1, uint64(time.Now().UnixNano())))}, nil
+}
+
+// Finish has nothing to verify for plain HTTP.
+func (r *Runner) Finish(context.Context, *runners.StepEnv, *artifacts.Step) error { return nil }
+
+// Close drops the idle connections.
+func (r *Runner) Close() error {
+	if r.client != nil {
+		r.client.CloseIdleConnections()
+	}
+	return nil
+}
+
+// pick returns the next request of the mix.
+func (r *Runner) pick(rnd *rand.Rand) *Request {
+	return &r.spec.Requests[r.mix[rnd.IntN(len(r.mix))]]
+}
+
+func method(req *Request) string {
+	if req.Method == "" {
+		return http.MethodGet
+	}
+	return strings.ToUpper(req.Method)
+}

@@ -1,0 +1,93 @@
+package httpload
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/benchtui/benchtui/runners"
+)
+
+type worker struct {
+	r   *Runner
+	rnd *rand.Rand
+}
+
+var _ runners.Worker = (*worker)(nil)
+
+// Do sends one request of the mix, drains its body so the connection is
+// reused, and classifies the outcome.
+func (w *worker) Do(ctx context.Context) runners.Outcome {
+	req := w.r.pick(w.rnd)
+	var body io.Reader
+	if req.Body != "" {
+		body = strings.NewReader(req.Body)
+	}
+	hr, err := http.NewRequestWithContext(ctx, method(req), req.URL, body)
+	if err != nil {
+		return runners.Outcome{Err: "other"}
+	}
+	for k, v := range req.Headers {
+		hr.Header.Set(k, v)
+	}
+	resp, err := w.r.client.Do(hr)
+	if err != nil {
+		return runners.Outcome{Err: Classify(err)}
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return runners.Outcome{Err: Classify(err)}
+	}
+	return runners.Outcome{Err: statusKind(req, resp.StatusCode)}
+}
+
+// statusKind judges a status: against expect_status when given, else
+// 2xx and 3xx are fine.
+func statusKind(req *Request, code int) string {
+	if len(req.ExpectStatus) > 0 {
+		if slices.Contains(req.ExpectStatus, code) {
+			return ""
+		}
+		switch {
+		case code >= 500:
+			return "status_5xx"
+		case code >= 400:
+			return "status_4xx"
+		}
+		return "unexpected_status"
+	}
+	switch {
+	case code >= 500:
+		return "status_5xx"
+	case code >= 400:
+		return "status_4xx"
+	}
+	return ""
+}
+
+// Classify names the kind of a transport error: timeout, refused, reset or
+// other.
+func Classify(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded),
+		errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "reset"
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	}
+	return "other"
+}

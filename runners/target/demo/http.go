@@ -1,0 +1,111 @@
+// Package demo holds benchtui's built-in demo servers: HTTP (/ping,
+// /work, /leak, /events), a QUIC stream server and HTTP/3. The built-in
+// demo plan loads them, run as `benchtui demo-target` in a child process so
+// that the console watches a process other than itself.
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Handler is the demo HTTP API:
+//
+//	/ping            200 "pong"
+//	/work?ms=N       waits N ms (default 5), then 200
+//	/leak?kb=N       retains N KB (default 64) for good, so a soak finds a leak
+//	/events?rate=N   Server-Sent Events, N per second
+//	/healthz         200 once serving
+type Handler struct {
+	mu       sync.Mutex
+	retained [][]byte
+	mux      *http.ServeMux
+}
+
+// NewHandler returns the demo HTTP API.
+func NewHandler() *Handler {
+	h := &Handler{mux: http.NewServeMux()}
+	h.mux.HandleFunc("/ping", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("pong\n")) })
+	h.mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
+	h.mux.HandleFunc("/work", h.work)
+	h.mux.HandleFunc("/leak", h.leak)
+	h.mux.Handle("/events", SSEHandler(10))
+	return h
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+func queryInt(r *http.Request, key string, def int) int {
+	if v, err := strconv.Atoi(r.URL.Query().Get(key)); err == nil && v >= 0 {
+		return v
+	}
+	return def
+}
+
+func (h *Handler) work(w http.ResponseWriter, r *http.Request) {
+	ms := min(queryInt(r, "ms", 5), 60_000)
+	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		fmt.Fprintf(w, "worked %d ms\n", ms)
+	case <-r.Context().Done():
+	}
+}
+
+// leak retains memory that is touched, so it shows in RSS.
+func (h *Handler) leak(w http.ResponseWriter, r *http.Request) {
+	kb := min(queryInt(r, "kb", 64), 64*1024)
+	b := make([]byte, kb*1024)
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 1
+	}
+	h.mu.Lock()
+	h.retained = append(h.retained, b)
+	n := len(h.retained)
+	h.mu.Unlock()
+	fmt.Fprintf(w, "retained %d blocks\n", n)
+}
+
+// Server is a running demo HTTP server.
+type Server struct {
+	srv *http.Server
+	ln  net.Listener
+	wg  sync.WaitGroup
+}
+
+// ServeHTTP starts the demo HTTP API on addr ("127.0.0.1:0" for a free
+// port) and serves until Shutdown.
+func ServeHTTP(addr string, h http.Handler) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("demo http: listening on %s: %w", addr, err)
+	}
+	s := &Server{srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln: ln}
+	s.wg.Go(func() {
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Println("demo http:", err)
+		}
+	})
+	return s, nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Shutdown stops accepting, lets in-flight requests finish until ctx ends,
+// then closes what is left.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		s.srv.Close()
+	}
+	s.wg.Wait()
+	return err
+}
