@@ -1,0 +1,346 @@
+package pgload
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ErrNoPostgres is returned by StartEmbedded when initdb, pg_ctl and
+// postgres cannot be found.
+var ErrNoPostgres = errors.New("postgres binaries (initdb, pg_ctl, postgres) not found on PATH or in " +
+	"/usr/lib/postgresql/*/bin: install them, for example with `apt-get install postgresql`")
+
+// EmbeddedOptions configure StartEmbedded. The zero value is ready to use.
+type EmbeddedOptions struct {
+	// BinDir holds initdb, pg_ctl and postgres; empty means look on PATH,
+	// then in /usr/lib/postgresql/*/bin (highest version first).
+	BinDir string
+	// MaxConnections is the server's max_connections; 0 means 200.
+	MaxConnections int
+	// Settings are further postgresql.conf settings.
+	Settings map[string]string
+	// StartTimeout bounds initdb plus start; 0 means 60s.
+	StartTimeout time.Duration
+}
+
+// Embedded is a throwaway Postgres cluster in a temp folder, tuned for
+// benchmarks and tests (fsync off). It listens on 127.0.0.1 on a free port
+// and on a unix socket in its folder. Stop it on every way out.
+type Embedded struct {
+	dir  string // temp folder: socket, log, data/
+	bin  string
+	port int
+	pid  int
+	cred *syscall.Credential // non-nil when running as root
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// StartEmbedded creates, starts and waits for a throwaway cluster. When
+// running as root, the cluster runs as the `postgres` OS user (initdb
+// refuses root). On error nothing is left behind.
+func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error) {
+	bin, err := findBinDir(opts.BinDir)
+	if err != nil {
+		return nil, err
+	}
+	cred, err := serverCredential()
+	if err != nil {
+		return nil, err
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+	// A short folder: a unix socket path must fit in 107 bytes.
+	dir, err := os.MkdirTemp("/tmp", "btpg")
+	if err != nil {
+		return nil, fmt.Errorf("creating the embedded postgres folder: %w", err)
+	}
+	e := &Embedded{dir: dir, bin: bin, cred: cred}
+	if err := e.start(ctx, opts); err != nil {
+		return nil, errors.Join(err, e.Stop())
+	}
+	return e, nil
+}
+
+func (e *Embedded) start(ctx context.Context, opts EmbeddedOptions) error {
+	if e.cred != nil {
+		if err := os.Chown(e.dir, int(e.cred.Uid), int(e.cred.Gid)); err != nil {
+			return fmt.Errorf("handing %s to the postgres user: %w", e.dir, err)
+		}
+	}
+	if _, err := e.run(ctx, "initdb", "-D", e.DataDir(), "-U", "postgres", "-A", "trust",
+		"-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"); err != nil {
+		return err
+	}
+	if err := e.writeConf(opts); err != nil {
+		return err
+	}
+	var err error
+	for attempt := 0; attempt < 3; attempt++ { // a free port may be taken before postgres binds it
+		if e.port, err = freePort(); err != nil {
+			return err
+		}
+		if _, err = e.run(ctx, "pg_ctl", "start", "-w", "-s", "-t", "60", "-D", e.DataDir(),
+			"-l", e.LogFile(), "-o", "-p "+strconv.Itoa(e.port)); err == nil {
+			break
+		}
+		if !strings.Contains(e.logTail(), "could not bind") {
+			return fmt.Errorf("%w\n%s", err, e.logTail())
+		}
+	}
+	if err != nil {
+		return err
+	}
+	e.pid, err = readPIDFile(e.PIDFile())
+	return err
+}
+
+func (e *Embedded) writeConf(opts EmbeddedOptions) error {
+	maxConns := opts.MaxConnections
+	if maxConns <= 0 {
+		maxConns = 200
+	}
+	conf := map[string]string{
+		"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
+		"listen_addresses": "'127.0.0.1'", "unix_socket_directories": "'" + e.dir + "'",
+		"max_connections": strconv.Itoa(maxConns), "shared_buffers": "'128MB'",
+	}
+	for k, v := range opts.Settings {
+		conf[k] = v
+	}
+	keys := make([]string, 0, len(conf))
+	for k := range conf {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("\n# benchtui embedded cluster\n")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s = %s\n", k, conf[k])
+	}
+	path := filepath.Join(e.DataDir(), "postgresql.conf")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("configuring the embedded postgres: %w", err)
+	}
+	_, err = f.WriteString(b.String())
+	return errors.Join(err, f.Close())
+}
+
+// run runs one of the cluster's programs, as the postgres user when root.
+func (e *Embedded) run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(e.bin, name), args...)
+	cmd.Dir = e.dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGDATA="+e.DataDir())
+	// Own process group: a Ctrl-C in the terminal reaches benchtui, which
+	// stops the cluster in order, and not the cluster directly.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: e.cred}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Run(); err != nil {
+		return out.Bytes(), fmt.Errorf("running %s: %w: %s", name, err, strings.TrimSpace(out.String()))
+	}
+	return out.Bytes(), nil
+}
+
+// DSN is the URL to connect to the cluster as the superuser over TCP.
+func (e *Embedded) DSN() string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", e.port)
+}
+
+// DSNFor is the URL of another database of the cluster.
+func (e *Embedded) DSNFor(database string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", e.port, database)
+}
+
+// Port is the TCP port on 127.0.0.1.
+func (e *Embedded) Port() int { return e.port }
+
+// Dir is the cluster's temp folder (removed by Stop); its unix socket is there.
+func (e *Embedded) Dir() string { return e.dir }
+
+// DataDir is the cluster's data folder.
+func (e *Embedded) DataDir() string { return filepath.Join(e.dir, "data") }
+
+// LogFile is the server's log.
+func (e *Embedded) LogFile() string { return filepath.Join(e.dir, "postgres.log") }
+
+// PID is the postmaster's process id.
+func (e *Embedded) PID() int { return e.pid }
+
+// PIDFile is the postmaster's pid file, so the server can be watched as a
+// target (`pidfile:`).
+func (e *Embedded) PIDFile() string { return filepath.Join(e.DataDir(), "postmaster.pid") }
+
+// Stop shuts the cluster down (immediate mode: its data is thrown away)
+// and removes its folder. It is idempotent, safe from any goroutine, takes
+// no context and is bounded in time (about 15 s at worst), so a signal
+// handler or a deferred cleanup can call it; concurrent callers wait for
+// the first.
+func (e *Embedded) Stop() error {
+	e.stopOnce.Do(func() { e.stopErr = e.stop() })
+	return e.stopErr
+}
+
+func (e *Embedded) stop() error {
+	var errs []error
+	if e.pid == 0 { // start failed half-way: a server may be up all the same
+		e.pid, _ = readPIDFile(e.PIDFile())
+	}
+	if _, err := os.Stat(e.PIDFile()); err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if _, err := e.run(ctx, "pg_ctl", "stop", "-s", "-w", "-t", "8", "-m", "immediate", "-D", e.DataDir()); err != nil {
+			errs = append(errs, fmt.Errorf("stopping the embedded postgres: %w", err))
+		}
+		cancel()
+	}
+	if e.pid > 0 && !waitGone(e.pid, 3*time.Second) {
+		// pg_ctl failed or timed out: no survivor may outlive benchtui.
+		_ = syscall.Kill(e.pid, syscall.SIGKILL)
+		if !waitGone(e.pid, 2*time.Second) {
+			errs = append(errs, fmt.Errorf("embedded postgres pid %d did not exit", e.pid))
+		}
+	}
+	if err := os.RemoveAll(e.dir); err != nil {
+		errs = append(errs, fmt.Errorf("removing %s: %w", e.dir, err))
+	}
+	return errors.Join(errs...)
+}
+
+func (e *Embedded) logTail() string {
+	b, _ := os.ReadFile(e.LogFile())
+	if len(b) > 2000 {
+		b = b[len(b)-2000:]
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// Alive reports whether a process runs with that pid; a zombie (exited,
+// not yet reaped by its parent) counts as gone.
+func Alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil
+	}
+	// The state follows the command name, which is in parentheses.
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
+}
+
+func waitGone(pid int, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for Alive(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
+func readPIDFile(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("reading the postgres pid file: %w", err)
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil {
+		return 0, fmt.Errorf("reading the postgres pid file %s: %w", path, err)
+	}
+	return pid, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free port: %w", err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	return port, l.Close()
+}
+
+// serverCredential is who the cluster runs as: nil (ourselves), or the
+// postgres OS user when we are root.
+func serverCredential() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, fmt.Errorf("running as root, the embedded postgres needs a `postgres` OS user "+
+			"(initdb refuses root; `apt-get install postgresql` creates it): %w", err)
+	}
+	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, fmt.Errorf("reading the postgres user's ids: %w", err)
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}, nil
+}
+
+// FindBinDir returns the folder holding initdb, pg_ctl and postgres: dir
+// itself when given, else the one on PATH, else the highest version under
+// /usr/lib/postgresql. The error wraps ErrNoPostgres.
+func FindBinDir(dir string) (string, error) { return findBinDir(dir) }
+
+func findBinDir(dir string) (string, error) {
+	var candidates []string
+	if dir != "" {
+		candidates = []string{dir}
+	} else {
+		if p, err := exec.LookPath("initdb"); err == nil {
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				candidates = append(candidates, filepath.Dir(real))
+			}
+		}
+		candidates = append(candidates, versionDirs()...)
+	}
+	for _, c := range candidates {
+		if hasBinaries(c) {
+			return c, nil
+		}
+	}
+	return "", ErrNoPostgres
+}
+
+func hasBinaries(dir string) bool {
+	for _, name := range []string{"initdb", "pg_ctl", "postgres"} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// versionDirs lists /usr/lib/postgresql/*/bin, highest version first.
+func versionDirs() []string {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	version := func(d string) float64 {
+		v, _ := strconv.ParseFloat(filepath.Base(filepath.Dir(d)), 64)
+		return v
+	}
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
+	return dirs
+}

@@ -1,0 +1,206 @@
+package pgload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+)
+
+// closeTimeout bounds teardown when the group ends.
+const closeTimeout = 30 * time.Second
+
+// runner is the postgres runner of one group.
+type runner struct {
+	group   *runners.Group
+	spec    *Spec
+	env     *runners.RunEnv
+	stmts   []*statement
+	cum     []int // cumulative weights, for picking
+	timeout time.Duration
+
+	seq  atomic.Int64                 // $seq, shared by the workers of the whole run
+	live atomic.Pointer[pgxpool.Pool] // the pool workers use, read without the lock
+
+	mu       sync.Mutex // guards what follows; Prepare/Finish/Close are sequential
+	dsn      string     // resolved: the embedded cluster's, once started
+	pool     *pgxpool.Pool
+	poolSize int
+	setUp    bool
+	embedded *Embedded
+}
+
+var _ runners.Runner = (*runner)(nil)
+
+func newRunner(g *runners.Group, env *runners.RunEnv) (runners.Runner, error) {
+	spec, _ := g.Section("postgres").(*Spec)
+	if spec == nil {
+		return nil, fmt.Errorf("group %s: no postgres section", g.ID)
+	}
+	r := &runner{group: g, spec: spec, env: env, dsn: spec.DSN, timeout: g.Load.Timeout.D()}
+	total := 0
+	for i := range spec.Statements {
+		st, err := compileStatement(&spec.Statements[i])
+		if err != nil {
+			return nil, fmt.Errorf("group %s: statements[%d]: %w", g.ID, i, err)
+		}
+		total += st.weight
+		r.stmts = append(r.stmts, st)
+		r.cum = append(r.cum, total)
+	}
+	if total == 0 {
+		return nil, fmt.Errorf("group %s: no statement has a weight", g.ID)
+	}
+	return r, nil
+}
+
+// Prepare starts the embedded cluster if asked, sizes and warms the pool,
+// and runs the setup statements before the first step.
+func (r *runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.startEmbedded(ctx); err != nil {
+		return err
+	}
+	size := r.spec.Pool
+	if size <= 0 {
+		size = step.Load.Workers()
+	}
+	size = max(size, 1)
+	if r.pool == nil || r.poolSize != size {
+		if r.pool != nil {
+			r.pool.Close()
+		}
+		pool, err := newPool(ctx, r.dsn, size)
+		if err != nil {
+			return err
+		}
+		r.pool, r.poolSize = pool, size
+		r.live.Store(pool)
+	}
+	if err := warm(ctx, r.pool, size); err != nil {
+		return err
+	}
+	if !r.setUp {
+		if err := execAll(ctx, r.pool, "setup", r.spec.Setup); err != nil {
+			return err
+		}
+		r.setUp = true
+	}
+	return nil
+}
+
+func (r *runner) startEmbedded(ctx context.Context) error {
+	if r.spec.DSN != EmbeddedDSN || r.embedded != nil {
+		return nil
+	}
+	e, err := StartEmbedded(ctx, EmbeddedOptions{})
+	if err != nil {
+		return fmt.Errorf("group %s: starting the embedded postgres: %w", r.group.ID, err)
+	}
+	r.embedded, r.dsn = e, e.DSN()
+	if r.env != nil && r.env.Cleanup != nil {
+		r.env.Cleanup(func() { _ = e.Stop() })
+	}
+	return nil
+}
+
+// newPool opens a pool of exactly size connections that stay open for the
+// whole run: pgxpool's defaults (max(4, NumCPU), lazy, recycled hourly)
+// would measure connects.
+func newPool(ctx context.Context, dsn string, size int) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("parsing the dsn %s: %w", runners.RedactURLs(dsn), redactErr(err, dsn))
+	}
+	cfg.MaxConns, cfg.MinConns = int32(size), int32(size)
+	cfg.MaxConnLifetime, cfg.MaxConnIdleTime = 24*time.Hour, 24*time.Hour
+	cfg.HealthCheckPeriod = time.Minute
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", runners.RedactURLs(dsn), redactErr(err, dsn))
+	}
+	return pool, nil
+}
+
+// warm opens all size connections at once, so the first operations of the
+// step do not pay for connects.
+func warm(ctx context.Context, pool *pgxpool.Pool, size int) error {
+	conns := make([]*pgxpool.Conn, size)
+	errs := make([]error, size)
+	var wg sync.WaitGroup
+	for i := range size {
+		wg.Go(func() { conns[i], errs[i] = pool.Acquire(ctx) })
+	}
+	wg.Wait()
+	for _, c := range conns {
+		if c != nil {
+			c.Release()
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("opening %d connections: %w", size, err)
+	}
+	return nil
+}
+
+func execAll(ctx context.Context, pool *pgxpool.Pool, what string, sqls []string) error {
+	for i, sql := range sqls {
+		// Simple protocol: setup may hold several statements in one string.
+		if _, err := pool.Exec(ctx, sql, pgx.QueryExecModeSimpleProtocol); err != nil {
+			return fmt.Errorf("%s[%d] %q: %w", what, i, abbreviate(sql), err)
+		}
+	}
+	return nil
+}
+
+// NewWorker returns a worker with its own random source.
+func (r *runner) NewWorker(id int, rec *runners.Recorder) (runners.Worker, error) {
+	return newWorker(r, id, rec), nil
+}
+
+// Finish runs the verify queries of the postgres section and of the
+// group's own `verify:` list; each becomes a check of res.
+func (r *runner) Finish(ctx context.Context, step *runners.StepEnv, res *artifacts.Step) error {
+	r.mu.Lock()
+	pool, dsn := r.pool, r.dsn
+	r.mu.Unlock()
+	list := append([]Verify(nil), r.spec.Verify...)
+	if own, ok := r.group.Section("verify").(*[]Verify); ok && own != nil {
+		list = append(list, *own...)
+	}
+	res.Checks = append(res.Checks, runVerify(ctx, list, pool, dsn, res)...)
+	return nil
+}
+
+// Close runs the teardown statements, closes the pool and stops the
+// embedded cluster. Teardown runs once when the group ends, not after each
+// step, so the steps of a sweep share what setup made.
+func (r *runner) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var errs []error
+	if r.pool != nil {
+		if r.setUp {
+			ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+			errs = append(errs, execAll(ctx, r.pool, "teardown", r.spec.Teardown))
+			cancel()
+		}
+		r.pool.Close()
+		r.pool = nil
+		r.live.Store(nil)
+	}
+	if r.embedded != nil {
+		errs = append(errs, r.embedded.Stop())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,187 @@
+package pgload_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/pgload"
+	"github.com/benchtui/benchtui/runners/pgload/pgtest"
+)
+
+func TestCountsEveryOperationAndRow(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	spec := &pgload.Spec{
+		DSN: dsn,
+		Setup: []string{`CREATE TABLE a(id bigint PRIMARY KEY, worker int NOT NULL, note text NOT NULL,
+			u uuid NOT NULL, at timestamptz NOT NULL, n int NOT NULL)`, "CREATE TABLE b(id bigint PRIMARY KEY)"},
+		Statements: []pgload.Statement{
+			{Name: "a", SQL: "INSERT INTO a VALUES ($1, $2, $3, $4, $5, $6)", Weight: 3,
+				Args: []string{"$seq", "$worker", "$rand_text:12", "$uuid", "$now", "$rand_int:5:9"}},
+			{Name: "b", SQL: "INSERT INTO b VALUES ($1)", Args: []string{"$seq"}},
+		},
+		Verify: []pgload.Verify{
+			{Name: "rows", SQL: "SELECT (SELECT count(*) FROM a) + (SELECT count(*) FROM b)", Expect: "{{requests}}"},
+			{Name: "errors", SQL: "SELECT 0", Expect: "{{errors}}"},
+			{Name: "distinct ids", SQL: "SELECT count(DISTINCT id) FROM (SELECT id FROM a UNION ALL SELECT id FROM b) x", Expect: "{{requests}}"},
+		},
+		Teardown: []string{"DROP TABLE b"},
+	}
+	g := pgGroup(spec, 8)
+	r := newRunner(t, g)
+	res := drive(t, r, g, 3000)
+	if res.Requests != 3000 || res.Errors != 0 {
+		t.Fatalf("requests %d errors %d (%v), want 3000 and 0", res.Requests, res.Errors, res.ErrorKinds)
+	}
+	for _, c := range res.Checks {
+		if !c.OK {
+			t.Errorf("check %q failed: value %v, %s", c.Name, c.Value, c.Note)
+		}
+	}
+	if got := query[int64](t, dsn, "SELECT count(*) FROM a WHERE length(note) = 12 AND worker BETWEEN 0 AND 7 AND n BETWEEN 5 AND 9"); got < 2000 || got > 2500 {
+		t.Errorf("statement a ran %d times of 3000, want about 3/4", got)
+	}
+	if got := query[int64](t, dsn, "SELECT count(DISTINCT worker) FROM a"); got != 8 {
+		t.Errorf("%d workers inserted, want 8", got)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := query[bool](t, dsn, "SELECT to_regclass('b') IS NULL"); !got {
+		t.Error("teardown did not drop table b")
+	}
+}
+
+func TestTransactionRollsBackOnError(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	spec := &pgload.Spec{
+		DSN:   dsn,
+		Setup: []string{"CREATE TABLE ledger(id bigint PRIMARY KEY)", "CREATE TABLE acct(id int PRIMARY KEY)"},
+		Statements: []pgload.Statement{{Name: "transfer", Args: []string{"$seq"}, Tx: []string{
+			"INSERT INTO ledger VALUES ($1)",
+			"INSERT INTO acct VALUES (($1 % 10)::int)", // unique violation after the first 10
+		}}},
+		Verify: []pgload.Verify{{Name: "ledger rows", SQL: "SELECT count(*) FROM ledger", Expect: "10"}},
+	}
+	g := pgGroup(spec, 8)
+	res := drive(t, newRunner(t, g), g, 400)
+	if res.Requests != 400 || res.Errors != 390 || res.ErrorKinds["sqlstate_23505"] != 390 {
+		t.Fatalf("requests %d errors %d %v, want 400, 390 sqlstate_23505", res.Requests, res.Errors, res.ErrorKinds)
+	}
+	if c := checks(res)["ledger rows"]; !c.OK || c.Value != 10 {
+		t.Errorf("ledger rows: %+v, want 10: failed transactions must roll back", c)
+	}
+}
+
+// claimQueue runs a claim statement 600 times under 16 workers against 2000
+// jobs and returns whether "no duplicate fires" held.
+func claimQueue(t *testing.T, claim pgload.Statement) (ok bool, dupes float64) {
+	t.Helper()
+	spec := &pgload.Spec{
+		DSN: pgtest.NewDatabase(t),
+		Setup: []string{"CREATE TABLE jobs(id int PRIMARY KEY, fired int NOT NULL DEFAULT 0)",
+			"INSERT INTO jobs(id) SELECT generate_series(1, 2000)"},
+		Statements: []pgload.Statement{claim},
+		Verify: []pgload.Verify{
+			{Name: "no duplicate fires", SQL: "SELECT count(*) FROM jobs WHERE fired > 1", Expect: "0"},
+			{Name: "fires", SQL: "SELECT sum(fired) FROM jobs", Expect: "{{requests}}"},
+		},
+	}
+	g := pgGroup(spec, 16)
+	res := drive(t, newRunner(t, g), g, 600)
+	if res.Errors != 0 {
+		t.Fatalf("errors: %v", res.ErrorKinds)
+	}
+	if c := checks(res)["fires"]; !c.OK {
+		t.Errorf("fires: %+v", c)
+	}
+	c := checks(res)["no duplicate fires"]
+	return c.OK, c.Value
+}
+
+func TestClaimQueue(t *testing.T) {
+	t.Run("skip locked", func(t *testing.T) {
+		ok, dupes := claimQueue(t, pgload.Statement{Name: "claim", SQL: `WITH c AS (
+			SELECT id FROM jobs WHERE fired = 0 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+			UPDATE jobs j SET fired = fired + 1 FROM c WHERE j.id = c.id`})
+		if !ok {
+			t.Errorf("SKIP LOCKED claim fired %v jobs twice, want 0", dupes)
+		}
+	})
+	t.Run("racy read then update", func(t *testing.T) {
+		ok, dupes := claimQueue(t, pgload.Statement{Name: "racy claim", Tx: []string{
+			"SELECT set_config('bt.id', (SELECT id FROM jobs WHERE fired = 0 ORDER BY id LIMIT 1)::text, true)",
+			"SELECT pg_sleep(0.001)",
+			"UPDATE jobs SET fired = fired + 1 WHERE id = current_setting('bt.id')::int",
+		}})
+		if ok {
+			t.Error("the racy claim passed verify; want duplicate fires")
+		}
+		t.Logf("racy claim fired %v jobs more than once", dupes)
+	})
+}
+
+func TestClassifiesBySQLState(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	cases := []struct {
+		stmt    pgload.Statement
+		want    string
+		timeout runners.Duration
+	}{
+		{pgload.Statement{SQL: "INSERT INTO u VALUES (1)"}, "sqlstate_23505", runners.Duration{}},
+		{pgload.Statement{SQL: "SELECT 1 / (random() * 0)::int"}, "sqlstate_22012", runners.Duration{}},
+		{pgload.Statement{Tx: []string{"SET LOCAL statement_timeout = '20ms'", "SELECT pg_sleep(2)"}}, "sqlstate_57014", runners.Duration{}},
+		{pgload.Statement{SQL: "SELECT pg_sleep(2)"}, "timeout", runners.Duration{Duration: 50e6}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.want, func(t *testing.T) {
+			spec := &pgload.Spec{DSN: dsn, Statements: []pgload.Statement{tc.stmt},
+				Setup: []string{"CREATE TABLE IF NOT EXISTS u(id int PRIMARY KEY)", "INSERT INTO u VALUES (1) ON CONFLICT DO NOTHING"}}
+			g := pgGroup(spec, 2)
+			g.Load.Timeout = tc.timeout
+			res := drive(t, newRunner(t, g), g, 4)
+			if res.ErrorKinds[tc.want] != 4 {
+				t.Errorf("error kinds %v, want 4 %s", res.ErrorKinds, tc.want)
+			}
+		})
+	}
+	t.Run("refused", func(t *testing.T) {
+		ctx := context.Background()
+		_, err := pgx.Connect(ctx, "postgres://postgres@127.0.0.1:1/x?connect_timeout=5")
+		if got := pgload.Classify(err); got != "refused" {
+			t.Errorf("Classify(%v) = %q, want refused", err, got)
+		}
+	})
+}
+
+func TestVerifyChecksOfAnotherRunner(t *testing.T) {
+	e := pgtest.Cluster(t)
+	secretDSN := strings.Replace(e.DSNFor("no_such_db"), "postgres@", "postgres:s3cretpw@", 1)
+	list := []pgload.Verify{
+		{Name: "answer", SQL: "SELECT 42", Expect: "42", DSN: e.DSN()},
+		{Name: "text", SQL: "SELECT 'x'", Expect: "y", DSN: e.DSN()},
+		{Name: "numeric", SQL: "SELECT 7.0::numeric", Expect: "{{requests}}", DSN: e.DSN()},
+		{Name: "unreachable", SQL: "SELECT 1", DSN: secretDSN},
+	}
+	g := &runners.Group{ID: "H1", Runner: "http", Sections: map[string]any{"verify": &list}}
+	if errs := pgload.ValidateVerify(g); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	res := &artifacts.Step{Requests: 7}
+	err := pgload.VerifyChecks(context.Background(), g, res)
+	got := checks(res)
+	if !got["answer"].OK || got["answer"].Value != 42 || got["text"].OK || !got["numeric"].OK || got["unreachable"].OK {
+		t.Errorf("checks: %+v", res.Checks)
+	}
+	if err == nil || strings.Contains(err.Error(), "s3cretpw") || strings.Contains(got["unreachable"].Note, "s3cretpw") {
+		t.Errorf("want an error without the password, got %v / %q", err, got["unreachable"].Note)
+	}
+	missing := &runners.Group{Runner: "http", Sections: map[string]any{"verify": &[]pgload.Verify{{SQL: "SELECT 1"}}}}
+	if errs := pgload.ValidateVerify(missing); len(errs) != 1 {
+		t.Errorf("a verify entry without dsn on an http group: %v, want one error", errs)
+	}
+}

@@ -1,0 +1,221 @@
+// Package pgload is benchtui's Postgres runner (`runner: postgres`): a
+// weighted mix of statements through a pgx/v5 pool sized to the workers and
+// warmed before the clock starts, setup and teardown statements, and verify
+// queries that become the step's checks.
+//
+// One statement (or one `tx:` list, run as BEGIN … COMMIT) is one
+// operation. Its latency runs from when the worker asked for it, its
+// service time from when a pooled connection was in hand; the wait for the
+// connection is kept apart as the extra timing "pool_wait". Failures are
+// counted by SQLSTATE ("sqlstate_40001"), or as "timeout", "canceled",
+// "refused" or "other".
+//
+// `dsn: embedded` starts a throwaway cluster (StartEmbedded) from the
+// initdb and pg_ctl on the machine, stopped when the run ends. A group of
+// any runner may carry a `verify:` list of its own; see VerifyChecks.
+package pgload
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/benchtui/benchtui/runners"
+)
+
+// Spec is the `postgres:` section of a group.
+type Spec struct {
+	// DSN is a postgres:// URL or key=value DSN, or "embedded".
+	DSN string `yaml:"dsn,required"`
+	// Pool is the pool size; 0 means the step's number of workers.
+	Pool int `yaml:"pool"`
+	// Setup runs once, before the first step's warmup.
+	Setup []string `yaml:"setup"`
+	// Teardown runs once, when the group ends.
+	Teardown []string `yaml:"teardown"`
+	// Statements are the weighted mix of operations.
+	Statements []Statement `yaml:"statements,required"`
+	// Verify runs after each step; each entry becomes a check.
+	Verify []Verify `yaml:"verify"`
+}
+
+// Statement is one operation of the mix: SQL, or a list of statements Tx
+// run as one transaction.
+type Statement struct {
+	Name string `yaml:"name"`
+	SQL  string `yaml:"sql"`
+	// Weight is the statement's share of the mix; 0 means 1.
+	Weight int `yaml:"weight"`
+	// Args are bound to $1, $2, …: literals or generators ($seq, $worker,
+	// $rand_int:LO:HI, $rand_text:N, $uuid, $now; "$$x" is the literal "$x").
+	// In a transaction each statement takes the first as many args as the
+	// highest $N it names.
+	Args []string `yaml:"args"`
+	Tx   []string `yaml:"tx"`
+}
+
+// Verify is a query whose single value is compared with Expect after a step.
+type Verify struct {
+	Name string `yaml:"name"`
+	SQL  string `yaml:"sql,required"`
+	// Expect is a number (compared numerically), a string, or
+	// "{{requests}}" / "{{errors}}" (the step's counts). Empty: the query
+	// only has to succeed.
+	Expect string `yaml:"expect"`
+	// DSN, when set, is the database to ask; otherwise the group's.
+	DSN string `yaml:"dsn"`
+}
+
+// EmbeddedDSN is the `dsn:` value that starts a throwaway cluster.
+const EmbeddedDSN = "embedded"
+
+func init() {
+	runners.RegisterSection("postgres", func() any { return &Spec{} })
+	runners.RegisterSection("verify", func() any { return &[]Verify{} })
+	runners.RegisterKind(runners.Kind{Name: "postgres", Validate: validateGroup, New: newRunner})
+}
+
+// validateGroup reports every problem of a postgres group at once.
+func validateGroup(g *runners.Group) []error {
+	spec, _ := g.Section("postgres").(*Spec)
+	if spec == nil {
+		return []error{runners.Errorf(g.Pos, "postgres", "a group with runner: postgres needs a postgres: section")}
+	}
+	pos := g.SectionPos["postgres"]
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, runners.Errorf(pos, "postgres."+key, format, args...))
+	}
+	if strings.TrimSpace(spec.DSN) == "" {
+		bad("dsn", "want a postgres:// URL or %q", EmbeddedDSN)
+	}
+	if spec.Pool < 0 {
+		bad("pool", "want 0 (the workers) or more, got %d", spec.Pool)
+	}
+	if len(spec.Statements) == 0 {
+		bad("statements", "want at least one statement")
+	}
+	for i, st := range spec.Statements {
+		key := fmt.Sprintf("statements[%d]", i)
+		if (st.SQL == "") == (len(st.Tx) == 0) {
+			bad(key, "want exactly one of sql and tx")
+		}
+		if st.Weight < 0 {
+			bad(key+".weight", "want 0 or more, got %d", st.Weight)
+		}
+		for j, a := range st.Args {
+			if _, err := parseArg(a); err != nil {
+				bad(fmt.Sprintf("%s.args[%d]", key, j), "%v", err)
+			}
+		}
+	}
+	errs = append(errs, validateVerify(pos, "postgres.verify", spec.Verify, true)...)
+	if list, ok := g.Section("verify").(*[]Verify); ok && list != nil {
+		errs = append(errs, validateVerify(g.SectionPos["verify"], "verify", *list, true)...)
+	}
+	return errs
+}
+
+// ValidateVerify reports the problems of a group's own `verify:` list. For
+// groups of other runners every entry needs a dsn; the engine (or the
+// runner's Kind.Validate) calls it alongside the group's other checks.
+func ValidateVerify(g *runners.Group) []error {
+	list, ok := g.Section("verify").(*[]Verify)
+	if !ok || list == nil {
+		return nil
+	}
+	return validateVerify(g.SectionPos["verify"], "verify", *list, g.Runner == "postgres")
+}
+
+func validateVerify(pos runners.Pos, key string, list []Verify, hasDSN bool) []error {
+	var errs []error
+	for i, v := range list {
+		k := fmt.Sprintf("%s[%d]", key, i)
+		if strings.TrimSpace(v.SQL) == "" {
+			errs = append(errs, runners.Errorf(pos, k+".sql", "want a query"))
+		}
+		if v.DSN == "" && !hasDSN {
+			errs = append(errs, runners.Errorf(pos, k+".dsn", "want the dsn of the database to ask"))
+		}
+	}
+	return errs
+}
+
+// argGen produces one statement argument for a worker.
+type argGen func(w *worker) any
+
+// parseArg compiles one `args:` entry.
+func parseArg(s string) (argGen, error) {
+	if !strings.HasPrefix(s, "$") {
+		return func(*worker) any { return s }, nil
+	}
+	if strings.HasPrefix(s, "$$") {
+		lit := s[1:]
+		return func(*worker) any { return lit }, nil
+	}
+	name, rest, _ := strings.Cut(s[1:], ":")
+	switch name {
+	case "seq":
+		return func(w *worker) any { return w.r.seq.Add(1) }, nil
+	case "worker":
+		return func(w *worker) any { return int64(w.id) }, nil
+	case "uuid":
+		return func(w *worker) any { return w.uuid() }, nil
+	case "now":
+		return func(*worker) any { return nowUTC() }, nil
+	case "rand_int":
+		return parseRandInt(s, rest)
+	case "rand_text":
+		n, err := strconv.Atoi(rest)
+		if err != nil || n <= 0 || n > 1<<20 {
+			return nil, fmt.Errorf("bad %q: want $rand_text:N with N from 1 to 1048576", s)
+		}
+		return func(w *worker) any { return w.randText(n) }, nil
+	}
+	return nil, fmt.Errorf("unknown generator %q: want $seq, $worker, $rand_int:LO:HI, $rand_text:N, $uuid or $now "+
+		"(write $$ for a literal $)", s)
+}
+
+func parseRandInt(s, rest string) (argGen, error) {
+	los, his, ok := strings.Cut(rest, ":")
+	lo, err1 := strconv.ParseInt(los, 10, 64)
+	hi, err2 := strconv.ParseInt(his, 10, 64)
+	if !ok || err1 != nil || err2 != nil || hi < lo {
+		return nil, fmt.Errorf("bad %q: want $rand_int:LO:HI with LO <= HI", s)
+	}
+	span := uint64(hi-lo) + 1
+	return func(w *worker) any {
+		if span == 0 { // the whole int64 range
+			return int64(w.rng.Uint64())
+		}
+		return lo + int64(w.rng.Uint64N(span))
+	}, nil
+}
+
+// maxParam is the highest $N placeholder in sql, outside quoted literals
+// and identifiers.
+func maxParam(sql string) int {
+	highest := 0
+	var quote byte
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '$':
+			j := i + 1
+			for j < len(sql) && sql[j] >= '0' && sql[j] <= '9' {
+				j++
+			}
+			if n, err := strconv.Atoi(sql[i+1 : j]); err == nil && n > highest {
+				highest = n
+			}
+			i = j - 1
+		}
+	}
+	return highest
+}

@@ -1,0 +1,165 @@
+package pgload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+)
+
+// verifyTimeout bounds one verify query.
+const verifyTimeout = time.Minute
+
+// VerifyChecks runs the `verify:` list a group of any runner may carry (an
+// HTTP ingestion group reconciling rows, say) and appends one check per
+// entry to res. Call it after a step, once res.Requests and res.Errors are
+// final (they fill "{{requests}}" and "{{errors}}"). Groups without the list
+// and postgres groups (whose runner's Finish runs it with its own pool) are
+// left alone. A query that cannot run is a failed check; the error returned
+// joins those failures, for a log line.
+func VerifyChecks(ctx context.Context, g *runners.Group, res *artifacts.Step) error {
+	if g == nil || g.Runner == "postgres" {
+		return nil
+	}
+	list, ok := g.Section("verify").(*[]Verify)
+	if !ok || list == nil || len(*list) == 0 {
+		return nil
+	}
+	checks, err := verifyAll(ctx, *list, nil, "", res)
+	res.Checks = append(res.Checks, checks...)
+	return err
+}
+
+func runVerify(ctx context.Context, list []Verify, pool *pgxpool.Pool, dsn string, res *artifacts.Step) []artifacts.Check {
+	checks, _ := verifyAll(ctx, list, pool, dsn, res)
+	return checks
+}
+
+// querier is what a verify query needs of a pool or a connection.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// verifyAll runs each entry on pool (entries without a dsn) or on a
+// connection to the entry's own dsn, opened once per dsn.
+func verifyAll(ctx context.Context, list []Verify, pool *pgxpool.Pool, dsn string, res *artifacts.Step) ([]artifacts.Check, error) {
+	conns := map[string]*pgx.Conn{}
+	defer func() {
+		for _, c := range conns {
+			closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			_ = c.Close(closeCtx)
+			cancel()
+		}
+	}()
+	var errs []error
+	checks := make([]artifacts.Check, 0, len(list))
+	for _, v := range list {
+		name := v.Name
+		if name == "" {
+			name = abbreviate(v.SQL)
+		}
+		got, err := verifyOne(ctx, v, pool, dsn, conns)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("verify %q: %w", name, err))
+			checks = append(checks, artifacts.Check{Name: name, Note: err.Error()})
+			continue
+		}
+		ok, value, note := judge(got, v.Expect, res)
+		checks = append(checks, artifacts.Check{Name: name, OK: ok, Value: value, Note: note})
+	}
+	return checks, errors.Join(errs...)
+}
+
+func verifyOne(ctx context.Context, v Verify, pool *pgxpool.Pool, dsn string, conns map[string]*pgx.Conn) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, verifyTimeout)
+	defer cancel()
+	var q querier
+	switch {
+	case v.DSN != "":
+		c := conns[v.DSN]
+		if c == nil {
+			var err error
+			if c, err = pgx.Connect(ctx, v.DSN); err != nil {
+				return "", fmt.Errorf("connecting to %s: %w", runners.RedactURLs(v.DSN), redactErr(err, v.DSN))
+			}
+			conns[v.DSN] = c
+		}
+		q = c
+	case pool != nil:
+		q = pool
+	default:
+		return "", fmt.Errorf("no dsn to ask (%s)", runners.RedactURLs(dsn))
+	}
+	return firstValue(ctx, q, v.SQL)
+}
+
+// firstValue is the text of the first column of the first row, "NULL" for
+// a null and "" without rows.
+func firstValue(ctx context.Context, q querier, sql string) (string, error) {
+	// Simple protocol: every value comes back as text, whatever its type.
+	rows, err := q.Query(ctx, sql, pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	got := ""
+	if rows.Next() {
+		if raw := rows.RawValues(); len(raw) > 0 {
+			got = "NULL"
+			if raw[0] != nil {
+				got = string(raw[0])
+			}
+		}
+	}
+	rows.Close()
+	return got, rows.Err()
+}
+
+// judge compares a verify query's value with its expectation: numerically
+// when both are numbers, else as strings. value is the number got (0 when
+// it is not one).
+func judge(got, expect string, res *artifacts.Step) (ok bool, value float64, note string) {
+	if res != nil {
+		expect = strings.ReplaceAll(expect, "{{requests}}", strconv.FormatInt(res.Requests, 10))
+		expect = strings.ReplaceAll(expect, "{{errors}}", strconv.FormatInt(res.Errors, 10))
+	}
+	expect = strings.TrimSpace(expect)
+	gotNum, gotErr := strconv.ParseFloat(strings.TrimSpace(got), 64)
+	if gotErr == nil {
+		value = gotNum
+	}
+	switch want, wantErr := strconv.ParseFloat(expect, 64); {
+	case expect == "":
+		ok = true
+	case gotErr == nil && wantErr == nil:
+		ok = gotNum == want || math.Abs(gotNum-want) <= 1e-9*math.Max(math.Abs(gotNum), math.Abs(want))
+	default:
+		ok = got == expect
+	}
+	switch {
+	case !ok:
+		note = fmt.Sprintf("got %s, want %s", quoteText(got), quoteText(expect))
+	case gotErr != nil:
+		note = "got " + quoteText(got)
+	}
+	return ok, value, note
+}
+
+func quoteText(s string) string {
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return s
+	}
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return strconv.Quote(s)
+}

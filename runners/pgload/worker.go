@@ -1,0 +1,226 @@
+package pgload
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/benchtui/benchtui/runners"
+)
+
+// statement is a compiled Statement.
+type statement struct {
+	name   string
+	sql    string   // single statement, or "" for a transaction
+	tx     []string // statements of a transaction
+	nargs  []int    // per tx statement: how many args it takes
+	args   []argGen
+	weight int
+}
+
+func compileStatement(s *Statement) (*statement, error) {
+	st := &statement{name: s.Name, sql: s.SQL, tx: s.Tx, weight: s.Weight}
+	if st.weight == 0 {
+		st.weight = 1
+	}
+	for _, a := range s.Args {
+		gen, err := parseArg(a)
+		if err != nil {
+			return nil, err
+		}
+		st.args = append(st.args, gen)
+	}
+	for _, q := range s.Tx {
+		st.nargs = append(st.nargs, min(maxParam(q), len(st.args)))
+	}
+	return st, nil
+}
+
+// worker runs operations for one goroutine.
+type worker struct {
+	r    *runner
+	id   int
+	rec  *runners.Recorder
+	rng  *rand.Rand
+	args []any // reused between operations
+	text []byte
+}
+
+var _ runners.Worker = (*worker)(nil)
+
+func newWorker(r *runner, id int, rec *runners.Recorder) *worker {
+	seed := uint64(time.Now().UnixNano())
+	return &worker{r: r, id: id, rec: rec, rng: rand.New(rand.NewPCG(seed, uint64(id)))}
+}
+
+// Do runs one statement of the mix, picked by weight, on a pooled
+// connection.
+func (w *worker) Do(ctx context.Context) runners.Outcome {
+	st := w.pick()
+	if w.r.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, w.r.timeout)
+		defer cancel()
+	}
+	pool := w.r.live.Load()
+	if pool == nil {
+		return runners.Outcome{Err: "other"}
+	}
+	asked := time.Now()
+	conn, err := pool.Acquire(ctx)
+	sent := time.Now()
+	if w.rec != nil {
+		w.rec.Extra("pool_wait", sent.Sub(asked))
+	}
+	if err != nil {
+		return runners.Outcome{Err: Classify(err), Sent: sent}
+	}
+	args := w.makeArgs(st)
+	if st.sql != "" {
+		_, err = conn.Exec(ctx, st.sql, args...)
+	} else {
+		err = runTx(ctx, conn, st, args)
+	}
+	conn.Release()
+	if err != nil {
+		return runners.Outcome{Err: Classify(err), Sent: sent}
+	}
+	return runners.Outcome{Sent: sent}
+}
+
+// runTx runs st's statements as one transaction; on any failure it rolls
+// back and reports the failure.
+func runTx(ctx context.Context, conn *pgxpool.Conn, st *statement, args []any) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	for i, q := range st.tx {
+		if _, err = tx.Exec(ctx, q, args[:st.nargs[i]]...); err != nil {
+			// Roll back even when ctx has ended, or the connection goes back
+			// to the pool inside a failed transaction.
+			rbCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			_ = tx.Rollback(rbCtx)
+			cancel()
+			return err
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+func (w *worker) pick() *statement {
+	stmts := w.r.stmts
+	if len(stmts) == 1 {
+		return stmts[0]
+	}
+	n := w.rng.IntN(w.r.cum[len(w.r.cum)-1])
+	for i, c := range w.r.cum {
+		if n < c {
+			return stmts[i]
+		}
+	}
+	return stmts[len(stmts)-1]
+}
+
+func (w *worker) makeArgs(st *statement) []any {
+	w.args = w.args[:0]
+	for _, gen := range st.args {
+		w.args = append(w.args, gen(w))
+	}
+	return w.args
+}
+
+const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+func (w *worker) randText(n int) string {
+	w.text = w.text[:0]
+	for range n {
+		w.text = append(w.text, letters[w.rng.IntN(len(letters))])
+	}
+	return string(w.text)
+}
+
+// uuid is a random (version 4) UUID in its text form.
+func (w *worker) uuid() string {
+	var b [16]byte
+	hi, lo := w.rng.Uint64(), w.rng.Uint64()
+	for i := range 8 {
+		b[i], b[8+i] = byte(hi>>(8*i)), byte(lo>>(8*i))
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, 36)
+	for i, c := range b {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			out = append(out, '-')
+		}
+		out = append(out, hex[c>>4], hex[c&0xf])
+	}
+	return string(out)
+}
+
+func nowUTC() time.Time { return time.Now().UTC() }
+
+// Classify names the kind of a failed operation: "sqlstate_" and the
+// server's SQLSTATE code ("sqlstate_23505"), "timeout" (a deadline),
+// "canceled" (the step ended), "refused" (no server), or "other".
+func Classify(err error) string {
+	var pgErr *pgconn.PgError
+	var netErr net.Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &pgErr):
+		return "sqlstate_" + pgErr.Code
+	case errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) && !errors.Is(err, context.Canceled):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT):
+		return "refused"
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return "timeout"
+	}
+	return "other"
+}
+
+// redactedError hides a DSN's password from an error's text while keeping
+// the error chain for errors.Is and errors.As.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redactErr returns err with every password of a URL or DSN, and the
+// password of dsn itself, removed from its text.
+func redactErr(err error, dsn string) error {
+	if err == nil {
+		return nil
+	}
+	msg := runners.RedactURLs(err.Error())
+	if cfg, perr := pgx.ParseConfig(dsn); perr == nil && cfg.Password != "" {
+		msg = strings.ReplaceAll(msg, cfg.Password, runners.Redacted)
+	}
+	return &redactedError{msg: msg, err: err}
+}
+
+// abbreviate shortens SQL for messages.
+func abbreviate(sql string) string {
+	sql = strings.Join(strings.Fields(sql), " ")
+	if len(sql) > 80 {
+		return sql[:77] + "..."
+	}
+	return sql
+}
