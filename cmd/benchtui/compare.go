@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
+
+// cmdCompare implements `benchtui compare BASE CURRENT [--format
+// text|markdown|json] [--threshold 5%] [--threshold p99=10%]`. BASE and
+// CURRENT are artifact files or folders (the newest artifact of each group).
+// It exits 1 when any figure got significantly worse, 2 when an input
+// cannot be read or on bad usage, else 0.
+func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	var opts artifacts.CompareOptions
+	fs := newFlagSet("compare", stderr,
+		"benchtui compare BASE CURRENT [--format text|markdown|json] [--threshold 5%] [--threshold METRIC=10%]")
+	format := fs.String("format", artifacts.FormatText, "output `format`: text, markdown or json")
+	fs.Var(&thresholdFlag{opts: &opts}, "threshold",
+		"minimum effect for a verdict: `5%` for the metrics judged by a test, or METRIC=10% for one metric\n"+
+			"(repeatable; metrics: "+strings.Join(artifacts.MetricNames(), ", ")+
+			"; rss_slope, fds_per_unit and cpu default to 10%)")
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err == nil && len(pos) != 2 {
+		err = fmt.Errorf("want BASE and CURRENT, got %d arguments", len(pos))
+	}
+	if err == nil && !slices.Contains([]string{artifacts.FormatText, artifacts.FormatMarkdown, artifacts.FormatJSON}, *format) {
+		err = fmt.Errorf("unknown --format %q (want text, markdown or json)", *format)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui compare:", err)
+		return exitUsage
+	}
+	base, err := loadSide("base", pos[0])
+	if err == nil {
+		var cur []*artifacts.Artifact
+		if cur, err = loadSide("current", pos[1]); err == nil {
+			return printComparison(artifacts.Compare(base, cur, opts), *format, stdout, stderr)
+		}
+	}
+	fmt.Fprintln(stderr, "benchtui compare:", err)
+	return exitUsage
+}
+
+// newFlagSet is a flag set that reports errors instead of exiting and
+// prints usage, then the flags, to stderr.
+func newFlagSet(name string, stderr io.Writer, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage:", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func printComparison(c artifacts.Comparison, format string, stdout, stderr io.Writer) int {
+	if err := c.Render(stdout, format); err != nil {
+		fmt.Fprintln(stderr, "benchtui compare:", err)
+		return exitUsage
+	}
+	if c.Worse() {
+		return exitFail
+	}
+	return exitOK
+}
+
+// loadSide reads one side of a comparison; a side without any artifact is
+// an error, as nothing could be compared.
+func loadSide(side, path string) ([]*artifacts.Artifact, error) {
+	arts, err := artifacts.LoadSet(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", side, err)
+	}
+	if len(arts) == 0 {
+		return nil, fmt.Errorf("%s: no artifacts in %s", side, path)
+	}
+	return arts, nil
+}
+
+// thresholdFlag sets CompareOptions thresholds from "5%" (the default for
+// metrics judged by a test) or "p99=10%" (one metric). The % is optional:
+// "5" is 5%.
+type thresholdFlag struct{ opts *artifacts.CompareOptions }
+
+func (f *thresholdFlag) String() string {
+	if f.opts == nil || f.opts.ThresholdPct == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(f.opts.ThresholdPct, 'g', -1, 64) + "%"
+}
+
+func (f *thresholdFlag) Set(s string) error {
+	metric, value, named := strings.Cut(s, "=")
+	if !named {
+		value = metric
+	}
+	pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(value), "%"), 64)
+	if err != nil || pct < 0 {
+		return fmt.Errorf("threshold %q: want a percentage such as 5%%", s)
+	}
+	if !named {
+		f.opts.ThresholdPct = pct
+		return nil
+	}
+	if !slices.Contains(artifacts.MetricNames(), metric) {
+		return fmt.Errorf("threshold %q: unknown metric %q (want one of %s)", s, metric,
+			strings.Join(artifacts.MetricNames(), ", "))
+	}
+	if f.opts.Threshold == nil {
+		f.opts.Threshold = make(map[string]float64)
+	}
+	f.opts.Threshold[metric] = pct
+	return nil
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts/artifactstest"
+)
+
+func TestReportMarkdownToStdout(t *testing.T) {
+	before := writeRun(t, 1, artifactstest.T0, 5900, 1.2, 8)
+	after := writeRun(t, 2, artifactstest.T0.Add(time.Hour), 2950, 2.4, 16)
+	code, out, errOut := runCmd(t, cmdReport, before, after)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"## G5 — Synthetic G5", "### Before/after", "RSS slope, tail", "worse"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestReportHTMLToFile(t *testing.T) {
+	dir := filepath.Dir(writeRun(t, 1, artifactstest.T0, 5900, 1.2, 8))
+	out := filepath.Join(t.TempDir(), "report.html")
+	code, stdout, errOut := runCmd(t, cmdReport, dir, "--format", "html", "-o", out)
+	if code != exitOK || stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, errOut)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(data); !strings.HasPrefix(s, "<!DOCTYPE html>") || strings.Count(s, "<svg") != 3 {
+		t.Errorf("not a report with three charts:\n%.400s", s)
+	}
+}
+
+func TestReportErrorsExit2(t *testing.T) {
+	damaged := filepath.Join(t.TempDir(), "G1-5.json")
+	if err := os.WriteFile(damaged, []byte(`{"schema":"benchtui.artifact/v1","group":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{}, {damaged}, {t.TempDir()}, {damaged, "--format", "pdf"}} {
+		code, _, errOut := runCmd(t, cmdReport, args...)
+		if code != exitUsage {
+			t.Errorf("%q: exit %d, want 2", args, code)
+		}
+		if len(args) == 1 && args[0] == damaged && !strings.Contains(errOut, damaged) {
+			t.Errorf("error %q does not name %s", errOut, damaged)
+		}
+	}
+}
