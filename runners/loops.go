@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // startLoad starts the step's load goroutines: the runner's own Drive, or
@@ -15,10 +17,14 @@ func (st *stepRun) startLoad(loadCtx, opCtx context.Context) (*sync.WaitGroup, e
 	if d, ok := st.runner.(Driver); ok {
 		if k := kinds[st.s.group.Runner]; k.Driven == nil || k.Driven(st.s.group) {
 			wg.Go(func() {
-				if err := d.Drive(loadCtx, st.env); err != nil && loadCtx.Err() == nil {
-					st.event("note", "runner stopped: "+err.Error())
-					st.stop("runner error")
+				err := d.Drive(loadCtx, st.env)
+				if loadCtx.Err() != nil {
+					return
 				}
+				if err != nil {
+					st.event(artifacts.EventNote, "runner stopped: "+err.Error())
+				}
+				st.finishEarly() // a driver that returns has done its work
 			})
 			return &wg, nil
 		}

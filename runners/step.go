@@ -160,6 +160,17 @@ func (st *stepRun) stop(why string) {
 	close(st.stopCh)
 }
 
+// finishEarly ends the step before its planned time without a stopped
+// event: a Driver that has done all its work (spawn cycles, say).
+func (st *stepRun) finishEarly() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.stopped {
+		st.stopped = true
+		close(st.stopCh)
+	}
+}
+
 // run runs the step: prepare, warmup, measure, drain, finish.
 func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 	if err := st.runner.Prepare(ctx, st.env); err != nil {
@@ -256,8 +267,8 @@ func (st *stepRun) tick() bool {
 	st.tally.tick(now, active, phase == PhaseMeasure, st.env)
 	st.sampleTarget(active, phase == PhaseMeasure)
 	st.s.publish(st.snapshot(st.state()))
-	if active < planned {
-		return false
+	if planned <= 0 || active < planned {
+		return false // no planned time: a Driver ends the step itself
 	}
 	return phase != PhaseMeasure || !st.soakExtend()
 }
