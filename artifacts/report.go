@@ -154,19 +154,22 @@ func sweepParam(steps []Step) string {
 	return ""
 }
 
+// sweepTable lays out a sweep as one row per step, the swept value first.
+// An open-loop sweep (a "rate" parameter, or drops) adds dropped operations
+// and the most operations in flight, as the seed's arrival-rate table does.
 func sweepTable(steps []Step) *table {
 	param := sweepParam(steps)
-	dropped := false
+	open := param == "rate"
 	for _, s := range steps {
-		dropped = dropped || s.Dropped > 0
+		open = open || s.Dropped > 0
 	}
 	t := &table{header: []string{"step", "p50 (ms)", "p99 (ms)", "ops/s", "errors"},
-		right: []bool{param != "", true, true, true, true, true}}
+		right: []bool{param != "", true, true, true, true, true, true}}
 	if param != "" {
 		t.header[0] = param
 	}
-	if dropped {
-		t.header = append(t.header, "dropped")
+	if open {
+		t.header = append(t.header, "dropped", "max in-flight")
 	}
 	for _, s := range steps {
 		first := s.Label
@@ -175,12 +178,20 @@ func sweepTable(steps []Step) *table {
 		}
 		cells := []string{first, msCell(s.LatencyMS.P50), msCell(s.LatencyMS.P99),
 			FormatNumber(s.ThroughputRPS), FormatNumber(float64(s.Errors))}
-		if dropped {
-			cells = append(cells, FormatNumber(float64(s.Dropped)))
+		if open {
+			cells = append(cells, FormatNumber(float64(s.Dropped)), strconv.Itoa(maxInFlight(s.Series)))
 		}
 		t.add(cells...)
 	}
 	return t
+}
+
+func maxInFlight(series []Point) int {
+	m := 0
+	for _, p := range series {
+		m = max(m, p.InFlight)
+	}
+	return m
 }
 
 // msCell formats milliseconds for a table whose header carries the unit,

@@ -1,10 +1,12 @@
 package artifacts_test
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/artifactstest"
 )
 
 // reportFixture is every run of fixtureRuns, with checks, events and notes
@@ -37,4 +39,23 @@ func TestReportHTMLGolden(t *testing.T) {
 		t.Errorf("%d charts, want 7", n)
 	}
 	golden(t, "report.html", []byte(got))
+}
+
+func TestReportOpenLoopSweep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	var steps []artifacts.Step
+	for _, rate := range []float64{10, 20, 40} {
+		s := artifactstest.Step(rng, artifactstest.Spec{Label: "rate=" + itoa(rate),
+			Params: map[string]float64{"rate": rate}, RPS: rate * 0.96, P50: 500, P99: 700, CV: 0.02})
+		s.Series[3].InFlight = int(6 * rate)
+		steps = append(steps, s)
+	}
+	steps[2].Dropped = 3
+	got := artifacts.Report([]*artifacts.Artifact{artifactstest.Artifact("G15", artifactstest.T0, steps...)})
+	for _, want := range []string{"| rate | p50 (ms) | p99 (ms) | ops/s | errors | dropped | max in-flight |",
+		"| 40 |", "| 240 |"} {
+		if !strings.Contains(strings.Join(strings.Fields(got), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("report lacks %q:\n%s", want, got)
+		}
+	}
 }
