@@ -67,7 +67,7 @@ func newRunner(g *runners.Group, env *runners.RunEnv) (runners.Runner, error) {
 func (r *runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.startEmbedded(ctx); err != nil {
+	if err := r.startEmbedded(ctx, step); err != nil {
 		return err
 	}
 	size := r.spec.Pool
@@ -98,7 +98,7 @@ func (r *runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 	return nil
 }
 
-func (r *runner) startEmbedded(ctx context.Context) error {
+func (r *runner) startEmbedded(ctx context.Context, step *runners.StepEnv) error {
 	if r.spec.DSN != EmbeddedDSN || r.embedded != nil {
 		return nil
 	}
@@ -107,6 +107,7 @@ func (r *runner) startEmbedded(ctx context.Context) error {
 		return fmt.Errorf("group %s: starting the embedded postgres: %w", r.group.ID, err)
 	}
 	r.embedded, r.dsn = e, e.DSN()
+	step.Event(artifacts.EventNote, fmt.Sprintf("embedded postgres: pid %d, port %d, folder %s", e.PID(), e.Port(), e.Dir()))
 	if r.env != nil && r.env.Cleanup != nil {
 		r.env.Cleanup(func() { _ = e.Stop() })
 	}
