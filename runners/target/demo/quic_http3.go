@@ -29,13 +29,9 @@ type HTTP3Server struct {
 // until ctx is done or Close is called. Mount the HTTP demo's handler to
 // serve the same routes over HTTP/3.
 func ServeHTTP3(ctx context.Context, addr string, tlsConf *tls.Config, h http.Handler) (*HTTP3Server, error) {
-	udpAddr, err := net.ResolveUDPAddr("udp", addr)
+	pc, err := listenUDP(addr, "HTTP/3")
 	if err != nil {
-		return nil, fmt.Errorf("resolving HTTP/3 address %s: %w", addr, err)
-	}
-	pc, err := net.ListenUDP("udp", udpAddr)
-	if err != nil {
-		return nil, fmt.Errorf("listening for HTTP/3 on %s: %w", addr, err)
+		return nil, err
 	}
 	s := &HTTP3Server{
 		srv: &http3.Server{

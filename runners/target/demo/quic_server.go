@@ -40,9 +40,10 @@ const maxQUICRequest = 64 << 10
 // Anything else resets the stream with QUICCodeUnknown.
 type QUICServer struct {
 	ln      *quic.Listener
+	tr      *quic.Transport
 	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	once    sync.Once
+	wg      sync.WaitGroup // acceptLoop, connections and streams
+	done    chan struct{}  // closed when the socket is closed
 	streams atomic.Int64
 	conns   atomic.Int64
 }
@@ -52,23 +53,32 @@ type QUICServer struct {
 // NextProtos are set to QUICALPN on a copy). It serves until ctx is done or
 // Close is called.
 func ServeQUIC(ctx context.Context, addr string, tlsConf *tls.Config) (*QUICServer, error) {
+	pc, err := listenUDP(addr, "QUIC")
+	if err != nil {
+		return nil, err
+	}
 	conf := tlsConf.Clone()
 	conf.NextProtos = []string{QUICALPN}
-	ln, err := quic.ListenAddr(addr, conf, &quic.Config{
+	tr := &quic.Transport{Conn: pc}
+	ln, err := tr.Listen(conf, &quic.Config{
 		MaxIncomingStreams: 4096,
 		MaxIdleTimeout:     30 * time.Second,
 	})
 	if err != nil {
+		_ = pc.Close()
 		return nil, fmt.Errorf("listening for QUIC on %s: %w", addr, err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &QUICServer{ln: ln, cancel: cancel}
-	s.wg.Add(2)
+	s := &QUICServer{ln: ln, tr: tr, cancel: cancel, done: make(chan struct{})}
+	s.wg.Add(1)
 	go s.acceptLoop(ctx)
 	go func() {
-		defer s.wg.Done()
 		<-ctx.Done()
 		_ = ln.Close()
+		s.wg.Wait() // every connection has sent its CONNECTION_CLOSE
+		_ = tr.Close()
+		_ = pc.Close()
+		close(s.done)
 	}()
 	return s, nil
 }
@@ -82,11 +92,11 @@ func (s *QUICServer) Streams() int64 { return s.streams.Load() }
 // Conns is the number of connections accepted so far.
 func (s *QUICServer) Conns() int64 { return s.conns.Load() }
 
-// Close stops the server, closes its connections and waits for every
-// goroutine it started.
+// Close stops the server, closes its connections and socket, and waits for
+// every goroutine it started.
 func (s *QUICServer) Close() error {
-	s.once.Do(s.cancel)
-	s.wg.Wait()
+	s.cancel()
+	<-s.done
 	return nil
 }
 

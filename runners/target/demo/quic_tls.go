@@ -59,3 +59,17 @@ func CertPEM(conf *tls.Config) []byte {
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: conf.Certificates[0].Certificate[0]})
 }
+
+// listenUDP opens the UDP socket of a demo server; what names the server
+// in errors.
+func listenUDP(addr, what string) (*net.UDPConn, error) {
+	udpAddr, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("resolving %s address %s: %w", what, addr, err)
+	}
+	pc, err := net.ListenUDP("udp", udpAddr)
+	if err != nil {
+		return nil, fmt.Errorf("listening for %s on %s: %w", what, addr, err)
+	}
+	return pc, nil
+}
