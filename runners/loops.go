@@ -107,15 +107,14 @@ func startOpenLoop(loadCtx, opCtx context.Context, env *StepEnv, workers []Worke
 
 func dispatch(ctx context.Context, env *StepEnv, slots chan<- struct{}, jobs chan<- time.Time) {
 	rate := env.Load.Rate
-	start := time.Now()
-	var shift time.Duration // paused time so far
+	start, pausedBefore := time.Now(), env.gate.PausedTotal()
 	dropRec := env.Recorder(0)
 	for i := int64(0); ; {
-		waited, err := env.gate.Wait(ctx)
-		shift += waited
-		if err != nil || ctx.Err() != nil {
+		if _, err := env.gate.Wait(ctx); err != nil || ctx.Err() != nil {
 			return
 		}
+		// Every pause, whenever it began, moves the rest of the schedule.
+		shift := env.gate.PausedTotal() - pausedBefore
 		now := time.Now()
 		for ; ; i++ {
 			due := start.Add(shift + time.Duration(float64(i)*float64(time.Second)/rate))

@@ -65,6 +65,8 @@ type TargetHandle interface {
 type Gate struct {
 	mu      sync.Mutex
 	resumed chan struct{} // nil while running; closed on resume
+	since   time.Time     // when the current pause began
+	total   time.Duration // of the pauses that ended
 }
 
 // Pause closes the gate; it returns false if it was already closed.
@@ -75,6 +77,7 @@ func (g *Gate) Pause() bool {
 		return false
 	}
 	g.resumed = make(chan struct{})
+	g.since = time.Now()
 	return true
 }
 
@@ -87,6 +90,7 @@ func (g *Gate) Resume() bool {
 	}
 	close(g.resumed)
 	g.resumed = nil
+	g.total += time.Since(g.since)
 	return true
 }
 
@@ -95,6 +99,16 @@ func (g *Gate) Paused() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.resumed != nil
+}
+
+// PausedTotal is the time spent paused so far, the current pause included.
+func (g *Gate) PausedTotal() time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.resumed != nil {
+		return g.total + time.Since(g.since)
+	}
+	return g.total
 }
 
 // Wait blocks while the gate is closed. It returns how long it waited, and
