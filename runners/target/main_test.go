@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -55,6 +56,13 @@ func startLeaky(t *testing.T, cfg Config, args ...string) *Process {
 	if cfg.ReadyTimeout == 0 {
 		cfg.ReadyTimeout = 10 * time.Second
 	}
+	return mustStart(t, cfg)
+}
+
+// mustStart starts (or attaches to) cfg's target and stops it when the
+// test ends.
+func mustStart(t *testing.T, cfg Config) *Process {
+	t.Helper()
 	p, err := Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
@@ -116,6 +124,33 @@ func waitFor(d time.Duration, cond func() bool) bool {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return cond()
+}
+
+// signalExit sends sig to p and checks it exits with status want.
+func signalExit(t *testing.T, p *Process, sig syscall.Signal, want string) {
+	t.Helper()
+	if err := p.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	waitExited(t, p, 5*time.Second)
+	if got := p.ExitStatus(); got != want {
+		t.Errorf("ExitStatus %q after %v, want %q", got, sig, want)
+	}
+}
+
+// waitPIDFile waits until the helper has written its pidfile, which it does
+// once its runtime is up.
+func waitPIDFile(t *testing.T, path string) int {
+	t.Helper()
+	var pid int
+	if !waitFor(5*time.Second, func() bool {
+		var err error
+		pid, err = ReadPIDFile(path)
+		return err == nil
+	}) {
+		t.Fatalf("helper wrote no pidfile %s", path)
+	}
+	return pid
 }
 
 // waitExited fails the test unless p exits within d.

@@ -122,6 +122,7 @@ func TestKilledMidWatch(t *testing.T) {
 	if _, err := s.Sample(); err != nil {
 		t.Fatal(err)
 	}
+	// By PID, not through p: the target dies of something else.
 	if err := syscall.Kill(p.PID(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -205,13 +206,7 @@ func TestSignalAndEnv(t *testing.T) {
 	if b, _ := os.ReadFile(p.LogPath()); !strings.Contains(string(b), "merged "+os.Getenv("HOME")) {
 		t.Errorf("env not merged with os.Environ: log %q", b)
 	}
-	if err := p.Signal(syscall.SIGUSR1); err != nil {
-		t.Fatal(err)
-	}
-	waitExited(t, p, 5*time.Second)
-	if got := p.ExitStatus(); got != "signal user defined signal 1" {
-		t.Errorf("ExitStatus %q", got)
-	}
+	signalExit(t, p, syscall.SIGUSR1, "signal user defined signal 1")
 }
 
 func TestConfigValidate(t *testing.T) {
