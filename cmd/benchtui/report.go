@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/benchtui/benchtui/artifacts"
 )
@@ -55,7 +56,12 @@ func reportTo(paths []string, format, out string, stdout io.Writer) error {
 	}
 	doc := render(arts)
 	if out != "" {
-		return artifacts.WriteFileAtomic(out, []byte(doc))
+		if err := artifacts.WriteFileAtomic(out, []byte(doc)); err != nil {
+			return err
+		}
+		// The temporary file behind the atomic write is private; a report
+		// is meant to be shared.
+		return os.Chmod(out, 0o644)
 	}
 	_, err = io.WriteString(stdout, doc)
 	return err
