@@ -67,9 +67,13 @@ func (d *decoder) plan(n *yaml.Node, p *Plan) {
 		p.Groups = append(p.Groups, d.group(gn, fmt.Sprintf("groups[%d]", i)))
 	}
 	for name, t := range p.Targets {
-		if tn := mappingValue(mappingValue(n, "targets"), name); tn != nil {
-			t.Pos = d.pos(tn)
+		tn := mappingValue(mappingValue(n, "targets"), name)
+		if t == nil {
+			d.errorf(tn, "targets."+name, "empty target: give command, pid, pidfile or cgroup")
+			delete(p.Targets, name)
+			continue
 		}
+		t.Pos = d.pos(tn)
 	}
 }
 
