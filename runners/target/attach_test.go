@@ -3,6 +3,8 @@ package target
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,5 +153,20 @@ func TestCgroupV1(t *testing.T) {
 	}
 	if _, err := Start(context.Background(), Config{Cgroup: filepath.Join(empty, "missing")}); err == nil {
 		t.Error("attach to a missing cgroup succeeded")
+	}
+}
+
+func TestAttachReadyHTTPSSelfSigned(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/ready" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	defer srv.Close()
+	attachTo(t, Config{PID: os.Getpid(), Ready: srv.URL + "/ready", ReadyTimeout: 5 * time.Second})
+	_, err := Start(context.Background(), Config{PID: os.Getpid(), Ready: srv.URL + "/down", ReadyTimeout: 300 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "503") {
+		t.Errorf("a 503 target got ready: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -49,8 +50,9 @@ type procStat struct {
 }
 
 // SampleProc reads pid's resources from /proc: RSS, threads and CPU time
-// from /proc/PID/stat, open fds by listing /proc/PID/fd. It costs a few
-// microseconds plus about a microsecond per thousand fds.
+// from /proc/PID/stat, open fds from /proc/PID/fd. It costs tens of
+// microseconds (see BenchmarkSampleProc), whatever the fd count on Linux
+// 6.2 and later.
 func SampleProc(pid int) (Sample, error) {
 	dir := "/proc/" + strconv.Itoa(pid)
 	b, err := os.ReadFile(dir + "/stat")
@@ -99,10 +101,22 @@ func parseStat(b []byte) (procStat, error) {
 	return st, nil
 }
 
-// countFDs counts the entries of a /proc/PID/fd folder with one listing
-// (getdents), without a stat per fd. It is -1 when the folder is not ours
-// to read.
+// countFDs counts the open fds of a /proc/PID/fd folder. Since Linux 6.2
+// the folder's stat size is that count, at O(1); before, it is 0 and the
+// folder is listed (one getdents for a few hundred fds, no stat per fd).
+// It is -1 when the folder is not ours to read.
 func countFDs(dir string) (int, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(dir, &st); err == nil && st.Size > 0 {
+		return int(st.Size), nil
+	}
+	return listFDs(dir)
+}
+
+// listFDs counts the entries of a /proc/PID/fd folder with one
+// Readdirnames; the kernel builds a dentry per fd, so it costs about half a
+// microsecond per fd.
+func listFDs(dir string) (int, error) {
 	f, err := os.Open(dir)
 	if errors.Is(err, os.ErrPermission) {
 		return -1, nil

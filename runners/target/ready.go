@@ -3,6 +3,7 @@ package target
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -58,7 +59,13 @@ func httpProbe(url string) probe {
 	return func(ctx context.Context, _ *Process) error {
 		// A fresh transport without keep-alives leaves no idle connection
 		// (nor its goroutines) behind; a probe runs a few times a second.
-		tr := &http.Transport{DisableKeepAlives: true}
+		// The probe only asks whether the target answers, sends nothing
+		// secret, and local targets often have self-signed certificates:
+		// it does not verify them.
+		tr := &http.Transport{
+			DisableKeepAlives: true,
+			TLSClientConfig:   &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // readiness probe only
+		}
 		defer tr.CloseIdleConnections()
 		client := &http.Client{Transport: tr, Timeout: readyProbeTimeout}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -143,10 +150,15 @@ func (p *Process) waitReady(ctx context.Context, ready probe) error {
 	defer cancel()
 	tick := time.NewTicker(readyPoll)
 	defer tick.Stop()
+	var last error
 	for {
-		last := ready(ctx, p)
-		if last == nil {
+		err := ready(ctx, p)
+		if err == nil {
 			return nil
+		}
+		// A probe cut short by the deadline says less than the one before.
+		if last == nil || ctx.Err() == nil {
+			last = err
 		}
 		select {
 		case <-p.exited:

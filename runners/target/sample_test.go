@@ -4,6 +4,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -178,13 +179,49 @@ func BenchmarkSampleProc(b *testing.B) {
 	}
 	b.Run("fds=self", run)
 	b.Run("fds=+1000", func(b *testing.B) {
-		for range 1000 {
-			f, err := os.Open(os.DevNull)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer f.Close()
-		}
+		openDevNull(b, 1000)
 		run(b)
 	})
+	// The fd listing older kernels (before 6.2) fall back to.
+	b.Run("listing/fds=+1000", func(b *testing.B) {
+		openDevNull(b, 1000)
+		dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+		for b.Loop() {
+			if _, err := listFDs(dir); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// openDevNull opens n more fds until the benchmark ends.
+func openDevNull(b *testing.B, n int) {
+	b.Helper()
+	for range n {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { f.Close() })
+	}
+}
+
+func TestListFDsMatchesCount(t *testing.T) {
+	// Not parallel: it counts this process's fds.
+	for _, dir := range []string{"/proc/self/fd", selfFDDir} {
+		counted, err := countFDs(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed, err := listFDs(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if counted != listed {
+			t.Errorf("%s: stat says %d fds, the listing %d", dir, counted, listed)
+		}
+	}
+	if _, err := listFDs("/proc/0/fd"); err == nil {
+		t.Error("listing the fds of pid 0 succeeded")
+	}
 }

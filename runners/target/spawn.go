@@ -66,7 +66,7 @@ func spawn(cfg Config) (*Process, error) {
 	if err := os.MkdirAll(cfg.LogDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating log folder of target %q: %w", cfg.Name, err)
 	}
-	logPath := filepath.Join(cfg.LogDir, cfg.Name+".log")
+	logPath := filepath.Join(cfg.LogDir, strings.ReplaceAll(cfg.Name, "/", "_")+".log")
 	// The child writes straight to the file, not to a pipe: a stalled
 	// benchtui can never block the target's writes.
 	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)

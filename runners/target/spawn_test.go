@@ -46,7 +46,7 @@ func TestReadyTCP(t *testing.T) {
 
 func TestReadyStdout(t *testing.T) {
 	t.Parallel()
-	p := startLeaky(t, Config{Ready: `stdout:/listening on :\d+$/`},
+	p := startLeaky(t, Config{Name: "api/v2", Ready: `stdout:/listening on :\d+$/`},
 		"-lines", "3", "-ready-after", "300ms", "-print", "server listening on :8080")
 	b, err := os.ReadFile(p.LogPath())
 	if err != nil {
@@ -55,8 +55,8 @@ func TestReadyStdout(t *testing.T) {
 	if !strings.Contains(string(b), "server listening on :8080\n") {
 		t.Fatalf("log %q lacks the ready line", b)
 	}
-	if filepath.Base(p.LogPath()) != "leaky.log" {
-		t.Errorf("log path %s, want <LogDir>/leaky.log", p.LogPath())
+	if filepath.Base(p.LogPath()) != "api_v2.log" {
+		t.Errorf("log path %s, want <LogDir>/api_v2.log", p.LogPath())
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -43,7 +44,7 @@ type Config struct {
 	Dir string
 	// Ready says when the target is ready: "http://…" or "https://…" (a
 	// 2xx answer), "tcp://host:port" (a connection), "stdout:/regex/" (a
-	// line of its output), or empty (at once).
+	// line of its log, where stdout and stderr both go), or empty (at once).
 	Ready string
 	// ReadyTimeout bounds the wait for Ready (default 30s).
 	ReadyTimeout time.Duration
@@ -60,8 +61,9 @@ type Config struct {
 	// StopGrace is how long Stop waits after SIGTERM before SIGKILL
 	// (default 5s).
 	StopGrace time.Duration
-	// LogDir holds <Name>.log, the spawned target's stdout and stderr
-	// (default: benchtui-targets in the temp folder).
+	// LogDir holds <Name>.log (a '/' in Name becomes '_'), the spawned
+	// target's stdout and stderr, truncated at each start (default:
+	// benchtui-targets in the temp folder).
 	LogDir string
 }
 
@@ -109,7 +111,7 @@ func (c Config) withDefaults() Config {
 		c.StopGrace = DefaultStopGrace
 	}
 	if c.LogDir == "" {
-		c.LogDir = os.TempDir() + "/benchtui-targets"
+		c.LogDir = filepath.Join(os.TempDir(), "benchtui-targets")
 	}
 	return c
 }
