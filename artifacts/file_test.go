@@ -1,0 +1,142 @@
+package artifacts
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+var updateFixture = flag.Bool("update-fixture", false, "rewrite testdata/artifact.json")
+
+// fixture is an artifact with every field of the schema set.
+func fixture(t testing.TB) *Artifact {
+	h := NewHistogram()
+	for i := int64(1); i <= 1000; i++ {
+		h.RecordValue(i * 10) // 10 µs … 10 ms
+	}
+	enc, err := EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	return &Artifact{
+		Schema: Schema,
+		Run: Run{ID: "r1", Started: started, Finished: started.Add(9 * time.Minute), Partial: true,
+			Host: Host{OS: "linux", CPUs: 2, Go: "go1.26"}, ToolVersion: "dev", PlanSHA256: "abc"},
+		Group: Group{ID: "G5", Title: "Sustained", Runner: "http", Config: map[string]any{"load": map[string]any{"concurrency": 50.0}}},
+		Steps: []Step{{
+			Label: "concurrency=50", Params: map[string]float64{"concurrency": 50}, DurationS: 540, PausedS: 3.5,
+			Requests: 3198945, Errors: 2, Dropped: 1, ErrorKinds: map[string]int64{"timeout": 2}, ThroughputRPS: 5924.1,
+			LatencyMS: PercentilesOf(h), ServiceMS: Percentiles{P50: 1.1, P99: 7.9},
+			ExtraMS: map[string]Percentiles{"pool_wait": {P50: 0.1}}, Histogram: enc,
+			Target: &TargetStats{RSSMB: Range{40.1, 90.2, 88}, RSSSlopeMBPerMin: 6.52, RSSTailSlopeMBMin: 0.57,
+				FDs: Range{12, 713, 14}, FDsPerUnit: 1.41, CPUCores: 0.37},
+			Series:   []Point{{T: 1, DT: 1, RPS: 5900, P50MS: 1.2, P99MS: 8, InFlight: 50, RSSMB: 41, FDs: 64}},
+			Checks:   []Check{{Name: "p99 <= 50ms", OK: true, Value: 8.1}},
+			Events:   []Event{{T: 300, Kind: EventExtended, Note: "RSS rising 6.5 MB/min > 1.0 MB/min"}},
+			Counters: map[string]int64{"disconnects": 3},
+		}},
+		Notes: []string{"rebuilt after fix"},
+	}
+}
+
+func TestWriteLoadRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	a := fixture(t)
+	path, err := Write(dir, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(path) != "G5-1796040000000.json" {
+		t.Errorf("file name %s", filepath.Base(path))
+	}
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, a) {
+		t.Errorf("round trip changed the artifact:\n got %+v\nwant %+v", got, a)
+	}
+	h, err := DecodeHistogram(got.Steps[0].Histogram)
+	if err != nil || h.TotalCount() != 1000 || PercentilesOf(h) != a.Steps[0].LatencyMS {
+		t.Errorf("histogram after round trip: count %d, err %v", h.TotalCount(), err)
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(leftovers) > 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+}
+
+// TestGoldenFixture pins the JSON field names: they are a contract.
+func TestGoldenFixture(t *testing.T) {
+	data, err := json.MarshalIndent(fixture(t), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "artifact.json")
+	if *updateFixture {
+		os.WriteFile(golden, append(data, '\n'), 0o644)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(bytes.TrimSpace(want), data) {
+		os.WriteFile(golden+".got", data, 0o644)
+		t.Errorf("artifact JSON differs from %s (see .got)", golden)
+	}
+	if _, err := Decode(want); err != nil {
+		t.Errorf("golden fixture does not load: %v", err)
+	}
+}
+
+func TestLoadRejectsOtherSchemaAndDamage(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]string{
+		"other.json":    `{"schema": "k6.summary/v1", "group": {"id": "x"}}`,
+		"cut.json":      `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [`,
+		"noschema.json": `{"group": {"id": "x"}}`,
+		"badhist.json":  `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"histogram": "HISTFAAAnotreally"}]}`,
+	}
+	for name, body := range cases {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(body), 0o644)
+		if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: error %v does not name the file", name, err)
+		}
+	}
+}
+
+func TestNewestSkipsLaterRuns(t *testing.T) {
+	dir := t.TempDir()
+	a := fixture(t)
+	for _, min := range []int{0, 10, 20} {
+		a.Run.Started = time.Date(2026, 11, 30, 12, min, 0, 0, time.UTC)
+		if _, err := Write(dir, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Newest(dir, "G5", time.Date(2026, 11, 30, 12, 15, 0, 0, time.UTC))
+	if err != nil || filepath.Base(got) != FileName("G5", time.Date(2026, 11, 30, 12, 10, 0, 0, time.UTC)) {
+		t.Errorf("Newest = %s, %v", got, err)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	data, _ := json.Marshal(fixture(f))
+	f.Add(data)
+	f.Add([]byte(`{"schema":"benchtui.artifact/v1","group":{"id":"g"},"steps":[{"histogram":"HISTFAAAAB"}]}`))
+	f.Add([]byte(`{"schema":"benchtui.artifact/v1"}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, err := Decode(b)
+		if err == nil && (a == nil || a.Group.ID == "") {
+			t.Fatal("accepted an artifact without a group")
+		}
+	})
+}
