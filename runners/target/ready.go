@@ -164,7 +164,7 @@ func (p *Process) waitReady(ctx context.Context, ready probe) error {
 		case <-p.exited:
 			return fmt.Errorf("target exited (%s) before it was ready (%s)", p.status, p.cfg.Ready)
 		case <-ctx.Done():
-			if context.Cause(ctx) == errReadyTimeout {
+			if errors.Is(context.Cause(ctx), errReadyTimeout) {
 				return fmt.Errorf("not ready (%s) within %s: %w", p.cfg.Ready, p.cfg.ReadyTimeout, last)
 			}
 			return fmt.Errorf("waiting for readiness (%s): %w", p.cfg.Ready, context.Cause(ctx))
