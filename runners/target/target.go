@@ -2,7 +2,8 @@
 // spawns (in its own process group, output to a log file, started only once
 // ready) or attaches to (by PID, a pidfile or a cgroup), and samples while
 // the load runs: resident memory, open fds, threads and CPU, read from /proc
-// (or the cgroup's files) directly, so a sample costs a few microseconds.
+// (or the cgroup's files) directly, so a sample costs tens of microseconds
+// whatever the fd count.
 //
 // The samples of a step go into a History, which keeps memory constant on
 // any soak length, and Analyze turns them into the step's
