@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -26,11 +28,15 @@ var (
 
 // conn is one QUIC connection, with its HTTP/3 client in http3 mode.
 type conn struct {
-	qc *quic.Conn
-	h3 *http3.ClientConn
+	qc     *quic.Conn
+	h3     *http3.ClientConn
+	broken atomic.Bool // an operation saw the connection fail
 }
 
 func (c *conn) dead() bool {
+	if c.broken.Load() {
+		return true
+	}
 	select {
 	case <-c.qc.Context().Done():
 		return true
@@ -165,6 +171,11 @@ func (w *worker) Do(ctx context.Context) runners.Outcome {
 	if w.r.policy == ConnFresh {
 		c.close()
 		sent = start
+	}
+	if errors.Is(err, net.ErrClosed) {
+		// quic-go's connection errors unwrap to net.ErrClosed; the
+		// connection's context may not be done yet, so mark it.
+		c.broken.Store(true)
 	}
 	if err != nil {
 		return runners.Outcome{Err: classify(ctx, err), Sent: sent}

@@ -1,0 +1,231 @@
+package sse
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+)
+
+// Default reconnect backoff clamps.
+const (
+	BackoffMin = 500 * time.Millisecond
+	BackoffMax = 30 * time.Second
+)
+
+// recorder is what subscribers record into; *runners.Recorder is one.
+type recorder interface {
+	Observe(latency, service time.Duration, errKind string)
+	Extra(name string, d time.Duration)
+	Count(name string, n int64)
+}
+
+// host is what a drive needs of its step; stepHost adapts a StepEnv.
+type host interface {
+	recorder(i int) recorder
+	gate() *runners.Gate
+	addInFlight(delta int)
+	setUnits(n int)
+}
+
+type stepHost struct{ env *runners.StepEnv }
+
+func (h stepHost) recorder(i int) recorder { return h.env.Recorder(i) }
+func (h stepHost) gate() *runners.Gate     { return h.env.Gate() }
+func (h stepHost) addInFlight(d int)       { h.env.AddInFlight(d) }
+func (h stepHost) setUnits(n int)          { h.env.SetUnits(n) }
+
+// Runner is the SSE runner of one group. All subscribers share one
+// http.Transport.
+type Runner struct {
+	spec    Spec
+	ramp    ramp
+	client  *http.Client
+	tr      *http.Transport
+	headers http.Header
+
+	// Reconnect backoff clamps; tests shorten them.
+	backoffMin, backoffMax time.Duration
+}
+
+var (
+	_ runners.Runner = (*Runner)(nil)
+	_ runners.Driver = (*Runner)(nil)
+)
+
+func newKind(g *runners.Group, _ *runners.RunEnv) (runners.Runner, error) {
+	s := specOf(g)
+	if s == nil {
+		return nil, fmt.Errorf("group %s: no sse section", g.ID)
+	}
+	return New(*s)
+}
+
+// New builds an SSE runner from its section.
+func New(s Spec) (*Runner, error) {
+	if p := s.problems(); len(p) > 0 {
+		return nil, fmt.Errorf("sse section: %s", p[0])
+	}
+	rp, _ := parseRamp(s.Ramp)
+	timeout := defaultTimeout
+	if s.Timeout.D() > 0 {
+		timeout = s.Timeout.D()
+	}
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   timeout,
+		ResponseHeaderTimeout: timeout,
+		MaxIdleConns:          0, // no limit
+		MaxIdleConnsPerHost:   max(s.Subscribers, 1024),
+		MaxConnsPerHost:       0, // no limit: one connection per subscriber
+		DisableCompression:    true,
+		WriteBufferSize:       1 << 10, // requests are small; memory is per subscriber
+		ReadBufferSize:        2 << 10,
+		TLSClientConfig:       &tls.Config{InsecureSkipVerify: s.InsecureSkipVerify}, //nolint:gosec // the plan asks for it
+	}
+	h := http.Header{}
+	h.Set("Accept", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	for k, v := range s.Headers {
+		h.Set(k, v)
+	}
+	return &Runner{
+		spec: s, ramp: rp, tr: tr, client: &http.Client{Transport: tr}, headers: h,
+		backoffMin: BackoffMin, backoffMax: BackoffMax,
+	}, nil
+}
+
+// Prepare does nothing: subscribers connect under the clock.
+func (r *Runner) Prepare(context.Context, *runners.StepEnv) error { return nil }
+
+// NewWorker is not used: the runner drives itself.
+func (r *Runner) NewWorker(int, *runners.Recorder) (runners.Worker, error) {
+	return nil, errors.New("sse runner is a Driver: it has no workers")
+}
+
+// Finish closes the idle connections left by the step.
+func (r *Runner) Finish(context.Context, *runners.StepEnv, *artifacts.Step) error {
+	r.tr.CloseIdleConnections()
+	return nil
+}
+
+// Close releases the transport's connections.
+func (r *Runner) Close() error {
+	r.tr.CloseIdleConnections()
+	return nil
+}
+
+// Drive holds the step's subscribers until ctx ends, then closes every
+// stream and returns once every goroutine it started has exited.
+func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
+	n := r.spec.Subscribers
+	if v, ok := env.Params["subscribers"]; ok && v > 0 {
+		n = int(v)
+	}
+	if n == 0 {
+		n = max(env.Load.Concurrency, 1)
+	}
+	return r.drive(ctx, stepHost{env}, n)
+}
+
+// drive is one step's run of n subscribers.
+type drive struct {
+	r         *Runner
+	h         host
+	mu        sync.Mutex // orders SetUnits calls
+	connected int
+}
+
+func (r *Runner) drive(ctx context.Context, h host, n int) error {
+	d := &drive{r: r, h: h}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	batch := n
+	if r.ramp.n > 0 {
+		batch = r.ramp.n
+	}
+	for started := 0; started < n; {
+		for i := started; i < min(n, started+batch); i++ {
+			wg.Go(func() { d.subscriber(ctx, i) })
+		}
+		started += batch
+		if started < n && !d.pause(ctx, r.ramp.every) {
+			return nil
+		}
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// pause sleeps for wait, then holds while the step is paused. It reports
+// false when ctx ended first.
+func (d *drive) pause(ctx context.Context, wait time.Duration) bool {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+	}
+	if g := d.h.gate(); g != nil {
+		if _, err := g.Wait(ctx); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// subscriber holds one stream, reconnecting after drops when asked to.
+func (d *drive) subscriber(ctx context.Context, i int) {
+	rec := d.h.recorder(i)
+	st := &stream{d: d, rec: rec}
+	attempt := 0
+	for {
+		if st.connect(ctx) > 0 {
+			attempt = 0
+		}
+		if ctx.Err() != nil || !d.r.spec.Reconnect {
+			return
+		}
+		wait := d.r.backoff(attempt)
+		attempt++
+		rec.Extra("backoff", wait)
+		if !d.pause(ctx, wait) {
+			return
+		}
+		rec.Count("reconnects", 1)
+	}
+}
+
+// backoff is the wait before reconnect attempt n (0-based): a uniform draw
+// below backoffMin·2ⁿ (full jitter), clamped to [backoffMin, backoffMax].
+func (r *Runner) backoff(n int) time.Duration {
+	ceil := r.backoffMax
+	if n < 40 && r.backoffMin<<n < r.backoffMax && r.backoffMin<<n > 0 {
+		ceil = r.backoffMin << n
+	}
+	w := time.Duration(rand.Int64N(int64(ceil) + 1))
+	return min(max(w, r.backoffMin), r.backoffMax)
+}
+
+// open and closed move the connected-subscriber and in-flight figures.
+func (d *drive) open() { d.move(1) }
+
+func (d *drive) closed() { d.move(-1) }
+
+func (d *drive) move(delta int) {
+	d.h.addInFlight(delta)
+	d.mu.Lock()
+	d.connected += delta
+	d.h.setUnits(d.connected)
+	d.mu.Unlock()
+}

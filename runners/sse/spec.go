@@ -1,0 +1,110 @@
+// Package sse is benchtui's Server-Sent Events runner (`runner: sse`): a
+// flood of subscribers, each holding one event stream, started all at once
+// or in ramp batches, optionally reconnecting with backoff.
+//
+// The runner drives itself (runners.Driver). Its operations are received
+// events: each is recorded once, with a latency taken from the event's own
+// send time when the data carries one (a JSON `ts` field in unix
+// milliseconds, or an `id` that is a unix-ms time), else the gap since the
+// previous event. Per connection it records the time to the first event
+// (extra "first_event"); it counts disconnects and reconnects and records
+// each backoff (extra "backoff"). Failed connects are errored operations.
+package sse
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/benchtui/benchtui/runners"
+)
+
+const defaultTimeout = 10 * time.Second
+
+// Spec is the `sse:` section of a group.
+type Spec struct {
+	// URL is the event stream's http:// or https:// URL.
+	URL string `yaml:"url,required"`
+	// Subscribers is how many streams to hold; 0 means the load's
+	// concurrency (a `subscribers` sweep value wins over both).
+	Subscribers int `yaml:"subscribers"`
+	// Ramp starts subscribers in batches, "100/5s": 100 every 5 s. Empty
+	// starts them all at once.
+	Ramp string `yaml:"ramp"`
+	// Headers are sent with every request (Authorization is redacted).
+	Headers map[string]string `yaml:"headers"`
+	// Reconnect re-opens a dropped stream after a backoff (500 ms doubling
+	// to 30 s, full jitter) with Last-Event-ID.
+	Reconnect bool `yaml:"reconnect"`
+	// Timeout bounds connecting and waiting for the response headers
+	// (default 10s); an open stream has no timeout.
+	Timeout runners.Duration `yaml:"timeout"`
+	// InsecureSkipVerify skips TLS verification for https URLs.
+	InsecureSkipVerify bool `yaml:"insecure_skip_verify"`
+}
+
+func init() {
+	runners.RegisterSection("sse", func() any { return &Spec{} })
+	runners.RegisterKind(runners.Kind{
+		Name:     "sse",
+		Validate: validate,
+		New:      newKind,
+		Driven:   func(*runners.Group) bool { return true },
+	})
+}
+
+func specOf(g *runners.Group) *Spec {
+	s, _ := g.Section("sse").(*Spec)
+	return s
+}
+
+func validate(g *runners.Group) []error {
+	s := specOf(g)
+	if s == nil {
+		return []error{runners.Errorf(g.Pos, "sse", "runner sse needs an sse: section")}
+	}
+	var errs []error
+	for _, p := range s.problems() {
+		errs = append(errs, runners.Errorf(g.SectionPos["sse"], "sse", "%s", p))
+	}
+	return errs
+}
+
+func (s *Spec) problems() []string {
+	var out []string
+	if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		out = append(out, fmt.Sprintf("url %q: want an http:// or https:// URL", s.URL))
+	}
+	if s.Subscribers < 0 {
+		out = append(out, "subscribers must not be negative")
+	}
+	if _, err := parseRamp(s.Ramp); err != nil {
+		out = append(out, err.Error())
+	}
+	return out
+}
+
+// ramp is a batch size and the time between batches; zero starts all.
+type ramp struct {
+	n     int
+	every time.Duration
+}
+
+// parseRamp reads "N/D" (N subscribers every D).
+func parseRamp(s string) (ramp, error) {
+	if s == "" {
+		return ramp{}, nil
+	}
+	ns, ds, ok := strings.Cut(s, "/")
+	n, err := strconv.Atoi(strings.TrimSpace(ns))
+	if !ok || err != nil || n <= 0 {
+		return ramp{}, fmt.Errorf("ramp %q: want N/duration, like 100/5s", s)
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(ds))
+	if err != nil || d <= 0 {
+		return ramp{}, fmt.Errorf("ramp %q: want N/duration, like 100/5s", s)
+	}
+	return ramp{n: n, every: d}, nil
+}

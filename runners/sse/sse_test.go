@@ -1,0 +1,241 @@
+package sse
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchtui/benchtui/runners/target/demo"
+)
+
+func withClamps(r *Runner, lo, hi time.Duration) *Runner {
+	r.backoffMin, r.backoffMax = lo, hi
+	return r
+}
+
+func TestDropsReconnectsAndCountsExactly(t *testing.T) {
+	const subs, perConn, drops = 3, 4, 9
+	srv := newDropServer(t, perConn, drops)
+	r := withClamps(newRunner(t, Spec{URL: srv.URL, Reconnect: true}), 5*time.Millisecond, 40*time.Millisecond)
+	h := newTestHost()
+	stop := startDrive(t, r, h, subs)
+	waitFor(t, "all events and every subscriber held", func() bool {
+		return h.events() == perConn*drops && h.units.Load() == subs
+	})
+	stop()
+
+	if got := h.events(); got != perConn*drops {
+		t.Errorf("events %d, want %d", got, perConn*drops)
+	}
+	kinds, extras, counts := h.snapshot()
+	if len(kinds) != 0 {
+		t.Errorf("error kinds %v, want none", kinds)
+	}
+	if counts["disconnects"] != drops || counts["reconnects"] != drops {
+		t.Errorf("disconnects %d reconnects %d, want %d each", counts["disconnects"], counts["reconnects"], drops)
+	}
+	if len(extras["backoff"]) != drops {
+		t.Errorf("%d backoffs recorded, want %d", len(extras["backoff"]), drops)
+	}
+	for _, b := range extras["backoff"] {
+		if b < 5*time.Millisecond || b > 40*time.Millisecond {
+			t.Errorf("backoff %v outside [5ms, 40ms]", b)
+		}
+	}
+	if len(extras["first_event"]) != drops {
+		t.Errorf("%d first_event extras, want %d (held streams get none)", len(extras["first_event"]), drops)
+	}
+	for _, l := range h.rec.lats {
+		if l < 0 || l > 5*time.Second {
+			t.Errorf("latency %v from the ts field is implausible", l)
+		}
+	}
+	checkLastEventIDs(t, srv, subs, drops)
+	if h.inFlight.Load() != 0 || h.units.Load() != 0 || h.maxUnits.Load() != subs {
+		t.Errorf("after the run: in flight %d, units %d, max units %d", h.inFlight.Load(), h.units.Load(), h.maxUnits.Load())
+	}
+}
+
+// checkLastEventIDs: every reconnect sends the last id of an ended stream.
+func checkLastEventIDs(t *testing.T, srv *dropServer, subs, drops int) {
+	t.Helper()
+	ids, ended, _ := srv.requests()
+	if len(ids) != subs+drops {
+		t.Fatalf("%d requests, want %d", len(ids), subs+drops)
+	}
+	seen := map[string]bool{}
+	empty := 0
+	for _, id := range ids {
+		switch {
+		case id == "":
+			empty++
+		case !ended[id] || seen[id]:
+			t.Errorf("Last-Event-ID %q is not the last id of a distinct ended stream", id)
+		}
+		seen[id] = true
+	}
+	if empty != subs {
+		t.Errorf("%d requests without Last-Event-ID, want %d (the first of each subscriber)", empty, subs)
+	}
+}
+
+func TestNoReconnect(t *testing.T) {
+	srv := newDropServer(t, 2, 100)
+	h := newTestHost()
+	stop := startDrive(t, newRunner(t, Spec{URL: srv.URL}), h, 2)
+	waitFor(t, "both streams to end", func() bool {
+		_, _, c := h.snapshot()
+		return c["disconnects"] == 2
+	})
+	time.Sleep(20 * time.Millisecond)
+	stop()
+	_, extras, counts := h.snapshot()
+	if h.events() != 4 || counts["reconnects"] != 0 || len(extras["backoff"]) != 0 {
+		t.Errorf("events %d reconnects %d backoffs %d, want 4, 0, 0", h.events(), counts["reconnects"], len(extras["backoff"]))
+	}
+}
+
+func TestConnectErrors(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + "/events"
+	_ = ln.Close()
+	h := newTestHost()
+	r := withClamps(newRunner(t, Spec{URL: url, Reconnect: true}), time.Millisecond, 4*time.Millisecond)
+	stop := startDrive(t, r, h, 2)
+	waitFor(t, "a few refusals", func() bool {
+		k, _, _ := h.snapshot()
+		return k["refused"] >= 6
+	})
+	stop()
+	kinds, extras, counts := h.snapshot()
+	if len(kinds) != 1 {
+		t.Errorf("error kinds %v, want only refused", kinds)
+	}
+	if b, rc := int64(len(extras["backoff"])), counts["reconnects"]; b < rc || b > rc+2 {
+		t.Errorf("%d backoffs for %d reconnects", b, rc)
+	}
+	if counts["disconnects"] != 0 || h.maxUnits.Load() != 0 {
+		t.Errorf("refused connects counted as disconnects (%d) or units (%d)", counts["disconnects"], h.maxUnits.Load())
+	}
+
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "no", http.StatusServiceUnavailable)
+	}))
+	defer bad.Close()
+	h = newTestHost()
+	stop = startDrive(t, newRunner(t, Spec{URL: bad.URL}), h, 1)
+	waitFor(t, "a 503", func() bool { k, _, _ := h.snapshot(); return k["status_5xx"] == 1 })
+	stop()
+}
+
+func TestRampSpacesBatches(t *testing.T) {
+	srv := newDropServer(t, 0, 0) // every stream held
+	h := newTestHost()
+	stop := startDrive(t, newRunner(t, Spec{URL: srv.URL, Ramp: "2/60ms"}), h, 6)
+	waitFor(t, "six subscribers", func() bool { return h.units.Load() == 6 })
+	stop()
+	_, _, started := srv.requests()
+	if len(started) != 6 {
+		t.Fatalf("%d connections, want 6", len(started))
+	}
+	first, last := started[0], started[0]
+	for _, s := range started {
+		if s.Before(first) {
+			first = s
+		}
+		if s.After(last) {
+			last = s
+		}
+	}
+	if d := last.Sub(first); d < 110*time.Millisecond {
+		t.Errorf("third batch %v after the first, want >= 120ms (2 ramp steps)", d)
+	}
+}
+
+func TestPauseStopsCounting(t *testing.T) {
+	srv := httptest.NewServer(demo.SSEHandler(200))
+	defer srv.Close()
+	h := newTestHost()
+	stop := startDrive(t, newRunner(t, Spec{URL: srv.URL}), h, 2)
+	waitFor(t, "events", func() bool { return h.events() >= 10 })
+	h.g.Pause()
+	time.Sleep(30 * time.Millisecond)
+	held := h.events()
+	time.Sleep(100 * time.Millisecond)
+	if got := h.events(); got != held {
+		t.Errorf("%d events recorded while paused", got-held)
+	}
+	h.g.Resume()
+	waitFor(t, "events after resume", func() bool { return h.events() >= held+10 })
+	stop()
+	if _, extras, _ := h.snapshot(); len(extras["first_event"]) != 2 {
+		t.Errorf("first_event recorded %d times, want 2", len(extras["first_event"]))
+	}
+}
+
+func TestBackoffClamps(t *testing.T) {
+	r := newRunner(t, Spec{URL: "http://127.0.0.1:1/"})
+	var top time.Duration
+	for n := range 64 {
+		for range 200 {
+			b := r.backoff(n)
+			if b < BackoffMin || b > BackoffMax {
+				t.Fatalf("attempt %d: backoff %v outside [%v, %v]", n, b, BackoffMin, BackoffMax)
+			}
+			if n == 0 && b != BackoffMin {
+				t.Fatalf("first backoff %v, want the floor", b)
+			}
+			if n == 2 && b > 2*time.Second {
+				t.Fatalf("third backoff %v above 2s", b)
+			}
+			top = max(top, b)
+		}
+	}
+	if top < 20*time.Second {
+		t.Errorf("largest backoff %v: jitter never neared the 30s ceiling", top)
+	}
+}
+
+func TestSentAt(t *testing.T) {
+	now := time.UnixMilli(1_764_513_600_500)
+	cases := []struct {
+		data, id string
+		want     time.Duration
+		ok       bool
+	}{
+		{`{"id":1,"ts":1764513600400}`, "1", 100 * time.Millisecond, true},
+		{`{"ts" : 1764513600499.5, "x": 1}`, "", 500 * time.Microsecond, true},
+		{`{"ts":1.7645136004e12}`, "", 100 * time.Millisecond, true},
+		{`hello`, "1764513600300", 200 * time.Millisecond, true},
+		{`{"ts":"soon"}`, "42", 0, false},
+		{`{"tsx":1764513600400}`, "", 0, false},
+		{`{"ts":1764513600600}`, "", 0, true}, // clock skew clamps to 0
+	}
+	for _, c := range cases {
+		got, ok := sentAt([]byte(c.data), []byte(c.id), now)
+		if ok != c.ok || (ok && (got-c.want).Abs() > time.Microsecond) {
+			t.Errorf("sentAt(%s, %q) = %v, %v; want %v, %v", c.data, c.id, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestSpecProblems(t *testing.T) {
+	for want, s := range map[string]Spec{
+		"url":      {URL: "ftp://x/"},
+		"ramp":     {URL: "http://x/", Ramp: "10"},
+		"negative": {URL: "http://x/", Subscribers: -1},
+	} {
+		if p := strings.Join(s.problems(), ";"); !strings.Contains(p, want) {
+			t.Errorf("%s: problems %q", want, p)
+		}
+	}
+	if rp, err := parseRamp("100/5s"); err != nil || rp.n != 100 || rp.every != 5*time.Second {
+		t.Errorf("parseRamp: %+v, %v", rp, err)
+	}
+}

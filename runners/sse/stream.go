@@ -1,0 +1,180 @@
+package sse
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"syscall"
+	"time"
+)
+
+const (
+	readBuffer = 512     // per subscriber; longer lines are gathered in stream.long
+	maxLine    = 1 << 20 // a longer line ends the stream
+)
+
+var errLineTooLong = errors.New("event stream line longer than 1 MiB")
+
+// statusError is a response status other than 200.
+type statusError int
+
+func (e statusError) Error() string { return fmt.Sprintf("HTTP status %d", int(e)) }
+
+// stream is one subscriber's state, kept across its reconnects.
+type stream struct {
+	d      *drive
+	rec    recorder
+	br     *bufio.Reader
+	lastID []byte // the last event ID string, sent as Last-Event-ID
+	idBuf  []byte // the last event ID buffer, set by id: fields
+	hasID  bool
+	data   []byte // the data buffer of the event being read
+	long   []byte
+}
+
+// connect opens the stream and reads it until it ends. It returns the
+// number of events received.
+func (s *stream) connect(ctx context.Context) int {
+	start := time.Now()
+	resp, err := s.request(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			el := time.Since(start)
+			s.rec.Observe(el, el, kindOf(err))
+		}
+		return 0
+	}
+	s.d.open()
+	defer s.d.closed()
+	defer func() { _ = resp.Body.Close() }()
+	n := s.read(resp.Body, start)
+	if ctx.Err() == nil {
+		s.rec.Count("disconnects", 1)
+	}
+	return n
+}
+
+func (s *stream) request(ctx context.Context) (*http.Response, error) {
+	url := s.d.r.spec.URL
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("building request for %s: %w", url, err)
+	}
+	req.Header = s.d.r.headers.Clone()
+	if s.hasID {
+		req.Header.Set("Last-Event-ID", string(s.lastID))
+	}
+	resp, err := s.d.r.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", url, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		_ = resp.Body.Close()
+		return nil, fmt.Errorf("connecting to %s: %w", url, statusError(resp.StatusCode))
+	}
+	return resp, nil
+}
+
+// read parses events until the body ends and records each one.
+func (s *stream) read(body io.Reader, start time.Time) int {
+	if s.br == nil {
+		s.br = bufio.NewReaderSize(body, readBuffer)
+	} else {
+		s.br.Reset(body)
+	}
+	s.data = s.data[:0]
+	prev, n := start, 0
+	for {
+		line, err := s.readLine()
+		if err != nil {
+			return n
+		}
+		if len(line) > 0 {
+			s.field(line)
+			continue
+		}
+		// A blank line dispatches the event.
+		s.lastID, s.hasID = append(s.lastID[:0], s.idBuf...), len(s.idBuf) > 0
+		if len(s.data) == 0 {
+			continue
+		}
+		now := time.Now()
+		lat, ok := sentAt(s.data, s.idBuf, now)
+		if !ok {
+			lat = now.Sub(prev)
+		}
+		if n == 0 {
+			s.rec.Extra("first_event", now.Sub(start))
+		}
+		if g := s.d.h.gate(); g == nil || !g.Paused() {
+			s.rec.Observe(lat, lat, "")
+		}
+		prev, n = now, n+1
+		s.data = s.data[:0]
+	}
+}
+
+// field applies one non-blank line of the stream.
+func (s *stream) field(line []byte) {
+	if line[0] == ':' { // comment
+		return
+	}
+	name, value, _ := bytes.Cut(line, []byte(":"))
+	value = bytes.TrimPrefix(value, []byte(" "))
+	switch string(name) {
+	case "data":
+		if len(s.data) > 0 {
+			s.data = append(s.data, '\n')
+		}
+		s.data = append(s.data, value...)
+	case "id":
+		if bytes.IndexByte(value, 0) < 0 {
+			s.idBuf = append(s.idBuf[:0], value...)
+		}
+	}
+}
+
+// readLine returns the next line without its end of line; it is valid
+// until the next call.
+func (s *stream) readLine() ([]byte, error) {
+	line, err := s.br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		s.long = append(s.long[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) && len(s.long) <= maxLine {
+			line, err = s.br.ReadSlice('\n')
+			s.long = append(s.long, line...)
+		}
+		if len(s.long) > maxLine {
+			return nil, errLineTooLong
+		}
+		line = s.long
+	}
+	if err != nil {
+		return nil, err // a line cut off by the end of the stream is no event
+	}
+	line = line[:len(line)-1]
+	return bytes.TrimSuffix(line, []byte("\r")), nil
+}
+
+// kindOf maps a failed connect to its error kind.
+func kindOf(err error) string {
+	var st statusError
+	var ne net.Error
+	switch {
+	case errors.As(err, &st):
+		return fmt.Sprintf("status_%dxx", int(st)/100)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "reset"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	}
+	return "other"
+}
