@@ -64,7 +64,9 @@ func (d *decoder) plan(n *yaml.Node, p *Plan) {
 		return
 	}
 	for i, gn := range groups.Content {
-		p.Groups = append(p.Groups, d.group(gn, fmt.Sprintf("groups[%d]", i)))
+		g := d.group(gn, fmt.Sprintf("groups[%d]", i))
+		g.Raw, _ = redactedTree(gn, p.Redact).(map[string]any)
+		p.Groups = append(p.Groups, g)
 	}
 	for name, t := range p.Targets {
 		tn := mappingValue(mappingValue(n, "targets"), name)
@@ -90,7 +92,6 @@ func (d *decoder) group(n *yaml.Node, key string) *Group {
 		g.SectionPos[k.Value] = d.pos(val)
 		return true
 	})
-	g.Raw, _ = redactedTree(n).(map[string]any)
 	return g
 }
 

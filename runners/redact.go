@@ -47,8 +47,8 @@ func RedactURL(raw string) string {
 
 // redactedTree renders a YAML node as plain values for an artifact's group
 // config, with the values of secret-named keys (authorization, cookie,
-// password, token, …) and URL passwords replaced.
-func redactedTree(n *yaml.Node) any {
+// password, token, …) replaced and every string passed through redact.
+func redactedTree(n *yaml.Node, redact func(string) string) any {
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
@@ -61,22 +61,22 @@ func redactedTree(n *yaml.Node) any {
 				m[k] = Redacted
 				continue
 			}
-			m[k] = redactedTree(n.Content[i+1])
+			m[k] = redactedTree(n.Content[i+1], redact)
 		}
 		return m
 	case yaml.SequenceNode:
 		l := make([]any, len(n.Content))
 		for i, c := range n.Content {
-			l[i] = redactedTree(c)
+			l[i] = redactedTree(c, redact)
 		}
 		return l
 	}
 	var v any
 	if err := n.Decode(&v); err != nil {
-		return RedactURLs(n.Value)
+		return redact(n.Value)
 	}
 	if s, ok := v.(string); ok {
-		return RedactURLs(s)
+		return redact(s)
 	}
 	return v
 }

@@ -45,7 +45,7 @@ func NewRun(plan *Plan, dir, toolVersion string) *Run {
 func (r *Run) Session(ctx context.Context, g *Group) (*Session, error) {
 	opts := SessionOptions{
 		Duration: r.Duration, RunID: r.ID, ToolVersion: r.ToolVersion,
-		Self: procWatcher{r.self},
+		Self: r.self,
 		Env:  &RunEnv{Plan: r.Plan, ArtifactsDir: r.Dir, Cleanup: r.AddCleanup},
 	}
 	if g.Target != "" {
@@ -53,7 +53,7 @@ func (r *Run) Session(ctx context.Context, g *Group) (*Session, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts.Target, opts.Watch, opts.TargetName = p, procWatcher{p.Sampler()}, g.Target
+		opts.Target, opts.Watch, opts.TargetName = p, p.Sampler(), g.Target
 	}
 	return NewSession(r.Plan, g, opts)
 }
@@ -125,15 +125,4 @@ func (r *Run) Close() {
 	for i := len(cleanups) - 1; i >= 0; i-- {
 		cleanups[i]()
 	}
-}
-
-// procWatcher adapts a target sampler to the engine's Watcher.
-type procWatcher struct{ s *target.Sampler }
-
-func (w procWatcher) Sample() (ProcSample, error) {
-	s, err := w.s.Sample()
-	if err != nil {
-		return ProcSample{}, err
-	}
-	return ProcSample{RSSMB: s.RSSMB(), FDs: s.FDs, Threads: s.Threads, CPUCores: s.CPUCores}, nil
 }

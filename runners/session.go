@@ -38,10 +38,6 @@ type SessionOptions struct {
 	ToolVersion string
 }
 
-// Watcher samples a process's resources.
-type Watcher interface {
-	Sample() (ProcSample, error)
-}
 
 // Session runs one group: its steps one after the other. Every method is
 // safe from any goroutine. The session owns every goroutine of the run and

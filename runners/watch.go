@@ -6,24 +6,28 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/target"
 )
 
 // SampleEvery is how often the target and benchtui itself are sampled.
 const SampleEvery = time.Second
 
-// watch samples the step's target and benchtui itself, keeps the samples
-// for the step's analysis, and applies the soak policy.
+// Watcher samples a process's (or cgroup's) resources; *target.Sampler is one.
+type Watcher interface {
+	Sample() (target.Sample, error)
+}
+
+var _ TargetHandle = (*target.Process)(nil)
+
+// watch samples the step's target and benchtui itself during the measured
+// phase (heap growth while warming up is not a leak), keeps the samples in
+// bounded histories for the step's analysis, and applies the soak policy.
 type watch struct {
 	mu           sync.Mutex
 	lastSample   time.Time
 	target, self *ProcSample
-	targetHist   []timedSample
-	selfHist     []timedSample
-}
-
-type timedSample struct {
-	t time.Duration // active time in the measured phase
-	ProcSample
+	targetHist   target.History
+	selfHist     target.History
 }
 
 // sampleTarget takes a sample when one is due.
@@ -36,14 +40,8 @@ func (st *stepRun) sampleTarget(active time.Duration, measuring bool) {
 		return
 	}
 	w.lastSample = now
-	w.target = takeSample(st.s.opts.Watch)
-	w.self = takeSample(st.s.opts.Self)
-	if w.target != nil && measuring {
-		w.targetHist = appendBounded(w.targetHist, timedSample{active, *w.target})
-	}
-	if w.self != nil && measuring {
-		w.selfHist = appendBounded(w.selfHist, timedSample{active, *w.self})
-	}
+	w.target = takeSample(st.s.opts.Watch, &w.targetHist, active, measuring)
+	w.self = takeSample(st.s.opts.Self, &w.selfHist, active, measuring)
 	var rss, fds, self float64
 	if w.target != nil {
 		rss, fds = w.target.RSSMB, float64(w.target.FDs)
@@ -56,7 +54,7 @@ func (st *stepRun) sampleTarget(active time.Duration, measuring bool) {
 	st.tally.mu.Unlock()
 }
 
-func takeSample(w Watcher) *ProcSample {
+func takeSample(w Watcher, h *target.History, active time.Duration, measuring bool) *ProcSample {
 	if w == nil {
 		return nil
 	}
@@ -64,35 +62,28 @@ func takeSample(w Watcher) *ProcSample {
 	if err != nil {
 		return nil
 	}
-	return &s
-}
-
-// maxSamples bounds the kept samples; beyond it every other one is dropped.
-const maxSamples = 2048
-
-func appendBounded(h []timedSample, s timedSample) []timedSample {
-	if len(h) >= maxSamples {
-		out := h[:0]
-		for i := 0; i < len(h); i += 2 {
-			out = append(out, h[i])
-		}
-		h = out
+	if measuring {
+		h.Add(target.TimedSample{T: active, Sample: s})
 	}
-	return append(h, s)
+	return &ProcSample{RSSMB: s.RSSMB(), FDs: s.FDs, Threads: s.Threads, CPUCores: s.CPUCores}
 }
 
-// fill puts the latest samples and the RSS verdict into a snapshot.
+// minSlopeSamples is how many samples a slope needs before it is believed.
+const minSlopeSamples = 5
+
+// fill puts the latest samples and the RSS verdict into a snapshot: the
+// target's, else benchtui's own.
 func (w *watch) fill(snap *Snapshot, s *Session) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	snap.Target, snap.Self, snap.TargetName = w.target, w.self, s.opts.TargetName
-	hist := w.targetHist
+	hist := &w.targetHist
 	if w.target == nil {
-		hist = w.selfHist
+		hist = &w.selfHist
 	}
 	window, threshold := s.group.rssRule()
-	snap.RSSSlope = tailSlope(hist, window)
-	snap.RSSRising = len(hist) >= 5 && snap.RSSSlope > threshold
+	snap.RSSSlope = hist.TailSlope(window)
+	snap.RSSRising = hist.Len() >= minSlopeSamples && snap.RSSSlope > threshold
 }
 
 // rssRule is the group's soak window and slope threshold, with defaults
@@ -120,17 +111,16 @@ func (st *stepRun) soakExtend() bool {
 	rule := g.Soak.ExtendWhileRSSRising
 	window, threshold := g.rssRule()
 	st.watch.mu.Lock()
-	slope := tailSlope(st.watch.targetHist, window)
-	enough := len(st.watch.targetHist) >= 5
+	slope := st.watch.targetHist.TailSlope(window)
+	enough := st.watch.targetHist.Len() >= minSlopeSamples
 	st.watch.mu.Unlock()
 	st.mu.Lock()
-	room := rule.Max.D() - st.extended
+	extended := st.extended
 	st.mu.Unlock()
-	if !enough || slope <= threshold || room <= 0 {
+	if !enough || !target.ShouldExtend(slope, threshold, extended, rule.Step.D(), rule.Max.D()) {
 		return false
 	}
-	why := fmt.Sprintf("RSS rising %.2f MB/min > %g MB/min", slope, threshold)
-	return st.extend(min(rule.Step.D(), room), why)
+	return st.extend(rule.Step.D(), fmt.Sprintf("RSS rising %.2f MB/min > %g MB/min", slope, threshold))
 }
 
 // summarize adds the target's and benchtui's resource figures to a step.
@@ -138,6 +128,14 @@ func (w *watch) summarize(res *artifacts.Step, st *stepRun) {
 	window, _ := st.s.group.rssRule()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	res.Target = analyze(w.targetHist, window, int(st.env.units.Load()))
-	res.Self = analyze(w.selfHist, window, 0)
+	res.Target = analyzed(&w.targetHist, window, int(st.env.units.Load()))
+	res.Self = analyzed(&w.selfHist, window, 0)
+}
+
+func analyzed(h *target.History, window time.Duration, units int) *artifacts.TargetStats {
+	if h.Len() == 0 {
+		return nil
+	}
+	s := h.Analyze(0, window, units)
+	return &s
 }

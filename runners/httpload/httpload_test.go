@@ -1,0 +1,201 @@
+package httpload
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
+		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"))
+}
+
+// runGroup parses a one-group plan (group YAML indented under "groups:")
+// and runs it through the engine.
+func runGroup(t *testing.T, group string, vars map[string]string) *artifacts.Artifact {
+	t.Helper()
+	src := "version: 1\ngroups:\n" + group
+	p, err := runners.ParsePlan("test.yaml", []byte(src), func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := runners.NewSession(p, p.Groups[0], runners.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start(context.Background())
+	for range s.Snapshots() {
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return s.Result()
+}
+
+func delayServer(t *testing.T, d time.Duration) (*httptest.Server, *atomic.Int64) {
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(d)
+		served.Add(1)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &served
+}
+
+func TestClosedLoopAccuracyAndCounts(t *testing.T) {
+	srv, served := delayServer(t, 20*time.Millisecond)
+	a := runGroup(t, fmt.Sprintf(`  - id: acc
+    runner: http
+    http: {requests: [{url: "%s/x"}]}
+    load: {concurrency: 4}
+    duration: 2s
+`, srv.URL), nil)
+	st := a.Steps[0]
+	if p50 := st.LatencyMS.P50; p50 < 20 || p50 > 22 {
+		t.Errorf("p50 = %.2fms, want within 10%% of the server's 20ms", p50)
+	}
+	if st.Requests != served.Load() || st.Errors != 0 {
+		t.Errorf("requests=%d errors=%d, server served %d", st.Requests, st.Errors, served.Load())
+	}
+	// 4 workers with 20 ms each can do at most 400 in 2 s; fewer on a busy
+	// machine, never more.
+	if st.Requests > 4*2000/20+4 || st.Requests == 0 {
+		t.Errorf("requests = %d, want at most 400", st.Requests)
+	}
+}
+
+// TestOpenLoopSeesStalls: a server that stalls 0.5 s in every 2.5 s. A
+// closed loop would wait politely and hide the stall (coordinated
+// omission); an open loop keeps sending, so p99 shows it and p50 does not.
+func TestOpenLoopSeesStalls(t *testing.T) {
+	start := time.Now()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		phase := time.Since(start) % (2500 * time.Millisecond)
+		if phase >= 2*time.Second {
+			time.Sleep(2500*time.Millisecond - phase)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	st := runGroup(t, fmt.Sprintf(`  - id: stall
+    runner: http
+    http: {requests: [{url: "%s/"}]}
+    load: {rate: 100, max_in_flight: 200}
+    duration: 5s
+`, srv.URL), nil).Steps[0]
+	if st.LatencyMS.P99 < 350 {
+		t.Errorf("p99 = %.1fms, want above 350ms: the stall must show", st.LatencyMS.P99)
+	}
+	if st.LatencyMS.P50 > 50 {
+		t.Errorf("p50 = %.1fms, want a fast median", st.LatencyMS.P50)
+	}
+	if st.Requests < 480 || st.Dropped != 0 {
+		t.Errorf("requests=%d dropped=%d, want ~500 and none dropped", st.Requests, st.Dropped)
+	}
+}
+
+func TestErrorKinds(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/500":
+			w.WriteHeader(500)
+		case "/404":
+			w.WriteHeader(404)
+		case "/slow":
+			time.Sleep(300 * time.Millisecond)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := ln.Addr().String()
+	ln.Close()
+	st := runGroup(t, fmt.Sprintf(`  - id: errs
+    runner: http
+    http:
+      timeout: 100ms
+      requests:
+        - {url: "%[1]s/500"}
+        - {url: "%[1]s/404"}
+        - {url: "%[1]s/ok", expect_status: [201]}
+        - {url: "%[1]s/slow"}
+        - {url: "http://%[2]s/"}
+    load: {concurrency: 2}
+    duration: 1s
+`, srv.URL, closed), nil).Steps[0]
+	for _, k := range []string{"status_5xx", "status_4xx", "unexpected_status", "timeout", "refused"} {
+		if st.ErrorKinds[k] == 0 {
+			t.Errorf("no %s error in %v", k, st.ErrorKinds)
+		}
+	}
+	if st.Errors != st.Requests {
+		t.Errorf("errors=%d of %d requests, want all failed", st.Errors, st.Requests)
+	}
+}
+
+func TestKeepAliveReusesAndFreshReconnects(t *testing.T) {
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	for _, c := range []struct {
+		conn string
+		few  bool
+	}{{"keep-alive", true}, {"fresh", false}} {
+		conns.Store(0)
+		st := runGroup(t, fmt.Sprintf(`  - id: c
+    runner: http
+    http: {connection: %s, requests: [{url: "%s/"}]}
+    load: {concurrency: 8}
+    duration: 500ms
+`, c.conn, srv.URL), nil).Steps[0]
+		n := conns.Load()
+		if c.few && n > 16 || !c.few && n < st.Requests/2 {
+			t.Errorf("%s: %d connections for %d requests", c.conn, n, st.Requests)
+		}
+	}
+}
+
+func TestSecretsStayOut(t *testing.T) {
+	var sawAuth atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sawAuth.Store(r.Header.Get("Authorization"))
+	}))
+	t.Cleanup(srv.Close)
+	a := runGroup(t, fmt.Sprintf(`  - id: sec
+    runner: http
+    http: {requests: [{url: "%s/?k=${API_KEY}", headers: {Authorization: "Bearer ${API_TOKEN}"}}]}
+    load: {concurrency: 1}
+    duration: 200ms
+`, srv.URL), map[string]string{"API_TOKEN": "tok-123456", "API_KEY": "key-abcdef"})
+	if sawAuth.Load() != "Bearer tok-123456" {
+		t.Fatalf("server saw Authorization %q", sawAuth.Load())
+	}
+	dir := t.TempDir()
+	path, err := artifacts.Write(dir, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := artifacts.Load(path)
+	raw := fmt.Sprintf("%+v", data)
+	for _, secret := range []string{"tok-123456", "key-abcdef"} {
+		if strings.Contains(raw, secret) {
+			t.Errorf("artifact contains %s", secret)
+		}
+	}
+}
