@@ -38,7 +38,6 @@ type SessionOptions struct {
 	ToolVersion string
 }
 
-
 // Session runs one group: its steps one after the other. Every method is
 // safe from any goroutine. The session owns every goroutine of the run and
 // stops them through its context; Snapshots is closed when it ends.
