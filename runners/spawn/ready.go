@@ -1,0 +1,159 @@
+package spawn
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// pollEvery is the period of the TCP and HTTP readiness probes, and so the
+// resolution of the time to ready they measure. A probe of a port nobody
+// listens on is refused in microseconds on loopback.
+const pollEvery = time.Millisecond
+
+type readyKind int
+
+const (
+	readyExit readyKind = iota
+	readyTCP
+	readyHTTP
+	readyStdout
+)
+
+// readiness is a parsed `ready:` value.
+type readiness struct {
+	kind readyKind
+	addr string // tcp
+	url  string // http
+	re   *regexp.Regexp
+}
+
+// parseReady parses exit (or empty), tcp://host:port, http(s)://… and
+// stdout:/regex/.
+func parseReady(s string) (readiness, error) {
+	switch {
+	case s == "" || s == "exit":
+		return readiness{kind: readyExit}, nil
+	case strings.HasPrefix(s, "tcp://"):
+		addr := strings.TrimPrefix(s, "tcp://")
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			return readiness{}, fmt.Errorf("parsing ready %q: %w", s, err)
+		}
+		return readiness{kind: readyTCP, addr: addr}, nil
+	case strings.HasPrefix(s, "http://"), strings.HasPrefix(s, "https://"):
+		return readiness{kind: readyHTTP, url: s}, nil
+	case strings.HasPrefix(s, "stdout:"):
+		expr := strings.TrimPrefix(s, "stdout:")
+		if len(expr) >= 2 && strings.HasPrefix(expr, "/") && strings.HasSuffix(expr, "/") {
+			expr = expr[1 : len(expr)-1]
+		}
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return readiness{}, fmt.Errorf("parsing ready %q: %w", s, err)
+		}
+		return readiness{kind: readyStdout, re: re}, nil
+	}
+	return readiness{}, fmt.Errorf("want exit, tcp://host:port, http://… or stdout:/regex/, got %q", s)
+}
+
+// errNotReady is a probe's answer while the process is not up yet.
+var errNotReady = errors.New("not ready")
+
+// probe asks once whether the process is ready; nil means it is.
+func (r *Runner) probe(ctx context.Context) error {
+	switch r.ready.kind {
+	case readyTCP:
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "tcp", r.ready.addr)
+		if err != nil {
+			return errNotReady
+		}
+		return c.Close()
+	case readyHTTP:
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.ready.url, nil)
+		if err != nil {
+			return fmt.Errorf("building ready probe: %w", err)
+		}
+		resp, err := r.client.Do(req)
+		if err != nil {
+			return errNotReady
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			return errNotReady
+		}
+		return nil
+	}
+	return fmt.Errorf("probe: ready kind %d is not probed", r.ready.kind)
+}
+
+// pollReady probes every pollEvery until the process is ready (""), exits
+// (its exit kind), the deadline passes ("timeout") or ctx ends
+// ("cancelled").
+func (r *Runner) pollReady(ctx context.Context, c *child, deadline time.Time) string {
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		err := r.probe(ctx)
+		if err == nil {
+			return ""
+		}
+		if !errors.Is(err, errNotReady) {
+			return "probe_failed"
+		}
+		select {
+		case <-c.exited:
+			return c.earlyExitKind()
+		case <-ctx.Done():
+			return ctxKind(ctx)
+		case <-tick.C:
+		}
+	}
+}
+
+// scanReady reads the process's stdout until a line matches, the process
+// closes it (its exit kind), the deadline passes or ctx ends.
+func (r *Runner) scanReady(ctx context.Context, c *child, out *os.File, deadline time.Time) string {
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	// A pipe read returns at its deadline, so ctx's end is turned into one.
+	stop := context.AfterFunc(ctx, func() { _ = out.SetReadDeadline(time.Now()) })
+	defer stop()
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		if r.ready.re.Match(sc.Bytes()) {
+			return ""
+		}
+	}
+	if ctx.Err() != nil {
+		return ctxKind(ctx)
+	}
+	// EOF: every writer closed stdout, normally because the process exited.
+	select {
+	case <-c.exited:
+		return c.earlyExitKind()
+	case <-ctx.Done():
+		return ctxKind(ctx)
+	}
+}
+
+// ctxKind names why ctx ended: its own deadline (the cycle's timeout) or
+// the step's end.
+func ctxKind(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return kindTimeout
+	}
+	return kindCancelled
+}

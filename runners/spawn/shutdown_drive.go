@@ -1,0 +1,275 @@
+package spawn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptrace"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/benchtui/benchtui/runners"
+)
+
+// Counter names of a shutdown step (artifacts.Step.Counters).
+const (
+	CounterInFlight       = "in_flight_at_signal"
+	CounterCompleted      = "completed_after_signal"
+	CounterDropped        = "dropped_in_flight"
+	CounterRefused        = "refused_after_signal"
+	CounterFailedAfter    = "failed_after_signal"
+	CounterFrozen         = "frozen"
+	CounterFrozenInFlight = "frozen_in_flight"
+)
+
+// refusedBackoff keeps a worker whose connections are refused after the
+// signal from spinning.
+const refusedBackoff = 5 * time.Millisecond
+
+// killWait bounds the wait for a target killed after its grace.
+const killWait = 5 * time.Second
+
+// ShutdownOutcome is what a shutdown step measured. A request is in flight
+// at the signal when it started before it and ended after it; each such
+// request either completed (CompletedAfterSignal) or failed mid-request
+// (DroppedInFlight), so InFlightAtSignal is their sum. A request that
+// failed to connect after the signal is counted in RefusedAfterSignal,
+// never as dropped work, even when it was a retry of one in flight (Go's
+// client retries a GET whose idle connection the server closed).
+type ShutdownOutcome struct {
+	Signaled                                  bool
+	InFlightAtSignal, CompletedAfterSignal    int64
+	DroppedInFlight, RefusedAfterSignal       int64
+	FailedAfterSignal, Frozen, FrozenInFlight int64
+	// TimeToExit runs from the signal to the target's exit (or the kill).
+	TimeToExit    time.Duration
+	ExitedInGrace bool
+	ExitStatus    string
+}
+
+func (o ShutdownOutcome) counters() map[string]int64 {
+	return map[string]int64{
+		CounterInFlight: o.InFlightAtSignal, CounterCompleted: o.CompletedAfterSignal,
+		CounterDropped: o.DroppedInFlight, CounterRefused: o.RefusedAfterSignal,
+		CounterFailedAfter: o.FailedAfterSignal, CounterFrozen: o.Frozen, CounterFrozenInFlight: o.FrozenInFlight,
+	}
+}
+
+// sdState is a shutdown step in progress: when the signal went, and the
+// counts of the requests around it.
+type sdState struct {
+	base   time.Time
+	sigAt  atomic.Int64 // ns after base + 1; 0 until the signal
+	counts sync.Map     // name -> *atomic.Int64
+}
+
+func (st *sdState) count(rec *runners.Recorder, name string) {
+	v, _ := st.counts.LoadOrStore(name, new(atomic.Int64))
+	v.(*atomic.Int64).Add(1)
+	rec.Count(name, 1)
+}
+
+func (st *sdState) get(name string) int64 {
+	if v, ok := st.counts.Load(name); ok {
+		return v.(*atomic.Int64).Load()
+	}
+	return 0
+}
+
+// do performs one request of w and sorts it by when it ran against the
+// signal; it returns the request's error kind.
+func (st *sdState) do(ctx context.Context, env *runners.StepEnv, w runners.Worker, rec *runners.Recorder, frozen bool) string {
+	env.AddInFlight(1)
+	t0 := time.Now()
+	out := w.Do(ctx)
+	t1 := time.Now()
+	env.AddInFlight(-1)
+	sig := st.sigAt.Load() - 1
+	start, end := int64(t0.Sub(st.base)), int64(t1.Sub(st.base))
+	switch {
+	case sig < 0 || end < sig: // before the signal: ordinary load
+		rec.Done(t0, t0, t1, out.Err)
+	case out.Err == "refused":
+		st.count(rec, CounterRefused)
+	case start < sig: // in flight at the signal
+		st.inFlight(rec, t0, t1, out.Err, frozen)
+	case out.Err == "":
+		rec.Done(t0, t0, t1, "")
+	default:
+		st.count(rec, CounterFailedAfter)
+	}
+	return out.Err
+}
+
+// inFlight records a request that was in flight at the signal.
+func (st *sdState) inFlight(rec *runners.Recorder, t0, t1 time.Time, kind string, frozen bool) {
+	rec.Done(t0, t0, t1, kind)
+	st.count(rec, CounterInFlight)
+	if frozen {
+		st.count(rec, CounterFrozenInFlight)
+	}
+	if kind != "" {
+		st.count(rec, CounterDropped)
+		return
+	}
+	st.count(rec, CounterCompleted)
+	rec.Extra("drain", t1.Sub(st.base.Add(time.Duration(st.sigAt.Load()-1))))
+}
+
+// Drive runs the load, signals the target at `after`, waits for it to
+// exit (killing it after `grace`), stops the load and returns.
+func (r *ShutdownRunner) Drive(ctx context.Context, env *runners.StepEnv) error {
+	if env.Target == nil {
+		return errors.New("shutdown: the group has no watched target")
+	}
+	st := &sdState{base: time.Now()}
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() { stopLoad(); wg.Wait() }()
+	if err := r.startLoad(loadCtx, ctx, env, st, &wg); err != nil {
+		return err
+	}
+	if !sleepUntil(ctx, st.base.Add(r.spec.After.D()-freezeLead)) {
+		return nil
+	}
+	written := r.startFreeze(ctx, env, st, &wg)
+	if !r.waitFrozen(ctx, st, written) {
+		return nil
+	}
+	sigAt := time.Now()
+	st.sigAt.Store(int64(sigAt.Sub(st.base)) + 1)
+	if err := env.Target.Signal(r.sig); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	env.Event("note", fmt.Sprintf("%s sent to the target", r.spec.Signal))
+	o := r.awaitExit(ctx, env, sigAt)
+	stopLoad()
+	wg.Wait()
+	r.out = st.outcome(o)
+	for _, name := range []string{CounterInFlight, CounterCompleted, CounterDropped, CounterRefused, CounterFailedAfter} {
+		env.Recorder(0).Count(name, 0) // every counter shows, zeros too
+	}
+	return nil
+}
+
+func (st *sdState) outcome(o ShutdownOutcome) ShutdownOutcome {
+	o.InFlightAtSignal, o.CompletedAfterSignal = st.get(CounterInFlight), st.get(CounterCompleted)
+	o.DroppedInFlight, o.RefusedAfterSignal = st.get(CounterDropped), st.get(CounterRefused)
+	o.FailedAfterSignal, o.Frozen, o.FrozenInFlight = st.get(CounterFailedAfter), st.get(CounterFrozen), st.get(CounterFrozenInFlight)
+	return o
+}
+
+// startLoad starts the closed-loop workers: each waits at the gate, sends
+// its next request until loadCtx ends, and backs off a little when a
+// connection is refused.
+func (r *ShutdownRunner) startLoad(loadCtx, opCtx context.Context, env *runners.StepEnv, st *sdState, wg *sync.WaitGroup) error {
+	for i := range env.Load.Concurrency {
+		w, err := r.load.NewWorker(i, env.Recorder(i))
+		if err != nil {
+			return fmt.Errorf("shutdown: starting worker %d: %w", i, err)
+		}
+		rec := env.Recorder(i)
+		wg.Go(func() {
+			for {
+				if _, err := env.Gate().Wait(loadCtx); err != nil || loadCtx.Err() != nil {
+					return
+				}
+				if st.do(opCtx, env, w, rec, false) == "refused" && !sleepUntil(loadCtx, time.Now().Add(refusedBackoff)) {
+					return
+				}
+			}
+		})
+	}
+	return nil
+}
+
+// startFreeze sends the frozen batch; the returned channel gets a value as
+// each request is written.
+func (r *ShutdownRunner) startFreeze(ctx context.Context, env *runners.StepEnv, st *sdState, wg *sync.WaitGroup) <-chan struct{} {
+	written := make(chan struct{}, r.spec.Freeze)
+	for i := range r.spec.Freeze {
+		rec := env.Recorder(i)
+		w, err := r.freeze.NewWorker(i, rec)
+		if err != nil {
+			continue // httpload's workers cannot fail
+		}
+		var once sync.Once
+		trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
+			once.Do(func() { written <- struct{}{} })
+		}}
+		st.count(rec, CounterFrozen)
+		wg.Go(func() { st.do(httptrace.WithClientTrace(ctx, trace), env, w, rec, true) })
+	}
+	return written
+}
+
+// waitFrozen waits until `after` has passed and the frozen batch is
+// written (and settled), but no longer than freezeWait past `after`.
+func (r *ShutdownRunner) waitFrozen(ctx context.Context, st *sdState, written <-chan struct{}) bool {
+	at := st.base.Add(r.spec.After.D())
+	limit := time.NewTimer(time.Until(at.Add(freezeWait)))
+	defer limit.Stop()
+	for range r.spec.Freeze {
+		select {
+		case <-written:
+		case <-limit.C:
+			return sleepUntil(ctx, at)
+		case <-ctx.Done():
+			return false
+		}
+	}
+	if r.spec.Freeze > 0 {
+		at = later(at, time.Now().Add(freezeSettle))
+	}
+	return sleepUntil(ctx, at)
+}
+
+// awaitExit waits for the signalled target to exit; after the grace it
+// kills it and waits a little more.
+func (r *ShutdownRunner) awaitExit(ctx context.Context, env *runners.StepEnv, sigAt time.Time) ShutdownOutcome {
+	o := ShutdownOutcome{Signaled: true}
+	grace := time.NewTimer(r.spec.Grace.D())
+	defer grace.Stop()
+	select {
+	case <-env.Target.Exited():
+		o.TimeToExit, o.ExitedInGrace = time.Since(sigAt), true
+	case <-grace.C:
+		env.Event("note", fmt.Sprintf("target still running %s after the signal: killed", r.spec.Grace.D()))
+		_ = env.Target.Signal(syscall.SIGKILL)
+		kill := time.NewTimer(killWait)
+		defer kill.Stop()
+		select {
+		case <-env.Target.Exited():
+		case <-kill.C:
+		}
+		o.TimeToExit = time.Since(sigAt)
+	case <-ctx.Done():
+		o.TimeToExit = time.Since(sigAt)
+	}
+	o.ExitStatus = env.Target.ExitStatus()
+	if o.ExitStatus == "" {
+		o.ExitStatus = "running"
+	}
+	return o
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// sleepUntil sleeps until t; it returns false if ctx ended first.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
