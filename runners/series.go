@@ -28,7 +28,7 @@ type series struct {
 }
 
 func (s *series) init() {
-	s.width = 1
+	s.width = 0.5 // seconds; doubles each time the series is thinned
 	s.bucket = artifacts.NewHistogram()
 }
 

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
+
+// countingServer answers every request after delay and counts them.
+func countingServer(t *testing.T, delay time.Duration) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(delay)
+		n.Add(1)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+// writePlan writes a plan with a closed-loop and an open-loop group
+// against url, with extra appended to the closed-loop group.
+func writePlan(t *testing.T, url, extra string) string {
+	t.Helper()
+	plan := fmt.Sprintf(`version: 1
+groups:
+  - id: closed
+    runner: http
+    http: {requests: [{url: "%[1]s/c"}]}
+    load: {concurrency: 4}
+    duration: 1s
+%[2]s
+  - id: open
+    runner: http
+    http: {requests: [{url: "%[1]s/o"}]}
+    load: {rate: 50, max_in_flight: 10}
+    duration: 1s
+`, url, extra)
+	path := filepath.Join(t.TempDir(), "plan.yaml")
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func loadArtifacts(t *testing.T, dir string) map[string]*artifacts.Artifact {
+	t.Helper()
+	entries, err := artifacts.List(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*artifacts.Artifact{}
+	for _, e := range entries {
+		a, err := artifacts.Load(e.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[a.Group.ID] = a
+	}
+	return out
+}
+
+func TestRunWritesArtifactsThatAgreeWithTheServer(t *testing.T) {
+	srv, served := countingServer(t, 2*time.Millisecond)
+	out := t.TempDir()
+	code, stdout, stderr := runCmd(t, cmdRun, writePlan(t, srv.URL, ""), "-o", out)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	arts := loadArtifacts(t, out)
+	closed, open := arts["closed"], arts["open"]
+	if closed == nil || open == nil {
+		t.Fatalf("artifacts: %v", arts)
+	}
+	total := closed.Steps[0].Requests + open.Steps[0].Requests
+	if total != served.Load() {
+		t.Errorf("artifacts count %d requests, the server served %d", total, served.Load())
+	}
+	if o := open.Steps[0]; o.Requests < 48 || o.Requests > 52 || o.LatencyMS.P50 < 2 {
+		t.Errorf("open loop: %d requests, p50 %.2fms; want 50 at 50/s over 1s, p50 >= the server's 2ms", o.Requests, o.LatencyMS.P50)
+	}
+	for _, want := range []string{"closed", "open", "rate=50", "p99 ms"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "closed step 1/1") {
+		t.Errorf("no progress lines on stderr:\n%s", stderr)
+	}
+}
+
+func TestRunFailedThresholdExits1(t *testing.T) {
+	srv, _ := countingServer(t, 5*time.Millisecond)
+	plan := writePlan(t, srv.URL, "    thresholds: {p50: 1ms}")
+	code, stdout, _ := runCmd(t, cmdRun, plan, "-o", t.TempDir(), "-g", "closed")
+	if code != exitFail || !strings.Contains(stdout, "FAIL p50 <= 1ms") {
+		t.Errorf("exit %d, want 1 with a failed check:\n%s", code, stdout)
+	}
+}
+
+func TestBadPlansExit2NamingThePlace(t *testing.T) {
+	plan := writePlan(t, "http://127.0.0.1:1", "    concurency: 4")
+	for _, cmd := range []command{cmdRun, cmdValidate} {
+		code, _, stderr := runCmd(t, cmd, plan)
+		if code != exitUsage || !strings.Contains(stderr, plan+":8:5: groups[0].concurency: unknown key") {
+			t.Errorf("exit %d, stderr %q", code, stderr)
+		}
+	}
+	code, stdout, _ := runCmd(t, cmdValidate, writePlan(t, "http://127.0.0.1:1", ""))
+	if code != exitOK || !strings.Contains(stdout, "ok") || !strings.Contains(stdout, "2 groups") {
+		t.Errorf("validate of a good plan: exit %d, %q", code, stdout)
+	}
+	if code, _, _ := runCmd(t, cmdRun, "--nope"); code != exitUsage {
+		t.Errorf("bad flag: exit %d", code)
+	}
+}
+
+func TestRunBaselineFoldsVerdictIntoExitCode(t *testing.T) {
+	fast, _ := countingServer(t, time.Millisecond)
+	base := t.TempDir()
+	if code, _, stderr := runCmd(t, cmdRun, writePlan(t, fast.URL, ""), "-o", base, "-g", "closed", "--duration", "3s"); code != exitOK {
+		t.Fatalf("baseline run: exit %d\n%s", code, stderr)
+	}
+	slow, _ := countingServer(t, 8*time.Millisecond)
+	code, stdout, _ := runCmd(t, cmdRun, writePlan(t, slow.URL, ""), "-o", t.TempDir(), "-g", "closed", "--duration", "3s", "--baseline", base)
+	if code != exitFail || !strings.Contains(stdout, "worse") {
+		t.Errorf("a server 8x slower: exit %d, want 1 with worse rows:\n%s", code, stdout)
+	}
+}
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// benchtuiBinary builds the real binary once per test run.
+func benchtuiBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "benchtui-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "benchtui")
+		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+// TestSIGINTWritesPartialArtifact runs the real binary, interrupts it in
+// the middle of a step and finds the figures measured so far on disk.
+func TestSIGINTWritesPartialArtifact(t *testing.T) {
+	srv, served := countingServer(t, time.Millisecond)
+	out := t.TempDir()
+	plan := writePlan(t, srv.URL, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, benchtuiBinary(t), "run", plan, "-o", out, "-g", "closed", "--duration", "30s")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for served.Load() < 200 && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitFail {
+		t.Errorf("exit %d (%v), want 1 after an interrupt\n%s", code, err, stderr.String())
+	}
+	a := loadArtifacts(t, out)["closed"]
+	if a == nil || !a.Run.Partial || len(a.Steps) != 1 || a.Steps[0].Requests < 100 {
+		t.Fatalf("artifact %+v, want a partial one with the requests measured\n%s", a, stderr.String())
+	}
+	if st := a.Steps[0]; st.DurationS >= 30 || st.Events[len(st.Events)-1].Kind != artifacts.EventStopped {
+		t.Errorf("step %+v, want cut short with a stopped event", st)
+	}
+}
