@@ -2,11 +2,163 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/ui"
 )
 
-// cmdConsole opens the interactive console on PLAN. Until the console
-// lands it runs the plan headless.
+// exportWait bounds how long leaving the console waits for running
+// sessions to stop before their artifacts are written.
+const exportWait = 5 * time.Second
+
+// consoleFlags are the options of `benchtui [PLAN]`.
+type consoleFlags struct {
+	plan     string
+	out      string
+	duration time.Duration
+}
+
+func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
+	var f consoleFlags
+	fs := flag.NewFlagSet("benchtui", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.out, "o", "", "artifacts folder (default: the plan's artifacts, else ./bench-results)")
+	fs.DurationVar(&f.duration, "duration", 0, "replace every step's duration (for quick tries)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return f, err
+	}
+	if len(pos) > 1 {
+		return f, fmt.Errorf("the console takes one PLAN, got %q", pos)
+	}
+	if len(pos) == 1 {
+		f.plan = pos[0]
+	}
+	return f, nil
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// cmdConsole opens the interactive console on PLAN. Logs go to
+// <artifacts>/benchtui.log, never to the screen. On every way out — q,
+// ctrl+c, SIGTERM, SIGHUP, a panic in the model — the running sessions are
+// stopped, what they measured is written (partial when a step was cut)
+// and the targets are stopped.
 func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return cmdRun(ctx, args, stdout, stderr)
+	f, err := parseConsoleFlags(args, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui:", err)
+		return exitUsage
+	}
+	if !isTerminal(stdout) {
+		fmt.Fprintln(stderr, "benchtui: no terminal on stdout; use `benchtui run` for headless runs")
+		return exitUsage
+	}
+	plan, err := loadPlan(f.plan)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	dir := artifactsDir(f.out, plan)
+	logf, err := openConsoleLog(dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui:", err)
+		return exitUsage
+	}
+	defer logf.Close()
+	raiseFDLimit(logf)
+	run := runners.NewRun(plan, dir, version)
+	run.Duration = f.duration
+	defer run.Close() // stops the targets (the demo server) on every way out
+	return console(ctx, run, dir, logf, stdout.(*os.File), stderr)
+}
+
+func openConsoleLog(dir string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating artifacts folder %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, "benchtui.log")
+	logf, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("opening the log %s: %w", path, err)
+	}
+	fmt.Fprintf(logf, "--- %s benchtui %s console\n", time.Now().Format(time.RFC3339), version)
+	return logf, nil
+}
+
+// console runs the program, then exports whatever the sessions measured.
+func console(ctx context.Context, run *runners.Run, dir string, logf, stdout *os.File, stderr io.Writer) (code int) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sessions := ui.NewSessions()
+	m := ui.New(ui.Config{Plan: run.Plan, Engine: run, Dir: dir, Duration: run.Duration,
+		Sessions: sessions, Log: logf, Context: ctx})
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithOutput(stdout), tea.WithFPS(20))
+	stopHUP := quitOnHangup(p)
+	defer stopHUP()
+	defer func() {
+		// Bubble Tea restores the terminal after a panic in the model and
+		// returns an error; anything that escapes it lands here. Either way
+		// the artifacts are written before leaving.
+		r := recover()
+		paths, errs := sessions.Shutdown(dir, "quit", exportWait)
+		report(stderr, logf, paths, errs)
+		if r != nil {
+			fmt.Fprintf(stderr, "benchtui: panic: %v\n", r)
+			fmt.Fprintf(logf, "panic: %v\n", r)
+			code = exitUsage
+		}
+	}()
+	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrInterrupted) {
+		fmt.Fprintln(stderr, "benchtui:", err)
+		fmt.Fprintln(logf, "console:", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// quitOnHangup quits the program when the terminal goes away, so the
+// artifacts are still written.
+func quitOnHangup(p *tea.Program) (stop func()) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+			p.Quit()
+		case <-done:
+		}
+	}()
+	return func() { signal.Stop(sig); close(done) }
+}
+
+func report(stderr, logf io.Writer, paths []string, errs []error) {
+	for _, p := range paths {
+		fmt.Fprintln(stderr, "benchtui: artifact", p)
+		fmt.Fprintln(logf, "artifact written on exit:", p)
+	}
+	for _, err := range errs {
+		fmt.Fprintln(stderr, "benchtui:", err)
+		fmt.Fprintln(logf, "export on exit:", err)
+	}
 }

@@ -1,0 +1,174 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+)
+
+// Messages that Cmds hand back to Update. Each carries the group's index.
+type (
+	// SnapshotMsg is a session's newest snapshot.
+	SnapshotMsg struct {
+		Group int
+		Sess  *runners.Session
+		Snap  runners.Snapshot
+	}
+	// endedMsg says a session's snapshot channel closed: it has ended.
+	endedMsg struct {
+		group int
+		sess  *runners.Session
+	}
+	startedMsg struct {
+		group int
+		sess  *runners.Session
+		at    time.Time
+		err   error
+	}
+	exportedMsg struct {
+		group int
+		path  string
+		art   *artifacts.Artifact
+		final bool
+		err   error
+	}
+	baselineMsg struct {
+		group  int
+		path   string
+		art    *artifacts.Artifact
+		picked bool
+		err    error
+	}
+	// CompareMsg is a comparison of a group's baseline with its current result.
+	CompareMsg struct {
+		Group int
+		Cmp   artifacts.Comparison
+	}
+	statusMsg struct {
+		text  string
+		isErr bool
+	}
+	rebuiltMsg struct {
+		target string
+		err    error
+	}
+	quitNowMsg struct{}
+)
+
+// waitSnapshot waits for the next snapshot of sess. It captures the
+// channel, never the model, and is re-armed after each message.
+func waitSnapshot(i int, sess *runners.Session, ch <-chan runners.Snapshot) tea.Cmd {
+	return func() tea.Msg {
+		snap, ok := <-ch
+		if !ok {
+			return endedMsg{group: i, sess: sess}
+		}
+		return SnapshotMsg{Group: i, Sess: sess, Snap: snap}
+	}
+}
+
+// startSession gets a session for g (starting its target when needed) and
+// starts it.
+func startSession(ctx context.Context, eng Engine, reg *Sessions, i int, g *runners.Group) tea.Cmd {
+	return func() tea.Msg {
+		sess, err := eng.Session(ctx, g)
+		if err != nil {
+			return startedMsg{group: i, err: err}
+		}
+		// Artifact names keep milliseconds: the cut-off for the baseline
+		// must not fall after this run's own start within the same one.
+		at := time.Now().Truncate(time.Millisecond)
+		reg.Add(sess)
+		sess.Start(ctx)
+		return startedMsg{group: i, sess: sess, at: at}
+	}
+}
+
+// export writes sess's artifact so far; final marks the session's last
+// export.
+func export(reg *Sessions, dir string, i int, sess *runners.Session, final bool) tea.Cmd {
+	return func() tea.Msg {
+		if final {
+			<-sess.Done()
+		}
+		a := sess.Result()
+		path, err := artifacts.Write(dir, a)
+		if err == nil && final {
+			reg.markExported(sess, path)
+		}
+		return exportedMsg{group: i, path: path, art: a, final: final, err: err}
+	}
+}
+
+// loadBaseline reads the group's newest artifact that started before t.
+func loadBaseline(i int, dir, id string, before time.Time) tea.Cmd {
+	return func() tea.Msg {
+		path, err := artifacts.Newest(dir, id, before)
+		if err != nil || path == "" {
+			return baselineMsg{group: i, err: err}
+		}
+		a, err := artifacts.Load(path)
+		return baselineMsg{group: i, path: path, art: a, err: err}
+	}
+}
+
+// loadPicked reads the baseline the operator picked.
+func loadPicked(i int, path string) tea.Cmd {
+	return func() tea.Msg {
+		a, err := artifacts.Load(path)
+		return baselineMsg{group: i, path: path, art: a, picked: true, err: err}
+	}
+}
+
+// compare judges cur (or, when nil, sess's result so far) against base.
+func compare(i int, base, cur *artifacts.Artifact, sess *runners.Session) tea.Cmd {
+	return func() tea.Msg {
+		if cur == nil {
+			cur = sess.Result()
+		}
+		c := artifacts.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, artifacts.CompareOptions{})
+		return CompareMsg{Group: i, Cmp: c}
+	}
+}
+
+// control runs one of the session's controls off the update loop and
+// reports what it did.
+func control(f func() (string, bool)) tea.Cmd {
+	return func() tea.Msg {
+		text, ok := f()
+		return statusMsg{text: text, isErr: !ok}
+	}
+}
+
+// rebuild runs the target's build command, its output to log, then has
+// the engine restart the target.
+func rebuild(ctx context.Context, eng Engine, name string, spec *runners.TargetSpec, log io.Writer) tea.Cmd {
+	return func() tea.Msg {
+		fmt.Fprintf(log, "--- rebuild %s: %q\n", name, spec.Build)
+		cmd := exec.CommandContext(ctx, spec.Build[0], spec.Build[1:]...)
+		cmd.Dir, cmd.Stdout, cmd.Stderr = spec.Dir, log, log
+		cmd.Env = cmd.Environ()
+		for k, v := range spec.Env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		if err := cmd.Run(); err != nil {
+			return rebuiltMsg{target: name, err: fmt.Errorf("building %s: %w", name, err)}
+		}
+		if err := eng.RestartTarget(name); err != nil {
+			return rebuiltMsg{target: name, err: fmt.Errorf("restarting %s: %w", name, err)}
+		}
+		return rebuiltMsg{target: name}
+	}
+}
+
+// quitAfter bounds the wait for sessions to stop on quit.
+func quitAfter(d time.Duration) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return quitNowMsg{} })
+}

@@ -1,0 +1,197 @@
+// Package ui is benchtui's interactive console, a Bubble Tea program.
+//
+// The model never blocks: sessions are started, artifacts read and written,
+// comparisons computed and the target rebuilt in tea.Cmds. Each running
+// session's snapshots arrive through a Cmd that waits on the session's
+// newest-wins channel and is re-armed after every message, so a slow screen
+// never slows the load. The model keeps only the newest snapshot per group
+// and marks itself dirty; the frame is redrawn on a 100 ms tick, so the
+// console draws at most ten frames a second whatever the snapshot rate.
+// View only returns the last frame.
+package ui
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"time"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+)
+
+// FrameEvery is the shortest time between two redraws.
+const FrameEvery = 100 * time.Millisecond
+
+// Group states as the console shows them.
+const (
+	stateIdle    = "idle"
+	stateQueued  = "queued"
+	stateRunning = "running"
+	statePaused  = "paused"
+	stateDone    = "done"
+	stateFailed  = "failed"
+)
+
+// Engine is what the console needs of a runners.Run.
+type Engine interface {
+	// Session starts the group's target when needed and returns a session,
+	// not yet started. It may block (a target starting).
+	Session(ctx context.Context, g *runners.Group) (*runners.Session, error)
+	// RestartTarget stops the named target so the next session starts it anew.
+	RestartTarget(name string) error
+}
+
+// Config is what the console is opened with.
+type Config struct {
+	Plan *runners.Plan
+	// Engine starts sessions; nil means nothing can be run (view tests).
+	Engine Engine
+	// Dir is the artifacts folder: baselines are read and exports written there.
+	Dir string
+	// Duration, when positive, replaced every step's duration in the engine.
+	Duration time.Duration
+	// Sessions is shared with the caller, which exports what is left on
+	// every way out; nil makes a new one.
+	Sessions *Sessions
+	// Log receives the console's log lines and the rebuild output; nil
+	// discards them. Never the terminal.
+	Log io.Writer
+	// Context bounds the sessions; nil means context.Background().
+	Context context.Context
+	// Started is when the console opened; the baselines are the artifacts
+	// written before it. Zero means now.
+	Started time.Time
+}
+
+// group is the console's view of one plan group.
+type group struct {
+	g     *runners.Group
+	state string
+	err   string
+	sess  *runners.Session
+	snap  runners.Snapshot
+	seen  bool // a snapshot arrived
+	// selfFDs is benchtui's own open files over the run, for groups
+	// without a target (the series carries only the target's).
+	selfFDs []float64
+	// last is the group's latest result: this console's export, else the
+	// newest artifact on disk.
+	last *artifacts.Artifact
+	// The baseline, its file, and whether the operator picked it.
+	base       *artifacts.Artifact
+	basePath   string
+	basePicked bool
+	runStart   time.Time
+	cmp        *artifacts.Comparison
+	cmpBusy    bool
+	cmpAt      time.Time
+}
+
+type mode int
+
+const (
+	modeMain mode = iota
+	modeHelp
+	modeCompare
+	modePicker
+	modeNote
+)
+
+// Model is the console's Bubble Tea model. Use it through a pointer.
+type Model struct {
+	cfg    Config
+	ctx    context.Context
+	log    *slog.Logger
+	st     Styles
+	keys   KeyMap
+	groups []*group
+	sel    int
+	queue  []int
+	active int // the group whose session runs, -1 when none
+
+	width, height int
+	mode          mode
+	status        string
+	statusErr     bool
+	quitting      bool
+	rebuilding    string
+	note          textinput.Model
+	picker        picker
+	scroll        int
+
+	frame     string
+	renders   int // frames drawn, for tests of the redraw budget
+	dirty     bool
+	tickArmed bool
+}
+
+// New returns a console model for cfg.
+func New(cfg Config) *Model {
+	if cfg.Sessions == nil {
+		cfg.Sessions = NewSessions()
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if cfg.Context == nil {
+		cfg.Context = context.Background()
+	}
+	if cfg.Started.IsZero() {
+		cfg.Started = time.Now()
+	}
+	m := &Model{cfg: cfg, ctx: cfg.Context, st: DefaultStyles(), keys: DefaultKeyMap(), active: -1,
+		log: slog.New(slog.NewTextHandler(cfg.Log, nil)), width: 80, height: 24}
+	for _, g := range cfg.Plan.Groups {
+		m.groups = append(m.groups, &group{g: g, state: stateIdle})
+	}
+	m.note = textinput.New()
+	m.note.Placeholder = "what changed, what you saw"
+	m.note.CharLimit = 500
+	m.render()
+	return m
+}
+
+// Init loads each group's baseline.
+func (m *Model) Init() tea.Cmd {
+	cmds := make([]tea.Cmd, 0, len(m.groups))
+	for i, gr := range m.groups {
+		cmds = append(cmds, loadBaseline(i, m.cfg.Dir, gr.g.ID, m.cfg.Started))
+	}
+	return tea.Batch(cmds...)
+}
+
+// View returns the last frame drawn; drawing happens in Update at most
+// every FrameEvery.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.frame)
+	v.AltScreen = true
+	v.WindowTitle = "benchtui"
+	return v
+}
+
+// frameMsg asks for a redraw.
+type frameMsg struct{}
+
+// markDirty notes that the frame is stale and arms the redraw tick when it
+// is not armed yet.
+func (m *Model) markDirty() tea.Cmd {
+	m.dirty = true
+	if m.tickArmed {
+		return nil
+	}
+	m.tickArmed = true
+	return tea.Tick(FrameEvery, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
+func (m *Model) setStatus(text string, isErr bool) {
+	m.status, m.statusErr = text, isErr
+	if isErr {
+		m.log.Warn(text)
+	}
+}
+
+func (m *Model) selected() *group { return m.groups[m.sel] }

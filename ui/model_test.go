@@ -1,0 +1,138 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/benchtui/benchtui/runners"
+)
+
+// TestRedrawCoalesced: snapshots only mark the frame dirty; it is drawn
+// once per tick however many arrive, and one tick is armed at a time.
+func TestRedrawCoalesced(t *testing.T) {
+	m := newTestModel(t, 80, 24)
+	running(t, m, runners.StateRunning, false)
+	screen(m)
+	before, frame := m.renders, m.View().Content
+	sess := m.groups[0].sess
+	ticks := 0
+	for i := range 100 {
+		snap := runningSnapshot(runners.StateRunning, false)
+		snap.Total.Requests = int64(i)
+		armed := m.tickArmed
+		m.Update(SnapshotMsg{Group: 0, Sess: sess, Snap: snap})
+		if !armed && m.tickArmed {
+			ticks++
+		}
+	}
+	if m.renders != before || m.View().Content != frame {
+		t.Errorf("drew %d frames while snapshots arrived; want none before the tick", m.renders-before)
+	}
+	if ticks != 1 {
+		t.Errorf("armed %d redraw ticks for 100 snapshots, want 1", ticks)
+	}
+	m.Update(frameMsg{})
+	if m.renders != before+1 {
+		t.Errorf("drew %d frames on the tick, want 1", m.renders-before)
+	}
+	m.Update(frameMsg{}) // nothing new: no redraw
+	if m.renders != before+1 {
+		t.Errorf("redrew a clean frame")
+	}
+}
+
+func TestNavigateAndModes(t *testing.T) {
+	m := newTestModel(t, 80, 24)
+	m.Update(press("j"))
+	m.Update(press("j"))
+	if m.sel != 2 {
+		t.Fatalf("sel %d after two j, want 2", m.sel)
+	}
+	m.Update(press("k"))
+	m.Update(press("k"))
+	m.Update(press("k"))
+	if m.sel != 3 {
+		t.Fatalf("sel %d after three k from 2, want 3 (wraps)", m.sel)
+	}
+	for _, c := range []struct {
+		key  string
+		want mode
+	}{{"?", modeHelp}, {"x", modeMain}, {"c", modeCompare}, {"esc", modeMain}, {"b", modePicker}, {"esc", modeMain}} {
+		m.Update(press(c.key))
+		if m.mode != c.want {
+			t.Fatalf("after %q mode %d, want %d", c.key, m.mode, c.want)
+		}
+	}
+}
+
+// TestKeysNeedARun: controls on a group that is not running say so and
+// start nothing.
+func TestKeysNeedARun(t *testing.T) {
+	m := newTestModel(t, 80, 24)
+	for _, k := range []string{"p", "e", "s", "n", "x"} {
+		m.status = ""
+		m.Update(press(k))
+		if !m.statusErr || !strings.Contains(m.status, "G1") {
+			t.Errorf("%q on an idle group: status %q, want an error naming G1", k, m.status)
+		}
+	}
+	m.Update(press("enter")) // no engine
+	if m.groups[0].state != stateIdle {
+		t.Errorf("enter without an engine: state %s", m.groups[0].state)
+	}
+}
+
+func TestRebuildRefusals(t *testing.T) {
+	m := newTestModel(t, 80, 24)
+	m.Update(press("j"))
+	m.Update(press("j")) // sweep: no target
+	m.Update(press("r"))
+	if !strings.Contains(m.status, "no target") {
+		t.Errorf("rebuild without a target: %q", m.status)
+	}
+	m.sel = 0
+	m.active = 1 // G5 runs on the same target
+	m.Update(press("r"))
+	if !strings.Contains(m.status, "stop the run") {
+		t.Errorf("rebuild while the target is in use: %q", m.status)
+	}
+}
+
+func TestQuitWhenIdle(t *testing.T) {
+	m := newTestModel(t, 80, 24)
+	cmd := m.quit()
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("q with nothing running does not quit at once")
+	}
+}
+
+func TestResample(t *testing.T) {
+	xs := []float64{1, 9, 1, 1, 1, 1, 1, 7}
+	got := resample(xs, 4)
+	want := []float64{9, 1, 1, 7}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("resample %v = %v, want %v (maxima kept)", xs, got, want)
+		}
+	}
+	if len(resample(xs, 20)) != len(xs) {
+		t.Error("a short series is resampled")
+	}
+}
+
+func TestGraphShapes(t *testing.T) {
+	st := DefaultStyles()
+	for _, s := range [][]float64{nil, {}, {3}, {3, 3, 3}, {0, 0}, {1, 1e6, 2}} {
+		lines := graph([][]float64{s}, nil, 30, 4, st)
+		if len(lines) != 4 {
+			t.Errorf("%v: %d lines, want 4", s, len(lines))
+		}
+		for _, l := range lines {
+			if len1(l) != 30 {
+				t.Errorf("%v: line %q is %d wide, want 30", s, l, len1(l))
+			}
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/benchtui/benchtui/runners"
+)
+
+// onKey routes a key by the mode the console is in.
+func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(msg, m.keys.ForceQuit) {
+		return m.quit()
+	}
+	switch m.mode {
+	case modeNote:
+		return m.onNoteKey(msg)
+	case modePicker:
+		return m.onPickerKey(msg)
+	case modeHelp:
+		m.mode = modeMain
+		return nil
+	case modeCompare:
+		return m.onCompareKey(msg)
+	}
+	return m.onMainKey(msg)
+}
+
+func (m *Model) onMainKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		m.sel = (m.sel + len(m.groups) - 1) % len(m.groups)
+	case key.Matches(msg, k.Down):
+		m.sel = (m.sel + 1) % len(m.groups)
+	case key.Matches(msg, k.Run):
+		return m.enqueue(m.sel)
+	case key.Matches(msg, k.RunAll):
+		return m.enqueue(allIndexes(len(m.groups))...)
+	case key.Matches(msg, k.Pause):
+		return m.withSession(pauseResume)
+	case key.Matches(msg, k.Extend):
+		return m.withSession(extendStep(extendBy(m.selected().g, m.cfg.Duration)))
+	case key.Matches(msg, k.Stop):
+		return m.withSession(stopStep)
+	case key.Matches(msg, k.Baseline):
+		return m.openPicker()
+	case key.Matches(msg, k.Compare):
+		m.mode, m.scroll = modeCompare, 0
+	case key.Matches(msg, k.Note):
+		return m.openNote()
+	case key.Matches(msg, k.Export):
+		return m.exportNow()
+	case key.Matches(msg, k.Rebuild):
+		return m.rebuild()
+	case key.Matches(msg, k.Help):
+		m.mode = modeHelp
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	}
+	return nil
+}
+
+func allIndexes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// enqueue queues groups to run, one session at a time, in order.
+func (m *Model) enqueue(idx ...int) tea.Cmd {
+	if m.cfg.Engine == nil {
+		m.setStatus("nothing can run here", true)
+		return nil
+	}
+	var added []string
+	for _, i := range idx {
+		if i == m.active || contains(m.queue, i) {
+			continue
+		}
+		m.queue = append(m.queue, i)
+		m.groups[i].state = stateQueued
+		added = append(added, m.groups[i].g.ID)
+	}
+	if len(added) > 0 && m.active >= 0 {
+		m.setStatus("queued "+strings.Join(added, ", ")+" after "+m.groups[m.active].g.ID, false)
+	}
+	return m.startNext()
+}
+
+func contains(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// withSession runs a control on the selected group's running session in a
+// Cmd.
+func (m *Model) withSession(f func(*runners.Session) (string, bool)) tea.Cmd {
+	gr := m.selected()
+	sess := gr.sess
+	if sess == nil || m.sel != m.active {
+		m.setStatus(gr.g.ID+" is not running (enter runs it)", true)
+		return nil
+	}
+	return control(func() (string, bool) { return f(sess) })
+}
+
+// pauseResume runs in a Cmd: it may not touch the model.
+func pauseResume(sess *runners.Session) (string, bool) {
+	id := sess.Group().ID
+	switch {
+	case sess.Pause():
+		return id + " paused (p resumes)", true
+	case sess.Resume():
+		return id + " resumed", true
+	}
+	return id + ": nothing to pause between steps", false
+}
+
+func stopStep(sess *runners.Session) (string, bool) {
+	sess.StopStep("stopped by the operator")
+	return sess.Group().ID + ": step stopped", true
+}
+
+// extendStep lengthens the running step by d.
+func extendStep(d time.Duration) func(*runners.Session) (string, bool) {
+	return func(sess *runners.Session) (string, bool) {
+		if !sess.Extend(d, "by the operator") {
+			return sess.Group().ID + ": only the measured phase can be extended", false
+		}
+		return fmt.Sprintf("%s: step extended by %s", sess.Group().ID, d), true
+	}
+}
+
+// extendBy is how far e extends a step: the soak policy's step, else a
+// quarter of the step's planned duration.
+func extendBy(g *runners.Group, override time.Duration) time.Duration {
+	if g.Soak != nil && g.Soak.ExtendWhileRSSRising != nil && g.Soak.ExtendWhileRSSRising.Step.D() > 0 {
+		return g.Soak.ExtendWhileRSSRising.Step.D()
+	}
+	d := g.Duration.D()
+	if override > 0 {
+		d = override
+	}
+	if d <= 0 {
+		return 30 * time.Second
+	}
+	return max(d/4, time.Second)
+}
+
+func (m *Model) exportNow() tea.Cmd {
+	gr := m.selected()
+	if gr.sess == nil {
+		m.setStatus(gr.g.ID+": nothing measured yet in this console", true)
+		return nil
+	}
+	return export(m.cfg.Sessions, m.cfg.Dir, m.sel, gr.sess, false)
+}
+
+func (m *Model) rebuild() tea.Cmd {
+	gr := m.selected()
+	name := gr.g.Target
+	spec := m.cfg.Plan.Targets[name]
+	switch {
+	case name == "" || spec == nil:
+		m.setStatus(gr.g.ID+" has no target to rebuild", true)
+	case len(spec.Build) == 0:
+		m.setStatus("target "+name+" has no build command in the plan", true)
+	case m.active >= 0 && m.groups[m.active].g.Target == name:
+		m.setStatus("stop the run on "+name+" first (s)", true)
+	case m.rebuilding != "" || m.cfg.Engine == nil:
+		m.setStatus("a rebuild is already running", true)
+	default:
+		m.rebuilding = name
+		m.setStatus("rebuilding "+name+"… (output in benchtui.log)", false)
+		return rebuild(m.ctx, m.cfg.Engine, name, spec, m.cfg.Log)
+	}
+	return nil
+}
+
+// quit stops the running session and quits once its artifact is written
+// (bounded by quitWait); a second quit leaves at once (the caller still
+// exports what is left).
+func (m *Model) quit() tea.Cmd {
+	if m.quitting || m.active < 0 {
+		return tea.Quit
+	}
+	m.quitting, m.queue, m.mode = true, nil, modeMain
+	for _, gr := range m.groups {
+		if gr.state == stateQueued {
+			gr.state = stateIdle
+		}
+	}
+	gr := m.groups[m.active]
+	m.setStatus("quitting: stopping "+gr.g.ID+" and writing its artifact…", false)
+	if sess := gr.sess; sess != nil {
+		return tea.Batch(control(func() (string, bool) {
+			sess.Stop("quit")
+			return "quitting: " + sess.Group().ID + " stopped, writing its artifact…", true
+		}), quitAfter(quitWait))
+	}
+	return quitAfter(quitWait)
+}

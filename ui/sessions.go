@@ -1,0 +1,90 @@
+package ui
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+)
+
+// Sessions tracks every session the console started and whether its final
+// artifact was written, so the caller can stop and export them on every
+// way out: a quit, a signal, a panic in the model. It is safe from any
+// goroutine.
+type Sessions struct {
+	mu       sync.Mutex
+	list     []*runners.Session
+	exported map[*runners.Session]string
+}
+
+// NewSessions returns an empty registry.
+func NewSessions() *Sessions {
+	return &Sessions{exported: map[*runners.Session]string{}}
+}
+
+// Add registers a started session.
+func (s *Sessions) Add(sess *runners.Session) {
+	s.mu.Lock()
+	s.list = append(s.list, sess)
+	s.mu.Unlock()
+}
+
+// markExported records that sess's final artifact is at path.
+func (s *Sessions) markExported(sess *runners.Session, path string) {
+	s.mu.Lock()
+	s.exported[sess] = path
+	s.mu.Unlock()
+}
+
+// pending returns the sessions whose final artifact is not written yet.
+func (s *Sessions) pending() []*runners.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*runners.Session
+	for _, sess := range s.list {
+		if _, ok := s.exported[sess]; !ok {
+			out = append(out, sess)
+		}
+	}
+	return out
+}
+
+// Shutdown stops every session still running (why goes into the artifact
+// as a stopped event), waits up to wait for them to end, and writes the
+// artifact of each session not yet exported to dir: partial when a step
+// was cut. It returns the paths written and the errors met.
+func (s *Sessions) Shutdown(dir, why string, wait time.Duration) ([]string, []error) {
+	pending := s.pending()
+	for _, sess := range pending {
+		sess.Stop(why)
+	}
+	waitAll(pending, wait)
+	var paths []string
+	var errs []error
+	for _, sess := range pending {
+		a := sess.Result()
+		path, err := artifacts.Write(dir, a)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("exporting %s: %w", a.Group.ID, err))
+			continue
+		}
+		s.markExported(sess, path)
+		paths = append(paths, path)
+	}
+	return paths, errs
+}
+
+// waitAll waits until every session has ended or wait has passed.
+func waitAll(list []*runners.Session, wait time.Duration) {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	for _, sess := range list {
+		select {
+		case <-sess.Done():
+		case <-deadline.C:
+			return
+		}
+	}
+}

@@ -1,0 +1,224 @@
+package ui
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/benchtui/benchtui/runners"
+)
+
+// compareEvery bounds how often a running group's comparison is redone.
+const compareEvery = time.Second
+
+// quitWait bounds how long quitting waits for sessions to stop and export.
+const quitWait = 6 * time.Second
+
+// Update applies msg to the model. It never blocks: everything slow is a
+// Cmd.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.render() // reflow at once
+		return m, nil
+	case frameMsg:
+		m.tickArmed = false
+		if m.dirty {
+			m.render()
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		cmd := m.onKey(msg)
+		return m, tea.Batch(cmd, m.markDirty())
+	case quitNowMsg:
+		return m, tea.Quit
+	}
+	cmd := m.onEvent(msg)
+	return m, tea.Batch(cmd, m.markDirty())
+}
+
+// onEvent handles the messages of Cmds and the textinput's own.
+func (m *Model) onEvent(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case SnapshotMsg:
+		return m.onSnapshot(msg)
+	case endedMsg:
+		return m.onEnded(msg)
+	case startedMsg:
+		return m.onStarted(msg)
+	case exportedMsg:
+		return m.onExported(msg)
+	case baselineMsg:
+		return m.onBaseline(msg)
+	case CompareMsg:
+		gr := m.groups[msg.Group]
+		c := msg.Cmp
+		gr.cmp, gr.cmpBusy = &c, false
+	case pickerMsg:
+		m.picker.entries, m.picker.err = msg.entries, msg.err
+	case statusMsg:
+		m.setStatus(msg.text, msg.isErr)
+	case rebuiltMsg:
+		return m.onRebuilt(msg)
+	default:
+		if m.mode == modeNote {
+			var cmd tea.Cmd
+			m.note, cmd = m.note.Update(msg)
+			return cmd
+		}
+	}
+	return nil
+}
+
+func (m *Model) onSnapshot(msg SnapshotMsg) tea.Cmd {
+	gr := m.groups[msg.Group]
+	gr.snap, gr.seen = msg.Snap, true
+	if msg.Snap.Target == nil && msg.Snap.Self != nil {
+		gr.selfFDs = appendBounded(gr.selfFDs, float64(msg.Snap.Self.FDs))
+	}
+	switch {
+	case msg.Snap.Err != nil:
+		gr.state, gr.err = stateFailed, msg.Snap.Err.Error()
+	case msg.Snap.State == runners.StatePaused:
+		gr.state = statePaused
+	case gr.state != stateFailed:
+		gr.state = stateRunning
+	}
+	cmds := []tea.Cmd{waitSnapshot(msg.Group, msg.Sess, msg.Sess.Snapshots())}
+	if gr.base != nil && !gr.cmpBusy && time.Since(gr.cmpAt) >= compareEvery {
+		gr.cmpBusy, gr.cmpAt = true, time.Now()
+		cmds = append(cmds, compare(msg.Group, gr.base, nil, msg.Sess))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) onEnded(msg endedMsg) tea.Cmd {
+	gr := m.groups[msg.group]
+	if err := msg.sess.Err(); err != nil {
+		gr.state, gr.err = stateFailed, m.cfg.Plan.Redact(err.Error())
+	} else if gr.state != stateFailed {
+		gr.state = stateDone
+	}
+	if m.active == msg.group {
+		m.active = -1
+	}
+	m.log.Info("session ended", "group", gr.g.ID, "state", gr.state)
+	cmds := []tea.Cmd{export(m.cfg.Sessions, m.cfg.Dir, msg.group, msg.sess, true)}
+	if !m.quitting {
+		cmds = append(cmds, m.startNext())
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) onStarted(msg startedMsg) tea.Cmd {
+	gr := m.groups[msg.group]
+	if msg.err != nil {
+		gr.state, gr.err = stateFailed, m.cfg.Plan.Redact(msg.err.Error())
+		m.active = -1
+		m.setStatus(gr.g.ID+": "+gr.err, true)
+		if m.quitting {
+			return tea.Quit
+		}
+		return m.startNext()
+	}
+	gr.sess, gr.runStart, gr.state, gr.seen, gr.cmp, gr.selfFDs = msg.sess, msg.at, stateRunning, false, nil, nil
+	m.log.Info("session started", "group", gr.g.ID)
+	m.setStatus(gr.g.ID+" running", false)
+	cmds := []tea.Cmd{waitSnapshot(msg.group, msg.sess, msg.sess.Snapshots())}
+	if !gr.basePicked {
+		cmds = append(cmds, loadBaseline(msg.group, m.cfg.Dir, gr.g.ID, msg.at))
+	}
+	if m.quitting {
+		msg.sess.Stop("quit")
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) onExported(msg exportedMsg) tea.Cmd {
+	gr := m.groups[msg.group]
+	if msg.err != nil {
+		m.setStatus("export: "+msg.err.Error(), true)
+	} else {
+		gr.last = msg.art
+		m.log.Info("artifact written", "path", msg.path, "final", msg.final, "partial", msg.art.Run.Partial)
+		m.setStatus(gr.g.ID+": artifact "+msg.path+partialWord(msg.art.Run.Partial), false)
+	}
+	if m.quitting && m.active < 0 && len(m.cfg.Sessions.pending()) == 0 {
+		return tea.Quit
+	}
+	if msg.final && gr.base != nil && msg.art != nil {
+		gr.cmpBusy = true
+		return compare(msg.group, gr.base, msg.art, nil)
+	}
+	return nil
+}
+
+func partialWord(p bool) string {
+	if p {
+		return " (partial)"
+	}
+	return ""
+}
+
+func (m *Model) onBaseline(msg baselineMsg) tea.Cmd {
+	gr := m.groups[msg.group]
+	if msg.err != nil {
+		m.setStatus(gr.g.ID+": baseline: "+msg.err.Error(), true)
+		return nil
+	}
+	if gr.basePicked && !msg.picked {
+		return nil // the operator's choice stands
+	}
+	gr.base, gr.basePath, gr.basePicked, gr.cmp = msg.art, msg.path, msg.picked, nil
+	if gr.last == nil && gr.sess == nil {
+		gr.last = msg.art // the last result on disk
+	}
+	switch {
+	case msg.art == nil:
+		return nil
+	case gr.sess != nil:
+		gr.cmpBusy, gr.cmpAt = true, time.Now()
+		return compare(msg.group, msg.art, nil, gr.sess)
+	}
+	return nil
+}
+
+func (m *Model) onRebuilt(msg rebuiltMsg) tea.Cmd {
+	m.rebuilding = ""
+	if msg.err != nil {
+		m.setStatus(msg.err.Error()+" (see benchtui.log)", true)
+		return nil
+	}
+	m.log.Info("target rebuilt", "target", msg.target)
+	m.setStatus(msg.target+" rebuilt; restarts with the next run", false)
+	return nil
+}
+
+// startNext starts the next queued group when nothing runs.
+func (m *Model) startNext() tea.Cmd {
+	if m.active >= 0 || len(m.queue) == 0 || m.cfg.Engine == nil {
+		return nil
+	}
+	i := m.queue[0]
+	m.queue = m.queue[1:]
+	m.active = i
+	gr := m.groups[i]
+	gr.state, gr.err = stateRunning, ""
+	m.setStatus("starting "+gr.g.ID+"…", false)
+	return startSession(m.ctx, m.cfg.Engine, m.cfg.Sessions, i, gr.g)
+}
+
+// maxSelfSamples bounds the self fds history; older halves are thinned.
+const maxSelfSamples = 1000
+
+func appendBounded(xs []float64, x float64) []float64 {
+	if len(xs) >= maxSelfSamples {
+		out := xs[:0]
+		for i := 0; i < len(xs); i += 2 {
+			out = append(out, max(xs[i], xs[min(i+1, len(xs)-1)]))
+		}
+		xs = out
+	}
+	return append(xs, x)
+}

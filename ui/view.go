@@ -1,0 +1,154 @@
+package ui
+
+import (
+	"path/filepath"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+)
+
+// Smallest terminal the console draws in.
+const minWidth, minHeight = 40, 12
+
+// wideAt is the width from which the groups list shows titles and results.
+const wideAt = 110
+
+// render draws the frame for the current size and mode. Every line is
+// exactly the terminal's width, and there are exactly height lines.
+func (m *Model) render() {
+	m.dirty = false
+	m.renders++
+	w, h := m.width, m.height
+	if w < minWidth || h < minHeight {
+		m.frame = fit("benchtui: the terminal is too small (40x12 at least)", w)
+		return
+	}
+	bodyH := h - 3
+	var body []string
+	switch m.mode {
+	case modeHelp:
+		body = m.viewHelp(w, bodyH)
+	case modeCompare:
+		body = m.viewCompare(w, bodyH)
+	case modePicker:
+		body = m.viewPicker(w, bodyH)
+	default:
+		body = m.viewMain(w, bodyH)
+	}
+	lines := make([]string, 0, h)
+	lines = append(lines, m.viewHeader(w))
+	lines = append(lines, block(body, w, bodyH)...)
+	lines = append(lines, m.viewStatus(w), m.viewKeys(w))
+	m.frame = strings.Join(lines, "\n")
+}
+
+// block pads or cuts lines to exactly h lines of w columns.
+func block(lines []string, w, h int) []string {
+	out := make([]string, h)
+	for i := range out {
+		if i < len(lines) {
+			out[i] = fit(lines[i], w)
+		} else {
+			out[i] = strings.Repeat(" ", w)
+		}
+	}
+	return out
+}
+
+// viewMain is the groups list beside the selected group's pane.
+func (m *Model) viewMain(w, h int) []string {
+	lw := m.groupsWidth(w)
+	left := block(m.viewGroups(lw, h), lw, h)
+	right := block(m.viewDetail(w-lw-3, h), w-lw-3, h)
+	sep := m.st.Sep.Render(" │ ")
+	out := make([]string, h)
+	for i := range out {
+		out[i] = left[i] + sep + right[i]
+	}
+	return out
+}
+
+func (m *Model) viewHeader(w int) string {
+	left := m.st.Title.Render("benchtui") + " " + m.st.Dim.Render(m.cfg.Plan.Path)
+	var right string
+	switch {
+	case m.quitting:
+		right = m.st.States[statePaused].Render("quitting")
+	case m.rebuilding != "":
+		right = m.st.Info.Render("rebuilding " + m.rebuilding)
+	case m.active >= 0:
+		gr := m.groups[m.active]
+		right = gr.g.ID + " " + m.st.state(gr.state)
+	}
+	if len(m.queue) > 0 {
+		right += m.st.Dim.Render(" +" + itoa(len(m.queue)) + " queued")
+	}
+	return spread(left, right, w)
+}
+
+// spread puts left and right at the two ends of w columns.
+func spread(left, right string, w int) string {
+	gap := w - len1(left) - len1(right)
+	if gap < 1 {
+		return fit(left+" "+right, w)
+	}
+	return left + strings.Repeat(" ", gap) + right
+}
+
+func (m *Model) viewStatus(w int) string {
+	if m.mode == modeNote {
+		return spread(fit(m.st.Key.Render("note ")+m.note.View(), w-26), m.st.Dim.Render("enter saves · esc drops"), w)
+	}
+	dir := m.st.Dim.Render("artifacts: " + m.cfg.Dir)
+	msg := m.status
+	if m.statusErr {
+		msg = m.st.Error.Render(msg)
+	}
+	room := w - len1(dir) - 2
+	if room < 20 {
+		return fit(msg, w)
+	}
+	return spread(fit(msg, room), dir, w)
+}
+
+// viewKeys is the footer: as many keys as fit, most useful first.
+func (m *Model) viewKeys(w int) string {
+	var parts []string
+	used := 0
+	for _, b := range m.keys.footerKeys() {
+		part := m.keyHint(b)
+		n := len1(part) + 1
+		if used+n > w {
+			break
+		}
+		parts = append(parts, part)
+		used += n
+	}
+	return fit(strings.Join(parts, " "), w)
+}
+
+func (m *Model) keyHint(b key.Binding) string {
+	k := b.Keys()[0]
+	return m.st.Key.Render(k) + " " + m.st.Dim.Render(shortHelp[k])
+}
+
+// viewHelp lists every key.
+func (m *Model) viewHelp(w, h int) []string {
+	k := m.keys
+	lines := []string{m.st.Title.Render("Keys") + m.st.Dim.Render(" — any key goes back"), ""}
+	for _, b := range []key.Binding{k.Up, k.Down, k.Run, k.RunAll, k.Pause, k.Extend, k.Stop,
+		k.Baseline, k.Compare, k.Note, k.Export, k.Rebuild, k.Help, k.Quit} {
+		lines = append(lines, "  "+m.st.Key.Render(padRight(b.Help().Key, 8))+b.Help().Desc)
+	}
+	lines = append(lines, "",
+		m.st.Dim.Render("Every key's effect lands in the artifact as an event."),
+		m.st.Dim.Render("Artifacts: "+m.cfg.Dir+" · log: "+filepath.Join(m.cfg.Dir, "benchtui.log")))
+	return lines
+}
+
+func padRight(s string, n int) string {
+	if d := n - len1(s); d > 0 {
+		return s + strings.Repeat(" ", d)
+	}
+	return s
+}

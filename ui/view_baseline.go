@@ -1,0 +1,171 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
+
+// baselinePane puts the step's figures beside the baseline's, with the
+// delta coloured by the comparison's verdict (red worse, green better, dim
+// within noise).
+func (m *Model) baselinePane(gr *group, w, h int) []string {
+	st := m.st
+	if h < 2 {
+		return nil
+	}
+	if gr.base == nil {
+		return []string{st.Dim.Render(fit("no baseline: no earlier "+gr.g.ID+" artifact (b picks one)", w))}
+	}
+	lines := []string{fit(st.Title.Render("baseline ")+st.Dim.Render(baseName(gr.basePath)+" · "+
+		gr.base.Run.Started.Local().Format("01-02 15:04")), w)}
+	rows := paneRows(gr)
+	lines = append(lines, st.Header.Render(fit(fmt.Sprintf("%-11s%9s%9s%9s  %s", "figure", "baseline", "current", "delta", ""), w)))
+	room := h - len(lines)
+	for i, r := range rows {
+		if i == room-1 && len(rows) > room {
+			lines = append(lines, st.Dim.Render(fit(fmt.Sprintf("… %d more — c compares every step", len(rows)-i), w)))
+			break
+		}
+		lines = append(lines, m.compareLine(r, w))
+	}
+	if len(rows) == 0 {
+		lines = append(lines, st.Dim.Render(fit("nothing to compare yet for step "+stepName(stepLabel(gr)), w)))
+	}
+	return lines
+}
+
+// paneRow is one figure of the pane; current is blank until there is a
+// comparison.
+type paneRow struct {
+	artifacts.Row
+	hasCurrent bool
+}
+
+// paneRows are the comparison's rows of the step in view, else the
+// baseline's own figures of that step.
+func paneRows(gr *group) []paneRow {
+	label := stepLabel(gr)
+	var out []paneRow
+	if gr.cmp != nil {
+		for _, r := range gr.cmp.Rows {
+			if r.Step == label {
+				out = append(out, paneRow{r, true})
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	for _, s := range gr.base.Steps {
+		if s.Label != label {
+			continue
+		}
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"throughput_rps", s.ThroughputRPS}, {"p50", s.LatencyMS.P50}, {"p90", s.LatencyMS.P90},
+			{"p99", s.LatencyMS.P99}, {"max", s.LatencyMS.Max}} {
+			out = append(out, paneRow{artifacts.Row{Metric: f.name, Base: f.v, Verdict: artifacts.Same}, false})
+		}
+	}
+	return out
+}
+
+func (m *Model) compareLine(r paneRow, w int) string {
+	cur, delta, word := "…", "", ""
+	if r.hasCurrent {
+		cur, delta = metricValue(r.Metric, r.Current), deltaText(r.DeltaPct)
+		word = map[string]string{artifacts.Worse: "worse", artifacts.Better: "better", artifacts.Same: "~"}[r.Verdict]
+	}
+	name := metricLabel[r.Metric]
+	if name == "" {
+		name = r.Metric
+	}
+	line := fmt.Sprintf("%-11s%9s%9s", name, metricValue(r.Metric, r.Base), cur)
+	tail := m.st.verdict(r.Verdict, fmt.Sprintf("%9s  %s", delta, word))
+	return fit(line+tail, w)
+}
+
+func stepName(label string) string {
+	if label == "" {
+		return "(single step)"
+	}
+	return label
+}
+
+func (m *Model) onCompareKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Back), key.Matches(msg, m.keys.Compare), key.Matches(msg, m.keys.Quit):
+		m.mode = modeMain
+	case key.Matches(msg, m.keys.PageUp):
+		m.scroll = max(m.scroll-1, 0)
+	case key.Matches(msg, m.keys.PageDown):
+		m.scroll++
+	}
+	return nil
+}
+
+// viewCompare is the full-screen comparison of every step of the group.
+func (m *Model) viewCompare(w, h int) []string {
+	gr, st := m.selected(), m.st
+	lines := []string{st.Title.Render("Compare "+gr.g.ID) + st.Dim.Render(" — esc goes back, ↑/↓ scroll")}
+	switch {
+	case gr.base == nil:
+		lines = append(lines, st.Dim.Render("no baseline (b picks one)"))
+	case gr.cmp == nil:
+		lines = append(lines, st.Dim.Render("baseline "+baseName(gr.basePath)+"; nothing measured to compare yet"))
+	default:
+		lines = append(lines, st.Dim.Render("baseline "+baseName(gr.basePath)+" · current "+currentName(gr)))
+		lines = append(lines, m.compareAll(*gr.cmp, w)...)
+	}
+	if gr.last != nil {
+		lines = append(lines, "", st.Title.Render("Steps of the latest result"+partialWord(gr.last.Run.Partial)))
+		lines = append(lines, m.stepsTable(gr.last, w)...)
+	}
+	m.scroll = min(m.scroll, max(len(lines)-h, 0))
+	return lines[m.scroll:]
+}
+
+func currentName(gr *group) string {
+	if gr.sess != nil && gr.state != stateDone && gr.state != stateFailed {
+		return "this run so far"
+	}
+	return "this run"
+}
+
+func (m *Model) compareAll(c artifacts.Comparison, w int) []string {
+	var lines []string
+	step := "\x00"
+	for _, r := range c.Rows {
+		if r.Step != step {
+			step = r.Step
+			lines = append(lines, "", m.st.Bold.Render("step "+stepName(step)),
+				m.st.Header.Render(fit(fmt.Sprintf("%-11s%9s%9s%9s  %s", "figure", "baseline", "current", "delta", "verdict"), w)))
+		}
+		lines = append(lines, m.compareLine(paneRow{r, true}, w))
+	}
+	if len(c.Rows) == 0 {
+		lines = append(lines, m.st.Dim.Render("no rows: no step in common"))
+	}
+	for _, warn := range c.Warnings {
+		lines = append(lines, m.st.Dim.Render(fit("warning: "+warn, w)))
+	}
+	return lines
+}
+
+// stepsTable lists an artifact's steps, as the headless summary does.
+func (m *Model) stepsTable(a *artifacts.Artifact, w int) []string {
+	head := fmt.Sprintf("%-16s%9s%8s%8s%8s%8s%8s%8s%8s", "step", "requests", "rps", "p50", "p90", "p99", "max", "errors", "dropped")
+	lines := []string{m.st.Header.Render(fit(head, w))}
+	for _, s := range a.Steps {
+		lines = append(lines, fit(fmt.Sprintf("%-16s%9s%8s%8s%8s%8s%8s%8s%8s", fit(stepName(s.Label), 15), count(s.Requests),
+			compact(s.ThroughputRPS), compact(s.LatencyMS.P50), compact(s.LatencyMS.P90), compact(s.LatencyMS.P99),
+			compact(s.LatencyMS.Max), count(s.Errors), count(s.Dropped)), w))
+	}
+	return append(lines, strings.Repeat(" ", 0))
+}

@@ -1,0 +1,198 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/guptarohit/asciigraph"
+
+	"github.com/benchtui/benchtui/runners"
+)
+
+// viewDetail draws the selected group: what it is and where it stands,
+// the live table, the sparklines, the RSS banner, and the baseline.
+func (m *Model) viewDetail(w, h int) []string {
+	gr := m.selected()
+	lines := []string{m.titleLine(gr, w), m.stepLine(gr, w), m.progressLine(gr, w)}
+	lines = append(lines, m.liveTable(gr, w)...)
+	banner := m.banner(gr, w)
+	avail := h - len(lines) - len(banner)
+	// Sparklines get what the baseline (at least seven lines) leaves, two
+	// pairs, each a caption and a chart of two to seven rows.
+	pair := min(max((avail-7)/2, 3), 8)
+	if avail-2*pair < 3 {
+		pair = 0 // too short: the baseline matters more than the charts
+	}
+	if pair > 0 {
+		lines = append(lines, m.perfGraphs(gr, w, pair)...)
+		lines = append(lines, m.resourceGraphs(gr, w, pair)...)
+	}
+	lines = append(lines, banner...)
+	return append(lines, m.baselinePane(gr, w, h-len(lines))...)
+}
+
+func (m *Model) titleLine(gr *group, w int) string {
+	left := m.st.Bold.Render(gr.g.ID) + " — " + gr.g.Title + m.st.Dim.Render(" · "+gr.g.Runner)
+	return spread(fit(left, w-len1(gr.state)-1), m.st.state(gr.state), w)
+}
+
+func (m *Model) stepLine(gr *group, w int) string {
+	st := m.st
+	if gr.state == stateFailed && gr.err != "" {
+		return st.Error.Render(fit("failed: "+gr.err, w))
+	}
+	if !gr.seen {
+		text := planSummary(gr.g, m.cfg.Duration)
+		if rps, p99, ok := headline(gr.last); ok {
+			text += st.Dim.Render(fmt.Sprintf(" · last %s rps, p99 %s ms", compact(rps), compact(p99)))
+		}
+		return fit(text, w)
+	}
+	s := gr.snap
+	text := fmt.Sprintf("step %d/%d %s · %s", s.Step, s.Steps, s.StepLabel, s.Phase)
+	if s.State == runners.StatePaused {
+		text += " · " + st.state(statePaused) + st.Dim.Render(" (p resumes)")
+	} else if s.Paused > 0 {
+		text += st.Dim.Render(" · " + dur(s.Paused) + " paused")
+	}
+	return fit(text, w)
+}
+
+// planSummary says what running the group will do.
+func planSummary(g *runners.Group, override time.Duration) string {
+	steps := 1
+	for _, vs := range g.Sweep {
+		steps *= max(len(vs), 1)
+	}
+	d := g.Duration.D()
+	if override > 0 {
+		d = override
+	}
+	text := fmt.Sprintf("%d step%s of %s", steps, plural(steps), d)
+	if g.Warmup.D() > 0 {
+		text += " + " + g.Warmup.D().String() + " warmup"
+	}
+	return text + " · enter runs it"
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// progressLine is a bar over the current phase with elapsed and remaining.
+func (m *Model) progressLine(gr *group, w int) string {
+	s := gr.snap
+	if !gr.seen || s.Planned <= 0 || s.Phase == runners.PhaseDone || gr.state == stateDone {
+		return ""
+	}
+	frac := min(float64(s.Elapsed)/float64(s.Planned), 1)
+	right := fmt.Sprintf(" %s/%s · %s left", dur(s.Elapsed), dur(s.Planned), dur(s.Planned-s.Elapsed))
+	barW := max(w-len1(right)-2, 4)
+	done := int(frac*float64(barW) + 0.5)
+	bar := m.st.BarDone.Render(strings.Repeat("█", done)) + m.st.BarLeft.Render(strings.Repeat("░", barW-done))
+	return fit("▕"+bar+"▏"+right, w)
+}
+
+// liveTable is the step's figures so far and the last tick's.
+func (m *Model) liveTable(gr *group, w int) []string {
+	head := fmt.Sprintf("%-5s%7s%7s%7s%7s%7s%7s%6s%6s", "", "rps", "p50", "p90", "p99", "max", "errors", "infl", "drop")
+	lines := []string{m.st.Header.Render(fit(head, min(w, len1(head))))}
+	if !gr.seen {
+		return append(lines, m.st.Dim.Render("  (ms; figures appear when it runs)"), "")
+	}
+	s := gr.snap
+	row := func(name string, x runners.Stats, inflight string) string {
+		return fit(fmt.Sprintf("%-5s%7s%7s%7s%7s%7s%7s%6s%6s", name, compact(x.RPS), compact(x.P50), compact(x.P90),
+			compact(x.P99), compact(x.Max), count(x.Errors), inflight, count(x.Dropped)), w)
+	}
+	return append(lines, row("step", s.Total, ""), row("tick", s.Interval, itoa(s.InFlight)))
+}
+
+// perfGraphs are the latency (p50 and p99) and throughput sparklines side
+// by side, over the step.
+func (m *Model) perfGraphs(gr *group, w, lines int) []string {
+	var p50, p99, rps []float64
+	for _, p := range gr.snap.Series {
+		p50, p99, rps = append(p50, p.P50MS), append(p99, p.P99MS), append(rps, p.RPS)
+	}
+	lw, rw := w/2-1, w-w/2-1
+	capL := fmt.Sprintf("p50/p99 ms %s/%s", compact(gr.snap.Total.P50), compact(gr.snap.Total.P99))
+	capR := "throughput rps " + compact(gr.snap.Total.RPS)
+	if !gr.seen {
+		p50, p99, rps, capL, capR = nil, nil, nil, "p50/p99 ms", "throughput rps"
+	}
+	left := graph([][]float64{p50, p99}, []asciigraph.AnsiColor{asciigraph.Blue, asciigraph.Red}, lw, lines-1, m.st)
+	right := graph([][]float64{rps}, []asciigraph.AnsiColor{asciigraph.Green}, rw, lines-1, m.st)
+	return sideBySide(m.st.Dim.Render(fit(capL, lw)), m.st.Dim.Render(fit(capR, rw)), left, right)
+}
+
+// resourceGraphs are the watched target's RSS and open files, or
+// benchtui's own when the group has no target.
+func (m *Model) resourceGraphs(gr *group, w, lines int) []string {
+	s := gr.snap
+	who, cur := s.TargetName, s.Target
+	var rss, fds []float64
+	for _, p := range s.Series {
+		rss, fds = append(rss, p.RSSMB), append(fds, p.FDs)
+	}
+	if cur == nil {
+		who, cur, rss, fds = "benchtui (self)", s.Self, nil, gr.selfFDs
+		for _, p := range s.Series {
+			rss = append(rss, p.SelfMB)
+		}
+	}
+	if !gr.seen || who == "" {
+		who = gr.g.Target
+	}
+	if who == "" {
+		who = "benchtui (self)"
+	}
+	lw, rw := w/2-1, w-w/2-1
+	capL, capR := who+" RSS MB", who+" fds"
+	if cur != nil && gr.seen {
+		capL = fmt.Sprintf("%s RSS %s MB %+.1f/min", who, compact(cur.RSSMB), s.RSSSlope)
+		capR += " " + itoa(cur.FDs)
+	}
+	left := graph([][]float64{rss}, []asciigraph.AnsiColor{asciigraph.Yellow}, lw, lines-1, m.st)
+	right := graph([][]float64{fds}, []asciigraph.AnsiColor{asciigraph.Cyan}, rw, lines-1, m.st)
+	return sideBySide(m.st.Dim.Render(fit(capL, lw)), m.st.Dim.Render(fit(capR, rw)), left, right)
+}
+
+func sideBySide(capL, capR string, left, right []string) []string {
+	out := []string{capL + "  " + capR}
+	for i := range left {
+		out = append(out, left[i]+"  "+right[i])
+	}
+	return out
+}
+
+// banner warns while the RSS still climbs.
+func (m *Model) banner(gr *group, w int) []string {
+	if !gr.seen || !gr.snap.RSSRising || gr.state == stateDone {
+		return nil
+	}
+	who := gr.snap.TargetName
+	if gr.snap.Target == nil {
+		who = "benchtui (self)"
+	}
+	text := fmt.Sprintf(" %s RSS %+.1f MB/min — e to extend ", who, gr.snap.RSSSlope)
+	return []string{m.st.Banner.Render(fit(text, w))}
+}
+
+// stepLabel is the step the baseline pane compares: the running one, else
+// the last one measured.
+func stepLabel(gr *group) string {
+	switch {
+	case gr.seen && gr.snap.StepLabel != "":
+		return gr.snap.StepLabel
+	case gr.last != nil && len(gr.last.Steps) > 0:
+		return gr.last.Steps[len(gr.last.Steps)-1].Label
+	case gr.base != nil && len(gr.base.Steps) > 0:
+		return gr.base.Steps[len(gr.base.Steps)-1].Label
+	}
+	return ""
+}
