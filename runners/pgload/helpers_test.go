@@ -38,7 +38,7 @@ func pgGroup(spec *pgload.Spec, workers int) *runners.Group {
 }
 
 // newRunner validates g and builds its runner, closed when the test ends.
-func newRunner(t *testing.T, g *runners.Group) runners.Runner {
+func newRunner(t testing.TB, g *runners.Group) runners.Runner {
 	t.Helper()
 	kind, ok := runners.LookupKind("postgres")
 	if !ok {

@@ -185,3 +185,30 @@ func TestVerifyChecksOfAnotherRunner(t *testing.T) {
 		t.Errorf("a verify entry without dsn on an http group: %v, want one error", errs)
 	}
 }
+
+// A statement without arguments is prepared per connection; when the schema
+// changes under it, it fails at most once per connection and is prepared
+// again.
+func TestPreparedStatementSurvivesSchemaChange(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	spec := &pgload.Spec{DSN: dsn, Setup: []string{"CREATE TABLE s(a int)", "INSERT INTO s VALUES (1)"},
+		Statements: []pgload.Statement{{SQL: "SELECT * FROM s"}}}
+	g := pgGroup(spec, 2)
+	r := newRunner(t, g)
+	if res := drive(t, r, g, 20); res.Errors != 0 {
+		t.Fatalf("before: %v", res.ErrorKinds)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "ALTER TABLE s ADD COLUMN b int"); err != nil {
+		t.Fatal(err)
+	}
+	res := drive(t, r, g, 40)
+	if res.Errors > 2 || res.ErrorKinds["sqlstate_0A000"] != res.Errors {
+		t.Errorf("after the schema change: %d errors %v, want at most one per connection (2)", res.Errors, res.ErrorKinds)
+	}
+}

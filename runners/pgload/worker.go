@@ -85,7 +85,7 @@ func (w *worker) Do(ctx context.Context) runners.Outcome {
 	}
 	args := w.makeArgs(st)
 	if st.sql != "" {
-		_, err = conn.Exec(ctx, st.sql, args...)
+		err = execOne(ctx, conn.Conn(), st.sql, args)
 	} else {
 		err = runTx(ctx, conn, st, args)
 	}
@@ -96,6 +96,34 @@ func (w *worker) Do(ctx context.Context) runners.Outcome {
 	return runners.Outcome{Sent: sent}
 }
 
+// execOne runs one statement as a prepared statement cached on the
+// connection. pgx sends a statement without arguments by the simple
+// protocol (parsed and planned anew each time); preparing it under its own
+// text makes Exec use the prepared one, as with arguments.
+func execOne(ctx context.Context, conn *pgx.Conn, sql string, args []any) error {
+	if len(args) == 0 {
+		if _, err := conn.Prepare(ctx, sql, sql); err != nil {
+			return err
+		}
+	}
+	_, err := conn.Exec(ctx, sql, args...)
+	if len(args) == 0 && staleStatement(err) {
+		// The schema changed under the prepared statement: prepare it
+		// again next time.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_ = conn.Deallocate(dctx, sql)
+		cancel()
+	}
+	return err
+}
+
+// staleStatement reports whether err says a prepared statement no longer
+// fits the schema ("cached plan must not change result type") or is gone.
+func staleStatement(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "0A000" || pgErr.Code == "26000")
+}
+
 // runTx runs st's statements as one transaction; on any failure it rolls
 // back and reports the failure.
 func runTx(ctx context.Context, conn *pgxpool.Conn, st *statement, args []any) error {
@@ -104,7 +132,7 @@ func runTx(ctx context.Context, conn *pgxpool.Conn, st *statement, args []any) e
 		return err
 	}
 	for i, q := range st.tx {
-		if _, err = tx.Exec(ctx, q, args[:st.nargs[i]]...); err != nil {
+		if err = execOne(ctx, tx.Conn(), q, args[:st.nargs[i]]); err != nil {
 			// Roll back even when ctx has ended, or the connection goes back
 			// to the pool inside a failed transaction.
 			rbCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# pg-vs-pgbench.sh: benchtui's postgres runner against pgbench on one
+# throwaway cluster, same client count, same statements, interleaved.
+#
+#   bench/pg-vs-pgbench.sh            # 3 repetitions of 10 s per tool and workload
+#   REPS=5 DUR=20 CLIENTS=16 bench/pg-vs-pgbench.sh
+#
+# Workloads: "select1" (pgbench -f with SELECT 1;) and "select-only"
+# (pgbench -S: SELECT abalance FROM pgbench_accounts WHERE aid = random).
+# Both tools connect over TCP to 127.0.0.1. pgbench uses its default simple
+# protocol; benchtui uses pgx's cached prepared statements (its default).
+# benchtui runs the real headless CLI (`benchtui run`) and its figure is the
+# artifact's throughput_rps (no warmup: its pool is opened and warmed
+# before the clock starts).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+REPS=${REPS:-3} DUR=${DUR:-10} CLIENTS=${CLIENTS:-8} THREADS=${THREADS:-2} SCALE=${SCALE:-10}
+
+bindir() {
+	if command -v initdb >/dev/null; then dirname "$(readlink -f "$(command -v initdb)")"; return; fi
+	ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -V | tail -1
+}
+BIN=$(bindir)
+[ -x "$BIN/pg_ctl" ] || { echo "no postgres binaries: apt-get install postgresql" >&2; exit 2; }
+command -v pgbench >/dev/null || { echo "no pgbench: apt-get install postgresql-contrib" >&2; exit 2; }
+command -v jq >/dev/null || { echo "no jq: apt-get install jq" >&2; exit 2; }
+
+TMP=$(mktemp -d /tmp/btpgb.XXXXXX)
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+cleanup() {
+	as_pg "$BIN/pg_ctl" stop -s -m immediate -D "$TMP/data" >/dev/null 2>&1 || true
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+[ "$(id -u)" = 0 ] && chown postgres "$TMP"
+
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+as_pg "$BIN/initdb" -D "$TMP/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >/dev/null
+cat >>"$TMP/data/postgresql.conf" <<EOF
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$TMP'
+max_connections = 200
+shared_buffers = '256MB'
+EOF
+as_pg "$BIN/pg_ctl" start -w -s -D "$TMP/data" -l "$TMP/postgres.log" -o "-p $PORT"
+export PGHOST=127.0.0.1 PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres
+pgbench -i -q -s "$SCALE" >/dev/null 2>&1
+echo 'SELECT 1;' >"$TMP/select1.sql"
+
+go build -o "$TMP/benchtui" ./cmd/benchtui
+cat >"$TMP/plan.yaml" <<EOF
+version: 1
+groups:
+  - id: select1
+    runner: postgres
+    postgres:
+      dsn: postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable
+      statements: [{name: select1, sql: "SELECT 1"}]
+    load: {concurrency: $CLIENTS}
+    warmup: 0s
+    duration: ${DUR}s
+  - id: select-only
+    runner: postgres
+    postgres:
+      dsn: postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable
+      statements:
+        - {name: select-only, sql: "SELECT abalance FROM pgbench_accounts WHERE aid = \$1", args: ["\$rand_int:1:$((SCALE * 100000))"]}
+    load: {concurrency: $CLIENTS}
+    warmup: 0s
+    duration: ${DUR}s
+EOF
+
+# Each function prints "<ops per second> <client CPU µs per op> <errors>".
+# The CPU figure (user + sys of the client process over its whole run, per
+# operation) is steadier than throughput on a shared box: every µs the
+# client spends is a µs the server's backends do not get on these cores.
+TIMEFORMAT='%U %S'
+pgbench_run() { # workload
+	local args=(-f "$TMP/select1.sql") out="$TMP/pgbench-$RANDOM"
+	[ "$1" = select-only ] && args=(-S)
+	{ time pgbench -n -c "$CLIENTS" -j "$THREADS" -T "$DUR" "${args[@]}" >"$out" 2>/dev/null; } 2>"$out.cpu"
+	local tps fails
+	tps=$(awk '/^tps = / { print $3; exit }' "$out")
+	fails=$(awk '/number of failed transactions/ { print $5; exit }' "$out")
+	read -r u s <"$out.cpu"
+	echo "$tps $(echo "($u + $s) * 1000000 / ($tps * $DUR)" | bc -l) ${fails:-0}"
+}
+benchtui_run() { # workload
+	local out="$TMP/out-$1-$RANDOM"
+	{ time "$TMP/benchtui" run "$TMP/plan.yaml" -g "$1" -o "$out" >"$out.log" 2>&1; } 2>"$out.cpu" ||
+		{ cat "$out.log" >&2; exit 1; }
+	local rps errs
+	read -r rps errs < <(jq -r '.steps[0] | "\(.throughput_rps) \(.errors)"' "$out"/"$1"-*.json)
+	read -r u s <"$out.cpu"
+	echo "$rps $(echo "($u + $s) * 1000000 / ($rps * $DUR)" | bc -l) $errs"
+}
+
+printf '%-4s %-12s %12s %12s %7s %14s %14s %s\n' rep workload pgbench_tps benchtui_ops ratio pgbench_us/op benchtui_us/op errors
+declare -A PG BT PGC BTC
+for rep in $(seq "$REPS"); do
+	for w in select1 select-only; do
+		read -r p pc pe < <(pgbench_run "$w")
+		read -r b bc be < <(benchtui_run "$w")
+		PG[$w]+="$p " BT[$w]+="$b " PGC[$w]+="$pc " BTC[$w]+="$bc "
+		printf '%-4s %-12s %12.0f %12.0f %7.2f %14.1f %14.1f %s/%s\n' "$rep" "$w" "$p" "$b" \
+			"$(echo "$b / $p" | bc -l)" "$pc" "$bc" "$pe" "$be"
+	done
+done
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+echo
+echo "median of $REPS, $CLIENTS clients, ${DUR}s each; $("$BIN/postgres" --version); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-12s %12s %12s %7s %14s %14s\n' workload pgbench_tps benchtui_ops ratio pgbench_us/op benchtui_us/op
+for w in select1 select-only; do
+	p=$(echo "${PG[$w]}" | median) b=$(echo "${BT[$w]}" | median)
+	pc=$(echo "${PGC[$w]}" | median) bc=$(echo "${BTC[$w]}" | median)
+	printf '%-12s %12.0f %12.0f %7.2f %14.1f %14.1f\n' "$w" "$p" "$b" "$(echo "$b / $p" | bc -l)" "$pc" "$bc"
+done

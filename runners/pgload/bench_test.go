@@ -1,0 +1,69 @@
+package pgload_test
+
+import (
+	"context"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/pgload"
+	"github.com/benchtui/benchtui/runners/pgload/pgtest"
+)
+
+// BenchmarkWorkers measures the runner's workers alone, without the
+// engine: 8 goroutines back to back on the shared test cluster (or on
+// BTPG_BENCH_DSN, where select-only expects pgbench's tables at scale 1 or
+// more). bench/pg-vs-pgbench.sh measures the whole CLI against pgbench.
+func BenchmarkWorkers(b *testing.B) {
+	dsn := os.Getenv("BTPG_BENCH_DSN")
+	var setup []string
+	if dsn == "" {
+		dsn = pgtest.NewDatabase(b)
+		setup = []string{"CREATE TABLE pgbench_accounts(aid int PRIMARY KEY, abalance int NOT NULL DEFAULT 0)",
+			"INSERT INTO pgbench_accounts(aid) SELECT generate_series(1, 100000)"}
+	}
+	cases := map[string]pgload.Statement{
+		"select1": {SQL: "SELECT 1"},
+		"select-only": {SQL: "SELECT abalance FROM pgbench_accounts WHERE aid = $1",
+			Args: []string{"$rand_int:1:100000"}},
+	}
+	for _, name := range []string{"select1", "select-only"} {
+		b.Run(name, func(b *testing.B) {
+			spec := &pgload.Spec{DSN: dsn, Setup: setup, Statements: []pgload.Statement{cases[name]}}
+			setup = nil
+			benchWorkers(b, pgGroup(spec, 8))
+		})
+	}
+}
+
+func benchWorkers(b *testing.B, g *runners.Group) {
+	r := newRunner(b, g)
+	ctx := context.Background()
+	if err := r.Prepare(ctx, &runners.StepEnv{Group: g, Load: g.Load}); err != nil {
+		b.Fatal(err)
+	}
+	var workers []runners.Worker
+	for i := range g.Load.Workers() {
+		w, _ := r.NewWorker(i, &runners.Recorder{})
+		workers = append(workers, w)
+	}
+	var next, errs atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for _, w := range workers {
+		wg.Go(func() {
+			for next.Add(1) <= int64(b.N) {
+				if w.Do(ctx).Err != "" {
+					errs.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+	if errs.Load() > 0 {
+		b.Fatalf("%d errors", errs.Load())
+	}
+}
