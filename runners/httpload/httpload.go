@@ -29,6 +29,9 @@ type Spec struct {
 	// Timeout bounds each request (default 10s).
 	Timeout            runners.Duration `yaml:"timeout"`
 	InsecureSkipVerify bool             `yaml:"insecure_skip_verify"`
+	// Client is "auto" (default: the lean HTTP/1.1 client for plain http://
+	// requests, net/http otherwise) or "net/http".
+	Client string `yaml:"client"`
 }
 
 // Request is one entry of the weighted request mix.
@@ -76,6 +79,9 @@ func (s *Spec) Validate(pos runners.Pos, key string) []error {
 	if !slices.Contains([]string{"", "keep-alive", "fresh"}, s.Connection) {
 		errs = append(errs, runners.Errorf(pos, key+".connection", "want keep-alive or fresh, got %q", s.Connection))
 	}
+	if !slices.Contains([]string{"", "auto", "net/http"}, s.Client) {
+		errs = append(errs, runners.Errorf(pos, key+".client", "want auto or net/http, got %q", s.Client))
+	}
 	if !slices.Contains([]string{"", "http1", "h2", "h2c"}, s.Protocol) {
 		errs = append(errs, runners.Errorf(pos, key+".protocol", "want http1, h2 or h2c, got %q", s.Protocol))
 	}
@@ -86,7 +92,9 @@ func (s *Spec) Validate(pos runners.Pos, key string) []error {
 type Runner struct {
 	spec   *Spec
 	client *http.Client
-	mix    []int // request index per weight unit
+	mix    []int         // request index per weight unit
+	lean   []leanRequest // the requests serialized, when the lean client is used
+	conns  connSet
 }
 
 // New builds the HTTP runner of a group.
@@ -101,6 +109,16 @@ func New(g *runners.Group, _ *runners.RunEnv) (runners.Runner, error) {
 // NewRunner builds a runner for spec; its client is sized in Prepare.
 func NewRunner(spec *Spec) *Runner {
 	r := &Runner{spec: spec}
+	if spec.Client != "net/http" && leanEligible(spec) {
+		for i := range spec.Requests {
+			lr, err := serialize(&spec.Requests[i], spec.Connection != "fresh")
+			if err != nil {
+				r.lean = nil
+				break
+			}
+			r.lean = append(r.lean, lr)
+		}
+	}
 	for i, req := range spec.Requests {
 		w := req.Weight
 		if w == 0 {
@@ -116,14 +134,15 @@ func NewRunner(spec *Spec) *Runner {
 // Prepare builds a client whose idle pool holds a connection per worker:
 // Go's default of 2 idle connections per host would measure reconnects.
 func (r *Runner) Prepare(_ context.Context, step *runners.StepEnv) error {
+	r.conns.closeAll()
 	if r.client != nil {
 		r.client.CloseIdleConnections()
 	}
-	r.client = newClient(r.spec, max(step.Load.Workers(), 1))
+	r.client = newClient(r.spec, max(step.Load.Workers(), 1), r.timeout())
 	return nil
 }
 
-func newClient(s *Spec, workers int) *http.Client {
+func newClient(s *Spec, workers int, timeout time.Duration) *http.Client {
 	t := &http.Transport{
 		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -144,25 +163,34 @@ func newClient(s *Spec, workers int) *http.Client {
 	default:
 		t.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{} // HTTP/1.1 only
 	}
-	timeout := s.Timeout.D()
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
 	return &http.Client{Transport: t, Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
 	}}
 }
 
-// NewWorker returns a worker with its own random source for the mix.
+// NewWorker returns a worker with its own random source for the mix and,
+// with the lean client, its own connection.
 func (r *Runner) NewWorker(id int, _ *runners.Recorder) (runners.Worker, error) {
-	return &worker{r: r, rnd: rand.New(rand.NewPCG(uint64(id)+1, uint64(time.Now().UnixNano())))}, nil
+	rnd := rand.New(rand.NewPCG(uint64(id)+1, uint64(time.Now().UnixNano())))
+	if r.lean != nil {
+		return &leanWorker{r: r, rnd: rnd, conn: r.conns.add(r.timeout())}, nil
+	}
+	return &worker{r: r, rnd: rnd}, nil
+}
+
+func (r *Runner) timeout() time.Duration {
+	if t := r.spec.Timeout.D(); t > 0 {
+		return t
+	}
+	return DefaultTimeout
 }
 
 // Finish has nothing to verify for plain HTTP.
 func (r *Runner) Finish(context.Context, *runners.StepEnv, *artifacts.Step) error { return nil }
 
-// Close drops the idle connections.
+// Close drops the connections.
 func (r *Runner) Close() error {
+	r.conns.closeAll()
 	if r.client != nil {
 		r.client.CloseIdleConnections()
 	}

@@ -105,7 +105,16 @@ func TestOpenLoopSeesStalls(t *testing.T) {
 	}
 }
 
+// clients are the two HTTP/1.1 clients every behaviour test runs with.
+var clients = []string{"auto", "net/http"}
+
 func TestErrorKinds(t *testing.T) {
+	for _, client := range clients {
+		t.Run(client, func(t *testing.T) { testErrorKinds(t, client) })
+	}
+}
+
+func testErrorKinds(t *testing.T, client string) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/500":
@@ -124,6 +133,7 @@ func TestErrorKinds(t *testing.T) {
     runner: http
     http:
       timeout: 100ms
+      client: %[3]s
       requests:
         - {url: "%[1]s/500"}
         - {url: "%[1]s/404"}
@@ -132,7 +142,7 @@ func TestErrorKinds(t *testing.T) {
         - {url: "http://%[2]s/"}
     load: {concurrency: 2}
     duration: 1s
-`, srv.URL, closed), nil).Steps[0]
+`, srv.URL, closed, client), nil).Steps[0]
 	for _, k := range []string{"status_5xx", "status_4xx", "unexpected_status", "timeout", "refused"} {
 		if st.ErrorKinds[k] == 0 {
 			t.Errorf("no %s error in %v", k, st.ErrorKinds)
@@ -154,19 +164,19 @@ func TestKeepAliveReusesAndFreshReconnects(t *testing.T) {
 	srv.Start()
 	t.Cleanup(srv.Close)
 	for _, c := range []struct {
-		conn string
-		few  bool
-	}{{"keep-alive", true}, {"fresh", false}} {
+		conn, client string
+		few          bool
+	}{{"keep-alive", "auto", true}, {"fresh", "auto", false}, {"keep-alive", "net/http", true}, {"fresh", "net/http", false}} {
 		conns.Store(0)
 		st := runGroup(t, fmt.Sprintf(`  - id: c
     runner: http
-    http: {connection: %s, requests: [{url: "%s/"}]}
+    http: {connection: %s, client: %s, requests: [{url: "%s/"}]}
     load: {concurrency: 8}
     duration: 500ms
-`, c.conn, srv.URL), nil).Steps[0]
+`, c.conn, c.client, srv.URL), nil).Steps[0]
 		n := conns.Load()
 		if c.few && n > 16 || !c.few && n < st.Requests/2 {
-			t.Errorf("%s: %d connections for %d requests", c.conn, n, st.Requests)
+			t.Errorf("%s/%s: %d connections for %d requests", c.conn, c.client, n, st.Requests)
 		}
 	}
 }

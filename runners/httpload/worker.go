@@ -10,7 +10,9 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/benchtui/benchtui/runners"
 )
@@ -90,4 +92,46 @@ func Classify(err error) string {
 		return "cancelled"
 	}
 	return "other"
+}
+
+// leanWorker sends the mix over its own keep-alive connection.
+type leanWorker struct {
+	r    *Runner
+	rnd  *rand.Rand
+	conn *leanConn
+}
+
+var _ runners.Worker = (*leanWorker)(nil)
+
+func (w *leanWorker) Do(ctx context.Context) runners.Outcome {
+	i := w.r.mix[w.rnd.IntN(len(w.r.mix))]
+	code, err := w.conn.roundTrip(ctx, &w.r.lean[i])
+	if err != nil {
+		return runners.Outcome{Err: Classify(err)}
+	}
+	return runners.Outcome{Err: statusKind(&w.r.spec.Requests[i], code)}
+}
+
+// connSet holds the lean workers' connections so the runner can close them.
+type connSet struct {
+	mu    sync.Mutex
+	conns []*leanConn
+}
+
+func (s *connSet) add(timeout time.Duration) *leanConn {
+	c := &leanConn{timeout: timeout, dialer: net.Dialer{Timeout: 5 * time.Second}}
+	s.mu.Lock()
+	s.conns = append(s.conns, c)
+	s.mu.Unlock()
+	return c
+}
+
+// closeAll closes every connection; it runs when no worker is running.
+func (s *connSet) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		c.close()
+	}
+	s.conns = nil
 }

@@ -1,0 +1,214 @@
+package httpload
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The lean client is a plain HTTP/1.1 keep-alive client for http:// URLs:
+// each worker owns one connection and writes requests serialized once at
+// start. It exists because net/http's client spends most of a load
+// generator's CPU on things a benchmark does not need (a pooled transport
+// with its goroutines, header maps, context plumbing); fortio's own client
+// shows Go can match wrk this way. HTTPS, HTTP/2, h2c and proxies stay with
+// net/http.
+
+// leanRequest is a request serialized for the wire.
+type leanRequest struct {
+	addr   string // host:port to dial
+	wire   []byte
+	expect []int
+	head   bool
+}
+
+// leanEligible reports whether every request of spec can go the lean way.
+func leanEligible(s *Spec) bool {
+	if s.Protocol != "" && s.Protocol != "http1" {
+		return false
+	}
+	for _, r := range s.Requests {
+		u, err := url.Parse(r.URL)
+		if err != nil || u.Scheme != "http" || u.User != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func serialize(r *Request, keepAlive bool) (leanRequest, error) {
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return leanRequest{}, fmt.Errorf("parsing %s: %w", r.URL, err)
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "80")
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: benchtui\r\n", method(r), u.RequestURI(), u.Host)
+	for k, v := range r.Headers {
+		fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+	}
+	if r.Body != "" || method(r) == "POST" || method(r) == "PUT" || method(r) == "PATCH" {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(r.Body))
+	}
+	if !keepAlive {
+		b.WriteString("Connection: close\r\n")
+	}
+	b.WriteString("\r\n")
+	b.WriteString(r.Body)
+	return leanRequest{addr: addr, wire: b.Bytes(), expect: r.ExpectStatus, head: method(r) == "HEAD"}, nil
+}
+
+// leanConn is one worker's connection.
+type leanConn struct {
+	addr    string
+	conn    net.Conn
+	br      *bufio.Reader
+	timeout time.Duration
+	dialer  net.Dialer
+}
+
+func (c *leanConn) close() {
+	if c.conn != nil {
+		c.conn.Close()
+		c.conn, c.br = nil, nil
+	}
+}
+
+// roundTrip sends req and reads the reply; it returns the status code.
+// A connection that the server closed between requests is retried once on
+// a new one, as net/http does for idempotent requests.
+func (c *leanConn) roundTrip(ctx context.Context, req *leanRequest) (int, error) {
+	reused := c.conn != nil && c.addr == req.addr
+	code, err := c.try(ctx, req)
+	if err != nil && reused && (errors.Is(err, io.EOF) || isReset(err)) {
+		return c.try(ctx, req)
+	}
+	return code, err
+}
+
+func (c *leanConn) try(ctx context.Context, req *leanRequest) (int, error) {
+	if c.conn == nil || c.addr != req.addr {
+		c.close()
+		conn, err := c.dialer.DialContext(ctx, "tcp", req.addr)
+		if err != nil {
+			return 0, err
+		}
+		c.conn, c.addr = conn, req.addr
+		c.br = bufio.NewReaderSize(conn, 16<<10)
+	}
+	deadline := time.Now().Add(c.timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	c.conn.SetDeadline(deadline)
+	// A cancelled ctx (the step's grace period is over) unblocks the
+	// connection at once instead of at its deadline.
+	conn := c.conn
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if _, err := c.conn.Write(req.wire); err != nil {
+		c.close()
+		return 0, err
+	}
+	code, keep, err := readResponse(c.br, req.head)
+	if err != nil || !keep {
+		c.close()
+	}
+	return code, err
+}
+
+// readResponse reads one response and discards its body. keep is false
+// when the server will close the connection.
+func readResponse(br *bufio.Reader, head bool) (code int, keep bool, err error) {
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return 0, false, err
+	}
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
+		return 0, false, fmt.Errorf("malformed status line %q", line)
+	}
+	code, err = strconv.Atoi(string(line[9:12]))
+	if err != nil {
+		return 0, false, fmt.Errorf("malformed status line %q", line)
+	}
+	keep = line[7] == '1'
+	length, chunked := int64(-1), false
+	for {
+		h, err := br.ReadSlice('\n')
+		if err != nil {
+			return code, false, err
+		}
+		if len(h) <= 2 {
+			break
+		}
+		name, value, _ := bytes.Cut(bytes.TrimRight(h, "\r\n"), []byte(":"))
+		value = bytes.TrimSpace(value)
+		switch {
+		case asciiEqual(name, "content-length"):
+			length, err = strconv.ParseInt(string(value), 10, 64)
+			if err != nil {
+				return code, false, fmt.Errorf("bad Content-Length %q", value)
+			}
+		case asciiEqual(name, "transfer-encoding"):
+			chunked = bytes.Contains(bytes.ToLower(value), []byte("chunked"))
+		case asciiEqual(name, "connection"):
+			keep = keep && !bytes.EqualFold(value, []byte("close"))
+		}
+	}
+	if head || code == 204 || code == 304 || code/100 == 1 {
+		return code, keep, nil
+	}
+	return code, keep && (chunked || length >= 0), discardBody(br, length, chunked)
+}
+
+func discardBody(br *bufio.Reader, length int64, chunked bool) error {
+	switch {
+	case chunked:
+		return discardChunked(br)
+	case length >= 0:
+		_, err := br.Discard(int(length))
+		return err
+	}
+	_, err := io.Copy(io.Discard, br) // until the server closes
+	return err
+}
+
+func discardChunked(br *bufio.Reader) error {
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return err
+		}
+		sizeHex, _, _ := strings.Cut(strings.TrimSpace(string(line)), ";")
+		size, err := strconv.ParseInt(sizeHex, 16, 64)
+		if err != nil {
+			return fmt.Errorf("bad chunk size %q", line)
+		}
+		if size == 0 {
+			for { // trailers, up to the empty line
+				t, err := br.ReadSlice('\n')
+				if err != nil || len(t) <= 2 {
+					return err
+				}
+			}
+		}
+		if _, err := br.Discard(int(size) + 2); err != nil {
+			return err
+		}
+	}
+}
+
+func asciiEqual(b []byte, lower string) bool { return bytes.EqualFold(b, []byte(lower)) }
+
+func isReset(err error) bool { return Classify(err) == "reset" }

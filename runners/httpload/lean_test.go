@@ -1,0 +1,77 @@
+package httpload
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLeanClientReadsEveryFraming sends requests whose replies are framed
+// by Content-Length, chunked encoding, connection close and HEAD, several
+// times over one connection, and checks each status and that the
+// connection stays in step.
+func TestLeanClientReadsEveryFraming(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/chunked":
+			w.WriteHeader(203)
+			for range 3 {
+				w.Write([]byte(strings.Repeat("x", 5000)))
+				w.(http.Flusher).Flush()
+			}
+		case "/close":
+			w.Header().Set("Connection", "close")
+			w.WriteHeader(202)
+			w.Write([]byte("bye"))
+		case "/post":
+			if r.ContentLength != 7 {
+				w.WriteHeader(400)
+			}
+		default:
+			w.Write([]byte("hello"))
+		}
+	}))
+	defer srv.Close()
+	c := &leanConn{timeout: 5 * time.Second}
+	defer c.close()
+	cases := []struct {
+		req  Request
+		want int
+	}{
+		{Request{URL: srv.URL + "/plain"}, 200},
+		{Request{URL: srv.URL + "/chunked"}, 203},
+		{Request{URL: srv.URL + "/plain", Method: "HEAD"}, 200},
+		{Request{URL: srv.URL + "/close"}, 202},
+		{Request{URL: srv.URL + "/post", Method: "POST", Body: `{"n":1}`}, 200},
+		{Request{URL: srv.URL + "/chunked"}, 203},
+	}
+	for round := range 3 {
+		for _, tc := range cases {
+			lr, err := serialize(&tc.req, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, err := c.roundTrip(context.Background(), &lr)
+			if err != nil || code != tc.want {
+				t.Fatalf("round %d %s %s: code %d err %v, want %d", round, tc.req.Method, tc.req.URL, code, err, tc.want)
+			}
+		}
+	}
+}
+
+func TestLeanOnlyForPlainHTTP1(t *testing.T) {
+	for spec, want := range map[*Spec]bool{
+		{Requests: []Request{{URL: "http://127.0.0.1:1/"}}}:                     true,
+		{Requests: []Request{{URL: "https://127.0.0.1:1/"}}}:                    false,
+		{Requests: []Request{{URL: "http://127.0.0.1:1/"}}, Protocol: "h2c"}:    false,
+		{Requests: []Request{{URL: "http://u:p@127.0.0.1:1/"}}}:                 false,
+		{Requests: []Request{{URL: "http://127.0.0.1:1/"}}, Client: "net/http"}: false,
+	} {
+		if got := NewRunner(spec).lean != nil; got != want {
+			t.Errorf("%+v: lean %v, want %v", spec, got, want)
+		}
+	}
+}
