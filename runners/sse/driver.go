@@ -2,12 +2,9 @@ package sse
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
-	"net/http"
 	"sync"
 	"time"
 
@@ -43,14 +40,11 @@ func (h stepHost) gate() *runners.Gate     { return h.env.Gate() }
 func (h stepHost) addInFlight(d int)       { h.env.AddInFlight(d) }
 func (h stepHost) setUnits(n int)          { h.env.SetUnits(n) }
 
-// Runner is the SSE runner of one group. All subscribers share one
-// http.Transport.
+// Runner is the SSE runner of one group.
 type Runner struct {
-	spec    Spec
-	ramp    ramp
-	client  *http.Client
-	tr      *http.Transport
-	headers http.Header
+	spec   Spec
+	ramp   ramp
+	client *client
 
 	// Reconnect backoff clamps; tests shorten them.
 	backoffMin, backoffMax time.Duration
@@ -79,27 +73,12 @@ func New(s Spec) (*Runner, error) {
 	if s.Timeout.D() > 0 {
 		timeout = s.Timeout.D()
 	}
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
-		TLSHandshakeTimeout:   timeout,
-		ResponseHeaderTimeout: timeout,
-		MaxIdleConns:          0, // no limit
-		MaxIdleConnsPerHost:   max(s.Subscribers, 1024),
-		MaxConnsPerHost:       0, // no limit: one connection per subscriber
-		DisableCompression:    true,
-		WriteBufferSize:       1 << 10, // requests are small; memory is per subscriber
-		ReadBufferSize:        2 << 10,
-		TLSClientConfig:       &tls.Config{InsecureSkipVerify: s.InsecureSkipVerify}, //nolint:gosec // the plan asks for it
-	}
-	h := http.Header{}
-	h.Set("Accept", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	for k, v := range s.Headers {
-		h.Set(k, v)
+	c, err := newClient(s, timeout)
+	if err != nil {
+		return nil, err
 	}
 	return &Runner{
-		spec: s, ramp: rp, tr: tr, client: &http.Client{Transport: tr}, headers: h,
+		spec: s, ramp: rp, client: c,
 		backoffMin: BackoffMin, backoffMax: BackoffMax,
 	}, nil
 }
@@ -114,13 +93,13 @@ func (r *Runner) NewWorker(int, *runners.Recorder) (runners.Worker, error) {
 
 // Finish closes the idle connections left by the step.
 func (r *Runner) Finish(context.Context, *runners.StepEnv, *artifacts.Step) error {
-	r.tr.CloseIdleConnections()
+	r.client.closeIdle()
 	return nil
 }
 
 // Close releases the transport's connections.
 func (r *Runner) Close() error {
-	r.tr.CloseIdleConnections()
+	r.client.closeIdle()
 	return nil
 }
 

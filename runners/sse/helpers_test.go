@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,7 +16,13 @@ import (
 	"github.com/benchtui/benchtui/runners"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if addr := os.Getenv(envBenchServe); addr != "" {
+		serveBenchChild(addr) // the benchmark's server process
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // testRec keeps what it is given.
 type testRec struct {

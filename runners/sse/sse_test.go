@@ -17,9 +17,18 @@ func withClamps(r *Runner, lo, hi time.Duration) *Runner {
 }
 
 func TestDropsReconnectsAndCountsExactly(t *testing.T) {
+	t.Run("lean", func(t *testing.T) { testDrops(t, true) })
+	t.Run("net/http", func(t *testing.T) { testDrops(t, false) })
+}
+
+func testDrops(t *testing.T, lean bool) {
 	const subs, perConn, drops = 3, 4, 9
 	srv := newDropServer(t, perConn, drops)
 	r := withClamps(newRunner(t, Spec{URL: srv.URL, Reconnect: true}), 5*time.Millisecond, 40*time.Millisecond)
+	if !r.client.lean {
+		t.Fatal("no lean client for a loopback URL")
+	}
+	r.client.lean = lean
 	h := newTestHost()
 	stop := startDrive(t, r, h, subs)
 	waitFor(t, "all events and every subscriber held", func() bool {
@@ -80,6 +89,19 @@ func checkLastEventIDs(t *testing.T, srv *dropServer, subs, drops int) {
 	if empty != subs {
 		t.Errorf("%d requests without Last-Event-ID, want %d (the first of each subscriber)", empty, subs)
 	}
+}
+
+func TestTLS(t *testing.T) {
+	srv := httptest.NewTLSServer(demo.SSEHandler(500))
+	defer srv.Close()
+	h := newTestHost()
+	stop := startDrive(t, newRunner(t, Spec{URL: srv.URL, InsecureSkipVerify: true}), h, 2)
+	waitFor(t, "events over TLS", func() bool { return h.events() >= 10 })
+	stop()
+	h = newTestHost()
+	stop = startDrive(t, newRunner(t, Spec{URL: srv.URL}), h, 1)
+	waitFor(t, "a verification failure", func() bool { k, _, _ := h.snapshot(); return k["tls"] >= 1 })
+	stop()
 }
 
 func TestNoReconnect(t *testing.T) {

@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"syscall"
 	"time"
 )
@@ -41,7 +41,11 @@ type stream struct {
 // number of events received.
 func (s *stream) connect(ctx context.Context) int {
 	start := time.Now()
-	resp, err := s.request(ctx)
+	var lastID string
+	if s.hasID {
+		lastID = string(s.lastID)
+	}
+	body, err := s.d.r.client.open(ctx, lastID)
 	if err != nil {
 		if ctx.Err() == nil {
 			el := time.Since(start)
@@ -51,34 +55,12 @@ func (s *stream) connect(ctx context.Context) int {
 	}
 	s.d.open()
 	defer s.d.closed()
-	defer func() { _ = resp.Body.Close() }()
-	n := s.read(resp.Body, start)
+	defer func() { _ = body.Close() }()
+	n := s.read(body, start)
 	if ctx.Err() == nil {
 		s.rec.Count("disconnects", 1)
 	}
 	return n
-}
-
-func (s *stream) request(ctx context.Context) (*http.Response, error) {
-	url := s.d.r.spec.URL
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, fmt.Errorf("building request for %s: %w", url, err)
-	}
-	req.Header = s.d.r.headers.Clone()
-	if s.hasID {
-		req.Header.Set("Last-Event-ID", string(s.lastID))
-	}
-	resp, err := s.d.r.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", url, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-		_ = resp.Body.Close()
-		return nil, fmt.Errorf("connecting to %s: %w", url, statusError(resp.StatusCode))
-	}
-	return resp, nil
 }
 
 // read parses events until the body ends and records each one.
@@ -162,7 +144,8 @@ func (s *stream) readLine() ([]byte, error) {
 	return bytes.TrimSuffix(line, []byte("\r")), nil
 }
 
-// kindOf maps a failed connect to its error kind.
+// kindOf maps a failed connect to its error kind: status_<N>xx, refused,
+// tls, reset, timeout or other.
 func kindOf(err error) string {
 	var st statusError
 	var ne net.Error
@@ -171,6 +154,9 @@ func kindOf(err error) string {
 		return fmt.Sprintf("status_%dxx", int(st)/100)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "refused"
+	case errors.As(err, new(*tls.CertificateVerificationError)), errors.As(err, new(tls.AlertError)),
+		errors.As(err, new(tls.RecordHeaderError)):
+		return "tls"
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return "reset"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
