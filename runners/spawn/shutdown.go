@@ -147,10 +147,12 @@ func NewShutdownRunner(spec *ShutdownSpec, load *httpload.Spec) (*ShutdownRunner
 	}
 	r := &ShutdownRunner{spec: s, sig: sig, load: httpload.NewRunner(load)}
 	if s.Freeze > 0 {
-		// The frozen batch shares the load's transport settings; its
-		// timeout outlasts the grace, so only the target can cut it.
+		// The frozen batch shares the load's transport settings but goes
+		// through net/http, whose trace says when each request is written;
+		// its timeout outlasts the grace, so only the target can cut it.
 		fs := *load
 		fs.Requests = []httpload.Request{{Name: "freeze", URL: s.FreezeURL}}
+		fs.Client = "net/http"
 		fs.Timeout = runners.Duration{Duration: s.After.D() + s.Grace.D() + 10*time.Second}
 		r.freeze = httpload.NewRunner(&fs)
 	}
