@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
+
+func TestConsoleWithoutTerminalExits2(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := cmdConsole(context.Background(), nil, &out, &errb); code != exitUsage {
+		t.Fatalf("exit %d, want %d", code, exitUsage)
+	}
+	if !strings.Contains(errb.String(), "no terminal on stdout; use `benchtui run`") {
+		t.Errorf("stderr %q", errb.String())
+	}
+}
+
+// tmuxConsole is the real binary running under a private tmux server.
+type tmuxConsole struct {
+	t      *testing.T
+	socket string
+	name   string
+}
+
+func (c *tmuxConsole) tmux(args ...string) (string, error) {
+	out, err := exec.Command("tmux", append([]string{"-L", c.socket}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+func (c *tmuxConsole) capture() string {
+	out, _ := c.tmux("capture-pane", "-p", "-t", c.name)
+	return out
+}
+
+func (c *tmuxConsole) send(keys string) {
+	c.t.Helper()
+	if out, err := c.tmux("send-keys", "-t", c.name, keys); err != nil {
+		c.t.Fatalf("send-keys %s: %v %s", keys, err, out)
+	}
+}
+
+// waitFor polls the screen until every pattern matches.
+func (c *tmuxConsole) waitFor(what string, patterns ...string) string {
+	c.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		screen := c.capture()
+		ok := true
+		for _, p := range patterns {
+			ok = ok && regexp.MustCompile(p).MatchString(screen)
+		}
+		if ok {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("waiting for %s; screen:\n%s", what, screen)
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+}
+
+func (c *tmuxConsole) waitGone() {
+	c.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := c.tmux("has-session", "-t", c.name); err != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("the console did not quit; screen:\n%s", c.capture())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestConsoleUnderTmux drives the real binary on the demo plan: run a
+// group, pause, resume, extend, quit mid-step; the artifact must be
+// partial, with the pause and the extension, and the demo server gone.
+func TestConsoleUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "benchtui")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building: %v\n%s", err, out)
+	}
+	cwd := filepath.Join(tmp, "work") // no bench.yaml: the demo plan
+	os.Mkdir(cwd, 0o755)
+	c := &tmuxConsole{t: t, socket: fmt.Sprintf("benchtui-test-%d", os.Getpid()), name: "console"}
+	cmdline := "NO_COLOR=1 exec " + bin + " --duration 40s"
+	if out, err := c.tmux("new-session", "-d", "-x", "100", "-y", "30", "-s", c.name, "-c", cwd, cmdline); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	t.Cleanup(func() { c.tmux("kill-session", "-t", c.name) })
+
+	c.waitFor("the groups", `ping\s+idle`, `work-open\s+idle`, `leak-soak`)
+	c.send("Enter")
+	c.waitFor("a p99 figure and a sparkline", `p50/p99 ms [0-9.]+/[0-9.]+`, `step\s+[0-9.]+k?\s+[0-9.]+`, `[┤┼]`, `measure`)
+	c.send("p")
+	c.waitFor("paused", `ping\s+paused`)
+	time.Sleep(300 * time.Millisecond)
+	c.send("p")
+	c.waitFor("running again", `ping\s+running`)
+	c.send("e")
+	c.waitFor("extended", `extended by 10s`)
+	c.send("q")
+	c.waitGone()
+
+	a := partialArtifact(t, filepath.Join(cwd, "bench-results"))
+	s := a.Steps[0]
+	if s.PausedS <= 0 {
+		t.Errorf("paused_s %v, want > 0", s.PausedS)
+	}
+	if !hasEvent(s, artifacts.EventExtended) || !hasEvent(s, artifacts.EventStopped) {
+		t.Errorf("events %+v, want extended and stopped", s.Events)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "bench-results", "benchtui.log")); err != nil {
+		t.Errorf("no console log: %v", err)
+	}
+	if pids := processesOf(bin); len(pids) > 0 {
+		t.Errorf("processes of %s still running after quit: %v", bin, pids)
+	}
+}
+
+func partialArtifact(t *testing.T, dir string) *artifacts.Artifact {
+	t.Helper()
+	entries, err := artifacts.List(dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("artifacts in %s: %v %v", dir, entries, err)
+	}
+	a, err := artifacts.Load(entries[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Run.Partial || a.Group.ID != "ping" || len(a.Steps) != 1 {
+		t.Fatalf("artifact %s: partial=%v group=%s steps=%d, want a partial ping", entries[0].Path, a.Run.Partial, a.Group.ID, len(a.Steps))
+	}
+	return a
+}
+
+func hasEvent(s artifacts.Step, kind string) bool {
+	for _, e := range s.Events {
+		if e.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// processesOf lists the pids whose command line starts with bin (the demo
+// server is `benchtui demo-target`).
+func processesOf(bin string) []string {
+	var pids []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.HasPrefix(string(cmd), bin+"\x00") {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}
