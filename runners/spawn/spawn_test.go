@@ -94,9 +94,9 @@ func TestSpawnErrorKinds(t *testing.T) {
 }
 
 func TestSpawnTimeoutKillsGroup(t *testing.T) {
-	for _, ready := range []string{"exit", "stdout:/never/"} {
+	markers := map[string]string{"exit": "36017", "stdout:/never/": "36018", "tcp://" + freeAddr(t): "36016"}
+	for ready, marker := range markers {
 		t.Run(ready, func(t *testing.T) {
-			marker := "3601" + map[string]string{"exit": "7", "stdout:/never/": "8"}[ready]
 			spec := Spec{
 				Command: []string{"/bin/sh", "-c", "sleep " + marker + " & sleep " + marker + "; wait"},
 				Cycles:  1, Ready: ready, Timeout: runners.Duration{Duration: 300 * time.Millisecond},
