@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -76,13 +77,50 @@ type leanConn struct {
 	br      *bufio.Reader
 	timeout time.Duration
 	dialer  net.Dialer
+	// deadlineAt is when the connection's deadline was last moved; it is
+	// moved again only after a tenth of the timeout, since moving it costs
+	// as much as a small request. A request may so run up to 10% over.
+	deadlineAt time.Time
+
+	// live is the connection an aborted context unblocks; watched and
+	// unwatch are the AfterFunc registered on the step's context, once per
+	// context rather than once per request.
+	live    atomic.Pointer[net.Conn]
+	watched context.Context
+	unwatch func() bool
 }
 
 func (c *leanConn) close() {
 	if c.conn != nil {
+		c.live.Store(nil)
 		c.conn.Close()
 		c.conn, c.br = nil, nil
 	}
+}
+
+// watch makes a cancellation of ctx (the step's grace period is over)
+// unblock the connection at once instead of at its deadline.
+func (c *leanConn) watch(ctx context.Context) {
+	if ctx == c.watched {
+		return
+	}
+	if c.unwatch != nil {
+		c.unwatch()
+	}
+	c.watched = ctx
+	c.unwatch = context.AfterFunc(ctx, func() {
+		if conn := c.live.Load(); conn != nil {
+			(*conn).SetDeadline(time.Unix(1, 0))
+		}
+	})
+}
+
+// stop releases the context watch.
+func (c *leanConn) stop() {
+	if c.unwatch != nil {
+		c.unwatch()
+	}
+	c.close()
 }
 
 // roundTrip sends req and reads the reply; it returns the status code.
@@ -98,6 +136,7 @@ func (c *leanConn) roundTrip(ctx context.Context, req *leanRequest) (int, error)
 }
 
 func (c *leanConn) try(ctx context.Context, req *leanRequest) (int, error) {
+	c.watch(ctx)
 	if c.conn == nil || c.addr != req.addr {
 		c.close()
 		conn, err := c.dialer.DialContext(ctx, "tcp", req.addr)
@@ -106,17 +145,17 @@ func (c *leanConn) try(ctx context.Context, req *leanRequest) (int, error) {
 		}
 		c.conn, c.addr = conn, req.addr
 		c.br = bufio.NewReaderSize(conn, 16<<10)
+		c.deadlineAt = time.Time{}
+		c.live.Store(&conn) // a copy: the watcher never reads c.conn
+		if ctx.Err() != nil {
+			c.close()
+			return 0, ctx.Err()
+		}
 	}
-	deadline := time.Now().Add(c.timeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
+	if now := time.Now(); now.Sub(c.deadlineAt) > c.timeout/10 {
+		c.conn.SetDeadline(now.Add(c.timeout))
+		c.deadlineAt = now
 	}
-	c.conn.SetDeadline(deadline)
-	// A cancelled ctx (the step's grace period is over) unblocks the
-	// connection at once instead of at its deadline.
-	conn := c.conn
-	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
 	if _, err := c.conn.Write(req.wire); err != nil {
 		c.close()
 		return 0, err

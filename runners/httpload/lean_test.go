@@ -36,7 +36,7 @@ func TestLeanClientReadsEveryFraming(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := &leanConn{timeout: 5 * time.Second}
-	defer c.close()
+	defer c.stop()
 	cases := []struct {
 		req  Request
 		want int

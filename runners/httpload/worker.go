@@ -131,7 +131,7 @@ func (s *connSet) closeAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.conns {
-		c.close()
+		c.stop()
 	}
 	s.conns = nil
 }
