@@ -115,12 +115,13 @@ func console(ctx context.Context, run *runners.Run, dir string, logf, stdout *os
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithOutput(stdout), tea.WithFPS(20))
 	stopHUP := quitOnHangup(p)
 	defer stopHUP()
+	why := "console panic" // until Run returns without one
 	defer func() {
 		// Bubble Tea restores the terminal after a panic in the model and
 		// returns an error; anything that escapes it lands here. Either way
 		// the artifacts are written before leaving.
 		r := recover()
-		paths, errs := sessions.Shutdown(dir, "quit", exportWait)
+		paths, errs := sessions.Shutdown(dir, why, exportWait)
 		report(stderr, logf, paths, errs)
 		if r != nil {
 			fmt.Fprintf(stderr, "benchtui: panic: %v\n", r)
@@ -128,7 +129,11 @@ func console(ctx context.Context, run *runners.Run, dir string, logf, stdout *os
 			code = exitUsage
 		}
 	}()
-	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrInterrupted) {
+	_, err := p.Run()
+	if !errors.Is(err, tea.ErrProgramPanic) {
+		why = "quit"
+	}
+	if err != nil && !errors.Is(err, tea.ErrInterrupted) {
 		fmt.Fprintln(stderr, "benchtui:", err)
 		fmt.Fprintln(logf, "console:", err)
 		return exitUsage
