@@ -95,9 +95,19 @@ type RunEnv struct {
 }
 
 var (
-	kinds    = map[string]Kind{}
-	sections = map[string]func() any{}
+	kinds     = map[string]Kind{}
+	sections  = map[string]func() any{}
+	stepHooks []StepHook
 )
+
+// StepHook runs after every step of every group, once its figures are
+// final: group-level checks that belong to no runner, such as a `verify:`
+// list reconciling accepted requests against database rows. It appends to
+// res.Checks; an error is noted in the artifact.
+type StepHook func(ctx context.Context, g *Group, res *artifacts.Step) error
+
+// RegisterStepHook adds a hook run after every step.
+func RegisterStepHook(h StepHook) { stepHooks = append(stepHooks, h) }
 
 // RegisterKind makes a runner kind available to plans. It is meant to be
 // called from the init function of the runner's package.

@@ -193,12 +193,23 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 	st.env.gate.Resume() // paused workers must see the stop
 	st.drain(loops, abortOps)
 	res := st.result(false)
-	if err := st.runner.Finish(context.WithoutCancel(ctx), st.env, res); err != nil {
-		res.Checks = append(res.Checks, artifacts.Check{Name: "finish", OK: false, Note: st.s.plan.Redact(err.Error())})
-	}
+	st.finish(context.WithoutCancel(ctx), res)
 	st.setPhase(PhaseDone)
 	st.s.publish(st.snapshot(StateDone))
 	return res, nil
+}
+
+// finish runs the runner's Finish and the step hooks; a failure of either
+// becomes a failed check, so the figures are never lost to it.
+func (st *stepRun) finish(ctx context.Context, res *artifacts.Step) {
+	if err := st.runner.Finish(ctx, st.env, res); err != nil {
+		res.Checks = append(res.Checks, artifacts.Check{Name: "finish", OK: false, Note: st.s.plan.Redact(err.Error())})
+	}
+	for _, hook := range stepHooks {
+		if err := hook(ctx, st.s.group, res); err != nil {
+			res.Events = append(res.Events, artifacts.Event{T: res.DurationS, Kind: artifacts.EventNote, Note: st.s.plan.Redact(err.Error())})
+		}
+	}
 }
 
 func (st *stepRun) setPhase(p Phase) {
