@@ -37,7 +37,9 @@ func serveBenchChild(addr string) {
 
 // BenchmarkSubscribers holds SSE_BENCH_SUBS subscribers (default 10000)
 // against the demo SSE server (one event per subscriber per second) in a
-// child process, and reports benchtui's own RSS growth per subscriber:
+// child process, and reports benchtui's own RSS growth per subscriber.
+// SSE_BENCH_CLIENT=net/http measures the shared http.Transport instead of
+// the lean client:
 //
 //	go test -run '^$' -bench Subscribers -benchtime 1x -timeout 10m ./runners/sse/
 func BenchmarkSubscribers(b *testing.B) {
@@ -81,6 +83,7 @@ func holdSubscribers(b *testing.B, addr string, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	r.client.lean = os.Getenv("SSE_BENCH_CLIENT") != "net/http"
 	h := &benchHost{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
