@@ -4,10 +4,177 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/pgload"
+	"github.com/benchtui/benchtui/runners/sse"
+	"github.com/benchtui/benchtui/runners/target"
 )
 
-// cmdDoctor checks the machine against a plan's needs.
-func cmdDoctor(_ context.Context, _ []string, _, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "benchtui doctor: not built yet")
-	return exitUsage
+// finding is one line of the doctor's report.
+type finding struct {
+	level string // ok, warn, error
+	what  string
+}
+
+// cmdDoctor checks the machine against a plan's needs: the fd limit, UDP
+// buffers for QUIC, each target's command or process, each Postgres DSN.
+// It exits 1 when a check is an error.
+func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 1 {
+		fmt.Fprintln(stderr, "usage: benchtui doctor [PLAN]")
+		return exitUsage
+	}
+	plan, err := loadPlan(firstArg(args))
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	var fs []finding
+	fs = append(fs, checkFDs(plan)...)
+	fs = append(fs, checkUDP(plan)...)
+	fs = append(fs, checkTargets(plan)...)
+	fs = append(fs, checkPostgres(ctx, plan)...)
+	code := exitOK
+	for _, f := range fs {
+		fmt.Fprintf(stdout, "%-5s %s\n", f.level, plan.Redact(f.what))
+		if f.level == "error" {
+			code = exitFail
+		}
+	}
+	return code
+}
+
+func firstArg(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}
+
+// unitsOf is the most connections or subscribers a group holds at once.
+func unitsOf(g *runners.Group) int {
+	n := g.Load.Workers()
+	for _, k := range []string{"concurrency", "max_in_flight", "subscribers"} {
+		n = max(n, int(slices.Max(append([]float64{0}, g.Sweep[k]...))))
+	}
+	if s, ok := g.Section("sse").(*sse.Spec); ok {
+		n = max(n, s.Subscribers)
+	}
+	return n
+}
+
+// checkFDs compares the open-files limit with what the plan needs: each
+// connection or subscriber costs about target.FDCostPerUnit fds (the seed's
+// measured 1.5), the largest group counting since groups run one by one.
+func checkFDs(plan *runners.Plan) []finding {
+	need := 64
+	for _, g := range plan.Groups {
+		need = max(need, 64+int(math.Ceil(float64(unitsOf(g))*target.FDCostPerUnit)))
+	}
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return []finding{{"warn", fmt.Sprintf("open files: cannot read the limit: %v", err)}}
+	}
+	switch {
+	case lim.Max < uint64(need):
+		return []finding{{"error", fmt.Sprintf("open files: hard limit %d < %d the plan needs; raise it (ulimit -Hn, /etc/security/limits.conf)", lim.Max, need)}}
+	case lim.Cur < uint64(need):
+		return []finding{{"ok", fmt.Sprintf("open files: soft limit %d < %d needed; benchtui raises it to the hard limit %d at every run", lim.Cur, need, lim.Max)}}
+	}
+	return []finding{{"ok", fmt.Sprintf("open files: limit %d >= %d needed", lim.Cur, need)}}
+}
+
+func checkUDP(plan *runners.Plan) []finding {
+	if !slices.ContainsFunc(plan.Groups, func(g *runners.Group) bool { return g.Runner == "quic" }) {
+		return nil
+	}
+	rmem, err := target.UDPBufferMax()
+	switch {
+	case err != nil:
+		return []finding{{"warn", fmt.Sprintf("UDP buffers: %v", err)}}
+	case rmem < target.QUICWantUDPBuffer:
+		return []finding{{"warn", fmt.Sprintf("UDP buffers: net.core.rmem_max is %d, quic-go wants %d; raise with: sysctl -w net.core.rmem_max=7500000 net.core.wmem_max=7500000", rmem, target.QUICWantUDPBuffer)}}
+	}
+	return []finding{{"ok", fmt.Sprintf("UDP buffers: net.core.rmem_max %d", rmem)}}
+}
+
+func checkTargets(plan *runners.Plan) []finding {
+	var fs []finding
+	for name, t := range plan.Targets {
+		switch {
+		case len(t.Command) > 0:
+			if _, err := exec.LookPath(t.Command[0]); err != nil {
+				fs = append(fs, finding{"error", fmt.Sprintf("target %s: command %q not found", name, t.Command[0])})
+				continue
+			}
+			fs = append(fs, finding{"ok", fmt.Sprintf("target %s: command %s found", name, t.Command[0])})
+		case t.PIDFile != "":
+			fs = append(fs, fileFinding("target "+name+": pidfile", t.PIDFile))
+		case t.Cgroup != "":
+			fs = append(fs, fileFinding("target "+name+": cgroup", t.Cgroup))
+		case t.PID > 0:
+			if err := syscall.Kill(t.PID, 0); err != nil && err != syscall.EPERM {
+				fs = append(fs, finding{"error", fmt.Sprintf("target %s: pid %d: %v", name, t.PID, err)})
+			} else {
+				fs = append(fs, finding{"ok", fmt.Sprintf("target %s: pid %d running", name, t.PID)})
+			}
+		}
+	}
+	return fs
+}
+
+func fileFinding(what, path string) finding {
+	if _, err := os.Stat(path); err != nil {
+		return finding{"error", fmt.Sprintf("%s %s: %v", what, path, err)}
+	}
+	return finding{"ok", fmt.Sprintf("%s %s exists", what, path)}
+}
+
+func checkPostgres(ctx context.Context, plan *runners.Plan) []finding {
+	var fs []finding
+	for _, g := range plan.Groups {
+		spec, ok := g.Section("postgres").(*pgload.Spec)
+		if !ok {
+			continue
+		}
+		if spec.DSN == pgload.EmbeddedDSN {
+			dir, err := pgload.FindBinDir("")
+			if err != nil {
+				fs = append(fs, finding{"error", fmt.Sprintf("group %s: embedded Postgres: %v", g.ID, err)})
+			} else {
+				fs = append(fs, finding{"ok", fmt.Sprintf("group %s: embedded Postgres from %s", g.ID, dir)})
+			}
+			continue
+		}
+		fs = append(fs, dialDSN(ctx, g.ID, spec.DSN))
+	}
+	return fs
+}
+
+// dialDSN checks that a postgres:// DSN's server accepts connections.
+func dialDSN(ctx context.Context, group, dsn string) finding {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Host == "" {
+		return finding{"warn", fmt.Sprintf("group %s: cannot tell the server of the DSN (not a postgres:// URL)", group)}
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "5432")
+	}
+	d := net.Dialer{Timeout: 3 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return finding{"error", fmt.Sprintf("group %s: Postgres at %s unreachable: %v", group, addr, err)}
+	}
+	conn.Close()
+	return finding{"ok", fmt.Sprintf("group %s: Postgres at %s reachable", group, addr)}
 }

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDoctorFindsProblemsAndHidesSecrets(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	plan := filepath.Join(t.TempDir(), "d.yaml")
+	os.WriteFile(plan, []byte(`version: 1
+targets:
+  gone: {command: ["/nonexistent/server"]}
+  sh: {command: ["sh", "-c", "sleep 1"]}
+groups:
+  - id: pg
+    runner: postgres
+    postgres: {dsn: "postgres://u:hunter2@`+closed+`/db", statements: [{sql: "SELECT 1"}]}
+    load: {concurrency: 100000000}
+    duration: 1s
+`), 0o644)
+	code, stdout, _ := runCmd(t, cmdDoctor, plan)
+	if code != exitFail {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{"error open files: hard limit", "error target gone: command \"/nonexistent/server\" not found",
+		"ok    target sh: command sh found", "error group pg: Postgres at " + closed + " unreachable"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "hunter2") {
+		t.Errorf("doctor printed a password:\n%s", stdout)
+	}
+}
