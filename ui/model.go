@@ -119,6 +119,8 @@ type Model struct {
 	statusErr     bool
 	quitting      bool
 	rebuilding    string
+	// rebuilt holds, per target, a note for the next session on it.
+	rebuilt map[string]string
 	note          textinput.Model
 	picker        picker
 	scroll        int
@@ -144,7 +146,7 @@ func New(cfg Config) *Model {
 		cfg.Started = time.Now()
 	}
 	m := &Model{cfg: cfg, ctx: cfg.Context, st: DefaultStyles(), keys: DefaultKeyMap(), active: -1,
-		log: slog.New(slog.NewTextHandler(cfg.Log, nil)), width: 80, height: 24}
+		log: slog.New(slog.NewTextHandler(cfg.Log, nil)), width: 80, height: 24, rebuilt: map[string]string{}}
 	for _, g := range cfg.Plan.Groups {
 		m.groups = append(m.groups, &group{g: g, state: stateIdle})
 	}

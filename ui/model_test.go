@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -134,5 +137,38 @@ func TestGraphShapes(t *testing.T) {
 				t.Errorf("%v: line %q is %d wide, want 30", s, l, len1(l))
 			}
 		}
+	}
+}
+
+// fakeEngine starts nothing and records restarts.
+type fakeEngine struct{ restarted []string }
+
+func (f *fakeEngine) Session(context.Context, *runners.Group) (*runners.Session, error) {
+	return nil, errors.New("fake engine: no sessions")
+}
+
+func (f *fakeEngine) RestartTarget(name string) error {
+	f.restarted = append(f.restarted, name)
+	return nil
+}
+
+// TestRebuild runs the target's build command with its output in the log,
+// then restarts the target.
+func TestRebuild(t *testing.T) {
+	eng := &fakeEngine{}
+	var log bytes.Buffer
+	plan := testPlan()
+	plan.Targets["api"].Build = []string{"echo", "building api"}
+	m := New(Config{Plan: plan, Engine: eng, Log: &log, Dir: t.TempDir()})
+	l := newLoop(t, m)
+	l.send(press("r"), func() bool { return m.rebuilding == "" && strings.Contains(m.status, "rebuilt") })
+	if len(eng.restarted) != 1 || eng.restarted[0] != "api" {
+		t.Errorf("restarted %v, want [api]", eng.restarted)
+	}
+	if !strings.Contains(log.String(), "building api") {
+		t.Errorf("build output not in the log:\n%s", log.String())
+	}
+	if m.rebuilt["api"] == "" {
+		t.Error("no note kept for the next session on api")
 	}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -129,6 +130,11 @@ func (m *Model) onStarted(msg startedMsg) tea.Cmd {
 	if !gr.basePicked {
 		cmds = append(cmds, loadBaseline(msg.group, m.cfg.Dir, gr.g.ID, msg.at))
 	}
+	if note, ok := m.rebuilt[gr.g.Target]; ok && gr.g.Target != "" {
+		delete(m.rebuilt, gr.g.Target)
+		sess := msg.sess
+		cmds = append(cmds, control(func() (string, bool) { sess.Note(note); return note, true }))
+	}
 	if m.quitting {
 		msg.sess.Stop("quit")
 	}
@@ -191,6 +197,7 @@ func (m *Model) onRebuilt(msg rebuiltMsg) tea.Cmd {
 		return nil
 	}
 	m.log.Info("target rebuilt", "target", msg.target)
+	m.rebuilt[msg.target] = fmt.Sprintf("target %s rebuilt and restarted at %s", msg.target, time.Now().Format(time.TimeOnly))
 	m.setStatus(msg.target+" rebuilt; restarts with the next run", false)
 	return nil
 }
