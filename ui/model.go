@@ -121,9 +121,9 @@ type Model struct {
 	rebuilding    string
 	// rebuilt holds, per target, a note for the next session on it.
 	rebuilt map[string]string
-	note          textinput.Model
-	picker        picker
-	scroll        int
+	note    textinput.Model
+	picker  picker
+	scroll  int
 
 	frame     string
 	renders   int // frames drawn, for tests of the redraw budget
