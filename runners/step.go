@@ -253,6 +253,7 @@ func (st *stepRun) clock(ctx context.Context) {
 // tickUntilDone ticks until the phase's planned time has passed; it
 // returns false when the step was stopped or ctx ended.
 func (st *stepRun) tickUntilDone(ctx context.Context, ticker *time.Ticker) bool {
+	exited := st.targetExited()
 	for {
 		select {
 		case <-ctx.Done():
@@ -260,12 +261,40 @@ func (st *stepRun) tickUntilDone(ctx context.Context, ticker *time.Ticker) bool 
 			return false
 		case <-st.stopCh:
 			return false
+		case <-exited:
+			exited = nil
+			if st.onTargetExit() {
+				return false
+			}
 		case <-ticker.C:
 		}
 		if st.tick() {
 			return true
 		}
 	}
+}
+
+// targetExited is closed when the watched target exits; nil without one.
+func (st *stepRun) targetExited() <-chan struct{} {
+	if st.env.Target == nil {
+		return nil
+	}
+	return st.env.Target.Exited()
+}
+
+// onTargetExit records the exit and, unless the group says
+// on_target_exit: continue, stops the step and the steps after it (they
+// would only measure refusals). It reports whether it stopped.
+func (st *stepRun) onTargetExit() bool {
+	st.event(artifacts.EventTargetExited, fmt.Sprintf("%s %s", st.s.opts.TargetName, st.env.Target.ExitStatus()))
+	if st.s.group.OnTargetExit == "continue" {
+		return false
+	}
+	st.s.mu.Lock()
+	st.s.stopAll = true
+	st.s.mu.Unlock()
+	st.stop("target exited")
+	return true
 }
 
 // tick merges the interval, publishes a snapshot and reports whether the
