@@ -93,7 +93,7 @@ func newTestModel(t *testing.T, w, h int) *Model {
 }
 
 // testSession is a session of G1 that is never started.
-func testSession(t *testing.T, m *Model) *runners.Session {
+func testSession(t testing.TB, m *Model) *runners.Session {
 	t.Helper()
 	s, err := runners.NewSession(m.cfg.Plan, m.cfg.Plan.Groups[0], runners.SessionOptions{})
 	if err != nil {

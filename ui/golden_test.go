@@ -97,7 +97,7 @@ func TestGoldenIdle(t *testing.T) {
 }
 
 // running puts G1 half way through a run with a baseline, compared.
-func running(t *testing.T, m *Model, state runners.State, rising bool) {
+func running(t testing.TB, m *Model, state runners.State, rising bool) {
 	t.Helper()
 	sess := testSession(t, m)
 	m.active = 0
