@@ -139,12 +139,12 @@ type connBody struct {
 	stop func() bool
 }
 
+// Close closes the connection first: the body's own Close reads to the end
+// of the stream, which an event stream may never reach.
 func (b *connBody) Close() error {
 	b.stop()
-	err := b.ReadCloser.Close()
-	if cerr := b.conn.Close(); err == nil {
-		err = cerr
-	}
+	err := b.conn.Close()
+	_ = b.ReadCloser.Close()
 	return err
 }
 

@@ -120,6 +120,23 @@ func TestNoReconnect(t *testing.T) {
 	}
 }
 
+func TestOverlongLineEndsStream(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte("data: " + strings.Repeat("x", 2<<20)))
+		<-r.Context().Done() // never ends the line nor the stream
+	}))
+	defer srv.Close()
+	for _, lean := range []bool{true, false} {
+		h := newTestHost()
+		r := newRunner(t, Spec{URL: srv.URL})
+		r.client.lean = lean
+		stop := startDrive(t, r, h, 1)
+		waitFor(t, "the stream to be dropped", func() bool { _, _, c := h.snapshot(); return c["disconnects"] == 1 })
+		stop()
+	}
+}
+
 func TestConnectErrors(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

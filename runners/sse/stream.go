@@ -133,6 +133,7 @@ func (s *stream) readLine() ([]byte, error) {
 			s.long = append(s.long, line...)
 		}
 		if len(s.long) > maxLine {
+			s.long = nil // do not keep a megabyte per subscriber
 			return nil, errLineTooLong
 		}
 		line = s.long
