@@ -18,10 +18,12 @@ import (
 type ShutdownSpec struct {
 	// Signal is sent to the target (default SIGTERM).
 	Signal string `yaml:"signal"`
-	// After is when, from the step's start, the signal goes (default 10s).
+	// After is when the signal goes, counted from the start of the load
+	// (a group warmup included; default 10s).
 	After runners.Duration `yaml:"after"`
-	// Freeze requests to FreezeURL (a slow endpoint) are sent just before
-	// the signal, so that many are surely in flight when it arrives.
+	// Freeze requests to FreezeURL (a slow endpoint, well over 300 ms) are
+	// sent 200 ms before the signal, so that many are surely in flight
+	// when it arrives.
 	Freeze    int    `yaml:"freeze"`
 	FreezeURL string `yaml:"freeze_url"`
 	// Grace bounds the wait for the target's exit (default 30s); a target
@@ -39,8 +41,8 @@ const (
 // the signal waits until every frozen request is written plus freezeSettle
 // (for the server to accept the connection), but no more than freezeWait.
 const (
-	freezeLead   = 100 * time.Millisecond
-	freezeSettle = 50 * time.Millisecond
+	freezeLead   = 200 * time.Millisecond
+	freezeSettle = 100 * time.Millisecond
 	freezeWait   = 2 * time.Second
 )
 
