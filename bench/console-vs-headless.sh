@@ -63,8 +63,9 @@ console() {
   local pid
   pid=$(tmux -L "$SOCK" display -p -t "$name" '#{pane_pid}')
   until tmux -L "$SOCK" capture-pane -p -t "$name" | grep -q 'ping .*idle'; do sleep 0.1; done
-  local c0 t0 last
-  c0=$(cpu_ticks "$pid"); t0=$(date +%s.%N)
+  local c0 t0 last tpid x0
+  tpid=$(tmux -L "$SOCK" display -p '#{pid}')
+  c0=$(cpu_ticks "$pid"); x0=$(cpu_ticks "$tpid"); t0=$(date +%s.%N)
   tmux -L "$SOCK" send-keys -t "$name" Enter
   last=$c0
   until ls "$dir"/ping-*.json >/dev/null 2>&1 && \
@@ -72,7 +73,8 @@ console() {
     t=$(cpu_ticks "$pid"); [ -n "$t" ] && last=$t
     sleep 0.1
   done
-  local t1; t1=$(date +%s.%N)
+  local t1 x1; t1=$(date +%s.%N); x1=$(cpu_ticks "$tpid")
+  echo "         (the tmux server drew it with $(awk -v t=$((x1 - x0)) -v hz="$HZ" 'BEGIN{printf "%.2f", t / hz}') s of cpu)"
   tmux -L "$SOCK" send-keys -t "$name" q
   while tmux -L "$SOCK" has-session -t "$name" 2>/dev/null; do sleep 0.1; done
   report console "$1" "$dir" "$((last - c0))" "$t0" "$t1"
@@ -83,8 +85,8 @@ report() {
   local r; r=$(rps "$3")
   awk -v m="$1" -v i="$2" -v r="$r" -v ticks="$4" -v hz="$HZ" -v t0="$5" -v t1="$6" 'BEGIN {
     split(r, f, " "); cpu = ticks / hz; wall = t1 - t0
-    printf "%-8s rep %d  rps %8s  p99 %6s ms  measured %5ss  partial %-5s  cpu %6.2f s over %5.1f s wall = %4.2f cores\n",
-      m, i, f[1], f[2], f[3], f[4], cpu, wall, cpu / wall
+    printf "%-8s rep %d  rps %6s  p99 %5s ms  measured %4ss  partial %-5s  cpu %5.2f s / %4.1f s wall = %4.2f cores, %5.2f us/request\n",
+      m, i, f[1], f[2], f[3], f[4], cpu, wall, cpu / wall, cpu * 1e6 / (f[1] * f[3])
   }'
   echo "$1 $r $4 $5 $6" >> "$WORK/results"
 }
@@ -95,8 +97,11 @@ for i in $(seq 1 "$REPS"); do
   console "$i"
 done
 awk -v hz="$HZ" '
-  { n[$1]++; rps[$1] += $2; cpu[$1] += $6 / hz; wall[$1] += $8 - $7 }
+  { n[$1]++; rps[$1] += $2; cpu[$1] += $6 / hz; wall[$1] += $8 - $7; req[$1] += $2 * $4
+    if ($1 == "headless") h = $2; else ratio[n[$1]] = $2 / h }
   END {
-    for (m in n) printf "%-8s mean rps %8.0f  mean cpu %.2f cores\n", m, rps[m] / n[m], cpu[m] / wall[m]
-    printf "console/headless throughput: %.3f (goal >= 0.97)\n", (rps["console"] / n["console"]) / (rps["headless"] / n["headless"])
+    for (m in n) printf "%-8s mean rps %6.0f  mean cpu %.2f cores, %5.2f us/request\n", m, rps[m] / n[m], cpu[m] / wall[m], cpu[m] * 1e6 / req[m]
+    printf "console/headless throughput: %.3f of the means (goal >= 0.97); per pair:", (rps["console"] / n["console"]) / (rps["headless"] / n["headless"])
+    for (i = 1; i <= n["console"]; i++) printf " %.3f", ratio[i]
+    printf "\n"
   }' "$WORK/results"
