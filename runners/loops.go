@@ -30,6 +30,9 @@ func (st *stepRun) startLoad(loadCtx, opCtx context.Context) (*sync.WaitGroup, e
 		}
 	}
 	load := st.env.Load
+	// Each worker holds a connection: the target's fd growth per worker is
+	// its fds per connection.
+	st.env.SetUnits(load.Workers())
 	workers := make([]Worker, load.Workers())
 	for i := range workers {
 		w, err := st.runner.NewWorker(i, st.env.Recorder(i))

@@ -237,6 +237,12 @@ func (s *Session) Stop(why string) {
 	}
 }
 
+func (s *Session) markPartial() {
+	s.mu.Lock()
+	s.partial = true
+	s.mu.Unlock()
+}
+
 // Note records an operator's note in the artifact (and as an event of the
 // running step).
 func (s *Session) Note(text string) {

@@ -158,6 +158,7 @@ func (st *stepRun) stop(why string) {
 		st.eventLocked(artifacts.EventStopped, why)
 	}
 	close(st.stopCh)
+	st.s.markPartial() // a cut step makes the artifact partial
 }
 
 // finishEarly ends the step before its planned time without a stopped

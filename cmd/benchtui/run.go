@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -138,26 +138,30 @@ type headless struct {
 }
 
 func (h *headless) runAll(ctx context.Context, run *runners.Run, groups []*runners.Group, base []*artifacts.Artifact) int {
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	intr := newInterrupter(h, run, cancel)
+	defer intr.close()
 	code := exitOK
 	var results []*artifacts.Artifact
 	for _, g := range groups {
-		a, err := h.runGroup(ctx, run, g, sigs)
+		if ctx.Err() != nil {
+			return exitFail
+		}
+		a, err := h.runGroup(ctx, run, g, intr)
 		if a != nil {
 			results = append(results, a)
 			if a.Failed() {
 				code = exitFail
 			}
 		}
-		if errors.Is(err, errInterrupted) {
-			return exitFail
-		}
 		if err != nil {
 			fmt.Fprintln(h.stderr, h.plan.Redact(err.Error()))
 			code = exitFail
 		}
+	}
+	if ctx.Err() != nil {
+		return exitFail
 	}
 	if base != nil && h.judge(base, results) {
 		code = exitFail
@@ -165,44 +169,82 @@ func (h *headless) runAll(ctx context.Context, run *runners.Run, groups []*runne
 	return code
 }
 
-var errInterrupted = errors.New("interrupted")
-
-// runGroup runs one group and writes its artifact. The first SIGINT or
-// SIGTERM stops the group (in-flight work gets its grace period) and the
-// partial artifact is written; a second one writes what exists at once.
-func (h *headless) runGroup(ctx context.Context, run *runners.Run, g *runners.Group, sigs <-chan os.Signal) (*artifacts.Artifact, error) {
+// runGroup runs one group and writes its artifact, partial when the
+// group was interrupted.
+func (h *headless) runGroup(ctx context.Context, run *runners.Run, g *runners.Group, intr *interrupter) (*artifacts.Artifact, error) {
 	sess, err := run.Session(ctx, g)
 	if err != nil {
 		return nil, err
 	}
+	intr.watch(sess)
+	defer intr.watch(nil)
 	sess.Start(ctx)
-	interrupted := false
 	p := newProgress(h.stderr, g.ID)
-	snaps := sess.Snapshots()
-	for snaps != nil {
-		select {
-		case snap, ok := <-snaps:
-			if !ok {
-				snaps = nil
-				continue
-			}
-			p.show(snap)
-		case sig := <-sigs:
-			if interrupted {
-				a := h.write(sess.Result())
-				return a, errInterrupted
-			}
-			interrupted = true
-			fmt.Fprintf(h.stderr, "\n%s: stopping (%s); again to quit at once\n", g.ID, sig)
-			sess.Stop("signal " + sig.String())
-		}
+	for snap := range sess.Snapshots() {
+		p.show(snap)
 	}
 	a := h.write(sess.Result())
 	printSummary(h.stdout, a)
-	if interrupted {
-		return a, errInterrupted
-	}
 	return a, sess.Err()
+}
+
+// interrupter handles SIGINT and SIGTERM for a headless run: the first
+// stops the running session (in-flight work gets its grace period, the
+// figures are written, partial) or a target that is still starting; the
+// second writes what the running session has at once, stops the targets
+// and exits.
+type interrupter struct {
+	sigs chan os.Signal
+	done chan struct{}
+	mu   sync.Mutex
+	sess *runners.Session
+}
+
+func newInterrupter(h *headless, run *runners.Run, cancel context.CancelFunc) *interrupter {
+	in := &interrupter{sigs: make(chan os.Signal, 2), done: make(chan struct{})}
+	signal.Notify(in.sigs, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		first := true
+		for {
+			select {
+			case <-in.done:
+				return
+			case sig := <-in.sigs:
+				if first {
+					first = false
+					fmt.Fprintf(h.stderr, "\nbenchtui: stopping (%s); again to quit at once\n", sig)
+					if s := in.current(); s != nil {
+						s.Stop("signal " + sig.String())
+					}
+					cancel()
+					continue
+				}
+				if s := in.current(); s != nil {
+					h.write(s.Result())
+				}
+				run.Close()
+				os.Exit(exitFail)
+			}
+		}
+	}()
+	return in
+}
+
+func (in *interrupter) watch(s *runners.Session) {
+	in.mu.Lock()
+	in.sess = s
+	in.mu.Unlock()
+}
+
+func (in *interrupter) current() *runners.Session {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.sess
+}
+
+func (in *interrupter) close() {
+	signal.Stop(in.sigs)
+	close(in.done)
 }
 
 // write stores an artifact, saying where; a failure is reported, and the
