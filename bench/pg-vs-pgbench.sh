@@ -7,8 +7,12 @@
 #
 # Workloads: "select1" (pgbench -f with SELECT 1;) and "select-only"
 # (pgbench -S: SELECT abalance FROM pgbench_accounts WHERE aid = random).
-# Both tools connect over TCP to 127.0.0.1. pgbench uses its default simple
-# protocol; benchtui uses pgx's cached prepared statements (its default).
+# Both tools connect over TCP to 127.0.0.1. pgbench runs twice, with its
+# default simple protocol (pgb_simp) and with -M prepared (pgb_prep);
+# benchtui uses prepared statements cached per connection (its default).
+# r_simp and r_prep are benchtui / pgbench; us_* are client CPU µs per
+# operation. Lines are interleaved (pgbench, pgbench -M prepared, benchtui)
+# so drift in the machine's load hits all three alike.
 # benchtui runs the real headless CLI (`benchtui run`) and its figure is the
 # artifact's throughput_rps (no warmup: its pool is opened and warmed
 # before the clock starts).
@@ -80,10 +84,10 @@ EOF
 # operation) is steadier than throughput on a shared box: every µs the
 # client spends is a µs the server's backends do not get on these cores.
 TIMEFORMAT='%U %S'
-pgbench_run() { # workload
+pgbench_run() { # workload protocol
 	local args=(-f "$TMP/select1.sql") out="$TMP/pgbench-$RANDOM"
 	[ "$1" = select-only ] && args=(-S)
-	{ time pgbench -n -c "$CLIENTS" -j "$THREADS" -T "$DUR" "${args[@]}" >"$out" 2>/dev/null; } 2>"$out.cpu"
+	{ time pgbench -n -M "$2" -c "$CLIENTS" -j "$THREADS" -T "$DUR" "${args[@]}" >"$out" 2>/dev/null; } 2>"$out.cpu"
 	local tps fails
 	tps=$(awk '/^tps = / { print $3; exit }' "$out")
 	fails=$(awk '/number of failed transactions/ { print $5; exit }' "$out")
@@ -100,23 +104,31 @@ benchtui_run() { # workload
 	echo "$rps $(echo "($u + $s) * 1000000 / ($rps * $DUR)" | bc -l) $errs"
 }
 
-printf '%-4s %-12s %12s %12s %7s %14s %14s %s\n' rep workload pgbench_tps benchtui_ops ratio pgbench_us/op benchtui_us/op errors
-declare -A PG BT PGC BTC
+row() { # label workload pgbench pgbench-prepared benchtui (each "ops cpu"), errors
+	printf '%-6s %-12s %9.0f %9.0f %9.0f %6.2f %6.2f %8.1f %8.1f %8.1f %s\n' "$1" "$2" "$3" "$5" "$7" \
+		"$(echo "$7 / $3" | bc -l)" "$(echo "$7 / $5" | bc -l)" "$4" "$6" "$8" "${9:-}"
+}
+header() {
+	printf '%-6s %-12s %9s %9s %9s %6s %6s %8s %8s %8s %s\n' "$1" workload pgb_simp pgb_prep benchtui \
+		r_simp r_prep us_simp us_prep us_bt "${2:-}"
+}
+header rep errors
+declare -A R
 for rep in $(seq "$REPS"); do
 	for w in select1 select-only; do
-		read -r p pc pe < <(pgbench_run "$w")
+		read -r p pc pe < <(pgbench_run "$w" simple)
+		read -r q qc qe < <(pgbench_run "$w" prepared)
 		read -r b bc be < <(benchtui_run "$w")
-		PG[$w]+="$p " BT[$w]+="$b " PGC[$w]+="$pc " BTC[$w]+="$bc "
-		printf '%-4s %-12s %12.0f %12.0f %7.2f %14.1f %14.1f %s/%s\n' "$rep" "$w" "$p" "$b" \
-			"$(echo "$b / $p" | bc -l)" "$pc" "$bc" "$pe" "$be"
+		R[$w.p]+="$p " R[$w.pc]+="$pc " R[$w.q]+="$q " R[$w.qc]+="$qc " R[$w.b]+="$b " R[$w.bc]+="$bc "
+		row "$rep" "$w" "$p" "$pc" "$q" "$qc" "$b" "$bc" "$pe/$qe/$be"
 	done
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 echo
 echo "median of $REPS, $CLIENTS clients, ${DUR}s each; $("$BIN/postgres" --version); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-12s %12s %12s %7s %14s %14s\n' workload pgbench_tps benchtui_ops ratio pgbench_us/op benchtui_us/op
+header median
 for w in select1 select-only; do
-	p=$(echo "${PG[$w]}" | median) b=$(echo "${BT[$w]}" | median)
-	pc=$(echo "${PGC[$w]}" | median) bc=$(echo "${BTC[$w]}" | median)
-	printf '%-12s %12.0f %12.0f %7.2f %14.1f %14.1f\n' "$w" "$p" "$b" "$(echo "$b / $p" | bc -l)" "$pc" "$bc"
+	m=()
+	for k in p pc q qc b bc; do m+=("$(echo "${R[$w.$k]}" | median)"); done
+	row median "$w" "${m[@]}"
 done

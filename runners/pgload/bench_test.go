@@ -5,7 +5,9 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/pgload"
@@ -66,4 +68,49 @@ func benchWorkers(b *testing.B, g *runners.Group) {
 	if errs.Load() > 0 {
 		b.Fatalf("%d errors", errs.Load())
 	}
+}
+
+// BenchmarkEngineSelect1 runs SELECT 1 through the whole engine (a Session
+// of 8 workers for 3 s, one step per b.N) and reports the artifact's
+// throughput and this process's CPU per operation.
+func BenchmarkEngineSelect1(b *testing.B) {
+	dsn := os.Getenv("BTPG_BENCH_DSN")
+	if dsn == "" {
+		dsn = pgtest.Cluster(b).DSN()
+	}
+	plan, err := runners.ParsePlan("bench.yaml", []byte(`version: 1
+groups:
+  - id: S1
+    runner: postgres
+    postgres: {dsn: "`+dsn+`", statements: [{sql: "SELECT 1"}]}
+    load: {concurrency: 8}
+    duration: 3s
+`), func(string) (string, bool) { return "", false })
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ops, rps float64
+	cpu0 := cpuTime()
+	for range b.N {
+		run := runners.NewRun(plan, b.TempDir(), "bench")
+		s, err := run.Session(context.Background(), plan.Groups[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Start(context.Background())
+		for range s.Snapshots() {
+		}
+		st := s.Result().Steps[0]
+		ops += float64(st.Requests)
+		rps += st.ThroughputRPS
+		run.Close()
+	}
+	b.ReportMetric(rps/float64(b.N), "ops/s")
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/ops, "cpu-µs/op")
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

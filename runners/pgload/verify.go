@@ -97,7 +97,7 @@ func verifyOne(ctx context.Context, v Verify, pool *pgxpool.Pool, dsn string, co
 	case pool != nil:
 		q = pool
 	default:
-		return "", fmt.Errorf("no dsn to ask (%s)", runners.RedactURLs(dsn))
+		return "", fmt.Errorf("no connection to %s (the step did not prepare)", runners.RedactURLs(dsn))
 	}
 	return firstValue(ctx, q, v.SQL)
 }
