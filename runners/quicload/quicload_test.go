@@ -7,9 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/quic-go/quic-go"
 
 	"github.com/benchtui/benchtui/runners/target/demo"
 )
@@ -237,5 +240,61 @@ func TestSpecProblems(t *testing.T) {
 	}
 	if p := (&Spec{URL: "https://h:1/"}).problems(); len(p) != 0 {
 		t.Errorf("http3 spec: %q", p)
+	}
+}
+
+// silentServer accepts connections and then stops answering without a
+// CONNECTION_CLOSE, as a crashed or partitioned server would.
+func silentServer(t *testing.T) (addr net.Addr, accepted <-chan struct{}, vanish func()) {
+	t.Helper()
+	conf, err := demo.SelfSignedTLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf.NextProtos = []string{demo.QUICALPN}
+	pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &quic.Transport{Conn: pc}
+	ln, err := tr.Listen(conf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, acc := make(chan struct{}), make(chan struct{}, 1)
+	go func() {
+		defer close(done)
+		for {
+			if _, err := ln.Accept(context.Background()); err != nil {
+				return
+			}
+			select {
+			case acc <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	var once sync.Once
+	vanish = func() {
+		once.Do(func() {
+			_ = tr.Close() // drops every connection without telling the peers
+			<-done
+		})
+	}
+	// The socket stays open, unread, so that no ICMP "port unreachable"
+	// turns the silence into a refusal.
+	t.Cleanup(func() { vanish(); _ = pc.Close() })
+	return pc.LocalAddr(), acc, vanish
+}
+
+func TestIdleTimeout(t *testing.T) {
+	addr, accepted, vanish := silentServer(t)
+	s := streamSpec(addr, ConnPooled, "ECHO a")
+	s.IdleTimeout = durationOf(300 * time.Millisecond)
+	r := prepared(t, s) // the pooled connection is up
+	<-accepted          // and past the server's handshake: closing now refuses nothing
+	vanish()
+	if got := r.newWorker(0, newTestRec()).Do(context.Background()).Err; got != "idle_timeout" {
+		t.Errorf("error kind %q, want idle_timeout", got)
 	}
 }

@@ -86,7 +86,7 @@ func ServeQUIC(ctx context.Context, addr string, tlsConf *tls.Config) (*QUICServ
 // Addr is the UDP address the server listens on.
 func (s *QUICServer) Addr() net.Addr { return s.ln.Addr() }
 
-// Streams is the number of requests answered so far.
+// Streams is the number of requests answered so far (FETCH and ECHO).
 func (s *QUICServer) Streams() int64 { return s.streams.Load() }
 
 // Conns is the number of connections accepted so far.
@@ -143,12 +143,13 @@ func (s *QUICServer) serveStream(c *quic.Conn, str *quic.Stream) {
 		str.CancelWrite(code)
 		return
 	}
+	// Counted before the reply leaves, so that a client that has read it
+	// finds it counted.
+	s.streams.Add(1)
 	if _, err := str.Write(reply); err != nil {
 		return
 	}
-	if str.Close() == nil {
-		s.streams.Add(1)
-	}
+	_ = str.Close()
 }
 
 // answerQUIC maps a request to its reply, or to a stream reset code, or to
