@@ -247,6 +247,11 @@ func (r *ShutdownRunner) awaitExit(ctx context.Context, env *runners.StepEnv, si
 		o.TimeToExit = time.Since(sigAt)
 	case <-ctx.Done():
 		o.TimeToExit = time.Since(sigAt)
+		select {
+		case <-env.Target.Exited(): // both were ready: the exit counts
+			o.ExitedInGrace = true
+		default:
+		}
 	}
 	o.ExitStatus = env.Target.ExitStatus()
 	if o.ExitStatus == "" {
