@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
 )
 
@@ -124,6 +125,7 @@ func (r *ShutdownRunner) Drive(ctx context.Context, env *runners.StepEnv) error 
 	if env.Target == nil {
 		return errors.New("shutdown: the group has no watched target")
 	}
+	env.SetUnits(env.Load.Concurrency + r.spec.Freeze) // connections held
 	st := &sdState{base: time.Now()}
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -143,7 +145,7 @@ func (r *ShutdownRunner) Drive(ctx context.Context, env *runners.StepEnv) error 
 	if err := env.Target.Signal(r.sig); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
-	env.Event("note", fmt.Sprintf("%s sent to the target", r.spec.Signal))
+	env.Event(artifacts.EventNote, fmt.Sprintf("%s sent to the target", r.spec.Signal))
 	o := r.awaitExit(ctx, env, sigAt)
 	stopLoad()
 	wg.Wait()
@@ -236,7 +238,7 @@ func (r *ShutdownRunner) awaitExit(ctx context.Context, env *runners.StepEnv, si
 	case <-env.Target.Exited():
 		o.TimeToExit, o.ExitedInGrace = time.Since(sigAt), true
 	case <-grace.C:
-		env.Event("note", fmt.Sprintf("target still running %s after the signal: killed", r.spec.Grace.D()))
+		env.Event(artifacts.EventNote, fmt.Sprintf("target still running %s after the signal: killed", r.spec.Grace.D()))
 		_ = env.Target.Signal(syscall.SIGKILL)
 		kill := time.NewTimer(killWait)
 		defer kill.Stop()

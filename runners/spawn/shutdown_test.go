@@ -2,6 +2,7 @@ package spawn
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -37,9 +38,16 @@ func startHelper(t *testing.T, args ...string) (*target.Process, string) {
 // and the figures Finish added.
 func shutdownStep(t *testing.T, p *target.Process, addr string, freeze, workers int) (ShutdownOutcome, *artifacts.Step) {
 	t.Helper()
+	return shutdownStepWith(t, p, addr, freeze, workers, 700, 5*time.Second)
+}
+
+// shutdownStepWith is shutdownStep with the frozen requests' duration and
+// the grace given.
+func shutdownStepWith(t *testing.T, p *target.Process, addr string, freeze, workers, slowMS int, grace time.Duration) (ShutdownOutcome, *artifacts.Step) {
+	t.Helper()
 	spec := &ShutdownSpec{
 		After: runners.Duration{Duration: 400 * time.Millisecond}, Freeze: freeze,
-		FreezeURL: "http://" + addr + "/slow?ms=700", Grace: runners.Duration{Duration: 5 * time.Second},
+		FreezeURL: fmt.Sprintf("http://%s/slow?ms=%d", addr, slowMS), Grace: runners.Duration{Duration: grace},
 	}
 	load := &httpload.Spec{Requests: []httpload.Request{{URL: "http://" + addr + "/ping"}}}
 	r, err := NewShutdownRunner(spec, load)
@@ -118,6 +126,22 @@ func TestShutdownAbruptTarget(t *testing.T) {
 	}
 	if c, ok := check(res, "dropped_in_flight == 0"); !ok || c.OK || c.Value != 5 {
 		t.Errorf("check dropped_in_flight == 0: %+v (present %v)", c, ok)
+	}
+	assertNoZombies(t)
+}
+
+func TestShutdownGraceKills(t *testing.T) {
+	p, addr := startHelper(t)
+	o, res := shutdownStepWith(t, p, addr, 2, 1, 5000, 500*time.Millisecond)
+	t.Logf("outcome %+v", o)
+	if o.ExitedInGrace || o.ExitStatus != "signal killed" {
+		t.Fatalf("exited in grace %v, status %q: want killed after the grace", o.ExitedInGrace, o.ExitStatus)
+	}
+	if o.TimeToExit < 500*time.Millisecond || o.TimeToExit > 3*time.Second {
+		t.Errorf("time to exit %s, want just over the 500 ms grace", o.TimeToExit)
+	}
+	if c, ok := check(res, "exited within grace"); !ok || c.OK {
+		t.Errorf("check exited within grace: %+v (present %v)", c, ok)
 	}
 	assertNoZombies(t)
 }
