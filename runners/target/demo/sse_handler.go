@@ -67,8 +67,9 @@ func serveSSE(w http.ResponseWriter, r *http.Request, every time.Duration, next,
 		select {
 		case <-r.Context().Done():
 			return
-		case now := <-tick.C:
-			buf = appendSSEEvent(buf[:0], next, now)
+		case <-tick.C:
+			// ts is when the event is written, not when the tick fired.
+			buf = appendSSEEvent(buf[:0], next, time.Now())
 		}
 		if _, err := w.Write(buf); err != nil || rc.Flush() != nil {
 			return
