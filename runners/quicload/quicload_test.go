@@ -152,6 +152,7 @@ func TestUnreachableFailsFast(t *testing.T) {
 	r := prepared(t, s)
 	start := time.Now()
 	got := r.newWorker(0, newTestRec()).Do(context.Background()).Err
+	t.Logf("unreachable port: %s after %v", got, time.Since(start))
 	if got != "handshake_timeout" && got != "refused" {
 		t.Errorf("error kind %q, want handshake_timeout or refused", got)
 	}

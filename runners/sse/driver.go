@@ -104,7 +104,9 @@ func (r *Runner) Close() error {
 }
 
 // Drive holds the step's subscribers until ctx ends, then closes every
-// stream and returns once every goroutine it started has exited.
+// stream and returns once every goroutine it started has exited. It
+// returns early when every subscriber has gone (streams ended and
+// reconnect off), which ends the step.
 func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 	n := r.spec.Subscribers
 	if v, ok := env.Params["subscribers"]; ok && v > 0 {
@@ -141,7 +143,14 @@ func (r *Runner) drive(ctx context.Context, h host, n int) error {
 			return nil
 		}
 	}
-	<-ctx.Done()
+	// Without reconnects every stream may end before the step does: then
+	// there is nothing left to measure.
+	gone := make(chan struct{})
+	go func() { wg.Wait(); close(gone) }()
+	select {
+	case <-ctx.Done():
+	case <-gone:
+	}
 	return nil
 }
 

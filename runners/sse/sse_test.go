@@ -1,6 +1,7 @@
 package sse
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -107,16 +108,16 @@ func TestTLS(t *testing.T) {
 func TestNoReconnect(t *testing.T) {
 	srv := newDropServer(t, 2, 100)
 	h := newTestHost()
-	stop := startDrive(t, newRunner(t, Spec{URL: srv.URL}), h, 2)
-	waitFor(t, "both streams to end", func() bool {
-		_, _, c := h.snapshot()
-		return c["disconnects"] == 2
-	})
-	time.Sleep(20 * time.Millisecond)
-	stop()
+	r := newRunner(t, Spec{URL: srv.URL})
+	defer r.Close()
+	// Once both streams have ended, drive returns by itself.
+	if err := r.drive(context.Background(), h, 2); err != nil {
+		t.Fatal(err)
+	}
 	_, extras, counts := h.snapshot()
-	if h.events() != 4 || counts["reconnects"] != 0 || len(extras["backoff"]) != 0 {
-		t.Errorf("events %d reconnects %d backoffs %d, want 4, 0, 0", h.events(), counts["reconnects"], len(extras["backoff"]))
+	if h.events() != 4 || counts["disconnects"] != 2 || counts["reconnects"] != 0 || len(extras["backoff"]) != 0 {
+		t.Errorf("events %d disconnects %d reconnects %d backoffs %d, want 4, 2, 0, 0",
+			h.events(), counts["disconnects"], counts["reconnects"], len(extras["backoff"]))
 	}
 }
 
