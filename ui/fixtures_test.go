@@ -31,7 +31,7 @@ func testPlan() *runners.Plan {
 				Load: runners.Load{Concurrency: 50}, Duration: pdur(300 * time.Second), Soak: soak},
 			{ID: "sweep", Title: "Concurrency sweep", Runner: "http",
 				Sweep: map[string][]float64{"concurrency": {1, 4, 16}}, Duration: pdur(4 * time.Second)},
-			{ID: "pg-claim", Title: "Job claims, SKIP LOCKED", Runner: "postgres", Duration: pdur(20 * time.Second)},
+			{ID: "pg-claim-skip", Title: "Job claims, SKIP LOCKED", Runner: "postgres", Duration: pdur(20 * time.Second)},
 		},
 	}
 }

@@ -33,7 +33,10 @@ func (m *Model) viewDetail(w, h int) []string {
 }
 
 func (m *Model) titleLine(gr *group, w int) string {
-	left := m.st.Bold.Render(gr.g.ID) + " — " + gr.g.Title + m.st.Dim.Render(" · "+gr.g.Runner)
+	left := m.st.Bold.Render(gr.g.ID) + m.st.Dim.Render(" · "+gr.g.Runner)
+	if gr.g.Title != "" {
+		left = m.st.Bold.Render(gr.g.ID) + " — " + gr.g.Title + m.st.Dim.Render(" · "+gr.g.Runner)
+	}
 	return spread(fit(left, w-len1(gr.state)-1), m.st.state(gr.state), w)
 }
 
@@ -97,16 +100,20 @@ func (m *Model) progressLine(gr *group, w int) string {
 	return fit("▕"+bar+"▏"+right, w)
 }
 
+// tableFormat lays out the live table in 52 columns: it fits beside the
+// groups list at 80 columns.
+const tableFormat = "%-4s%7s%6s%6s%6s%6s%7s%5s%5s"
+
 // liveTable is the step's figures so far and the last tick's.
 func (m *Model) liveTable(gr *group, w int) []string {
-	head := fmt.Sprintf("%-5s%7s%7s%7s%7s%7s%7s%6s%6s", "", "rps", "p50", "p90", "p99", "max", "errors", "infl", "drop")
+	head := fmt.Sprintf(tableFormat, "", "rps", "p50", "p90", "p99", "max", "errors", "infl", "drop")
 	lines := []string{m.st.Header.Render(fit(head, min(w, len1(head))))}
 	if !gr.seen {
 		return append(lines, m.st.Dim.Render("  (ms; figures appear when it runs)"), "")
 	}
 	s := gr.snap
 	row := func(name string, x runners.Stats, inflight string) string {
-		return fit(fmt.Sprintf("%-5s%7s%7s%7s%7s%7s%7s%6s%6s", name, compact(x.RPS), compact(x.P50), compact(x.P90),
+		return fit(fmt.Sprintf(tableFormat, name, compact(x.RPS), compact(x.P50), compact(x.P90),
 			compact(x.P99), compact(x.Max), count(x.Errors), inflight, count(x.Dropped)), w)
 	}
 	return append(lines, row("step", s.Total, ""), row("tick", s.Interval, itoa(s.InFlight)))

@@ -50,7 +50,7 @@ func (m *Model) groupLines(i, w, per int) []string {
 	if rps, p99, ok := headline(gr.last); ok {
 		head = spread(head, st.Dim.Render(compact(rps)+"/s p99 "+compact(p99)), w)
 	}
-	sub := "  " + st.Dim.Render(strings.TrimSpace(gr.g.Title+" · "+gr.g.Runner))
+	sub := "  " + st.Dim.Render(strings.TrimPrefix(gr.g.Title+" · "+gr.g.Runner, " · "))
 	return []string{m.selStyle(i, fit(head, w)), fit(sub, w)}
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -85,6 +86,8 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitUsage
 	}
 	defer logf.Close()
+	log.SetOutput(logf) // a library's log line must not land on the screen
+	defer log.SetOutput(stderr)
 	raiseFDLimit(logf)
 	run := runners.NewRun(plan, dir, version)
 	run.Duration = f.duration
