@@ -65,6 +65,16 @@ func TestFreshRecordsHandshakeAndIsSlower(t *testing.T) {
 	t.Logf("mean per operation: pooled %v, fresh %v", pooled.mean(), fresh.mean())
 }
 
+func TestPoolOfThree(t *testing.T) {
+	srv, _ := startDemo(t)
+	s := streamSpec(srv.Addr(), ConnPooled, "ECHO x")
+	s.Pool = 3
+	res := runOps(t, prepared(t, s), newTestRec(), 6, 10)
+	if res.kinds[""] != 60 || srv.Conns() != 3 {
+		t.Errorf("outcomes %v over %d connections, want 60 over 3", res.kinds, srv.Conns())
+	}
+}
+
 func TestPerWorkerConnections(t *testing.T) {
 	srv, _ := startDemo(t)
 	r := prepared(t, streamSpec(srv.Addr(), ConnPerWorker, "ECHO x"))
