@@ -47,7 +47,7 @@ func (s *stream) connect(ctx context.Context) int {
 	}
 	body, err := s.d.r.client.open(ctx, lastID)
 	if err != nil {
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && !s.paused() {
 			el := time.Since(start)
 			s.rec.Observe(el, el, kindOf(err))
 		}
@@ -94,12 +94,18 @@ func (s *stream) read(body io.Reader, start time.Time) int {
 		if n == 0 {
 			s.rec.Extra("first_event", now.Sub(start))
 		}
-		if g := s.d.h.gate(); g == nil || !g.Paused() {
+		if !s.paused() {
 			s.rec.Observe(lat, lat, "")
 		}
 		prev, n = now, n+1
 		s.data = s.data[:0]
 	}
+}
+
+// paused reports whether the step is paused: nothing is recorded then.
+func (s *stream) paused() bool {
+	g := s.d.h.gate()
+	return g != nil && g.Paused()
 }
 
 // field applies one non-blank line of the stream.
