@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os/exec"
 	"time"
 
@@ -165,6 +166,27 @@ func rebuild(ctx context.Context, eng Engine, name string, spec *runners.TargetS
 			return rebuiltMsg{target: name, err: fmt.Errorf("restarting %s: %w", name, err)}
 		}
 		return rebuiltMsg{target: name}
+	}
+}
+
+// logLine is a log record stamped now.
+func logLine(level slog.Level, msg string, args ...any) slog.Record {
+	r := slog.NewRecord(time.Now(), level, msg, 0)
+	r.Add(args...)
+	return r
+}
+
+func (m *Model) logInfo(msg string, args ...any) {
+	m.logs = append(m.logs, logLine(slog.LevelInfo, msg, args...))
+}
+
+// writeLog writes the records Update gathered.
+func writeLog(l *slog.Logger, recs []slog.Record) tea.Cmd {
+	return func() tea.Msg {
+		for _, r := range recs {
+			l.Handler().Handle(context.Background(), r)
+		}
+		return nil
 	}
 }
 

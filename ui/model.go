@@ -125,6 +125,7 @@ type Model struct {
 	picker  picker
 	scroll  int
 
+	logs      []slog.Record // written by a Cmd: Update does no I/O
 	frame     string
 	renders   int // frames drawn, for tests of the redraw budget
 	dirty     bool
@@ -192,7 +193,7 @@ func (m *Model) markDirty() tea.Cmd {
 func (m *Model) setStatus(text string, isErr bool) {
 	m.status, m.statusErr = text, isErr
 	if isErr {
-		m.log.Warn(text)
+		m.logs = append(m.logs, logLine(slog.LevelWarn, text))
 	}
 }
 

@@ -18,25 +18,32 @@ const quitWait = 6 * time.Second
 // Update applies msg to the model. It never blocks: everything slow is a
 // Cmd.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	if len(m.logs) > 0 {
+		cmd = tea.Batch(cmd, writeLog(m.log, m.logs))
+		m.logs = nil
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.render() // reflow at once
-		return m, nil
+		return nil
 	case frameMsg:
 		m.tickArmed = false
 		if m.dirty {
 			m.render()
 		}
-		return m, nil
+		return nil
 	case tea.KeyPressMsg:
-		cmd := m.onKey(msg)
-		return m, tea.Batch(cmd, m.markDirty())
+		return tea.Batch(m.onKey(msg), m.markDirty())
 	case quitNowMsg:
-		return m, tea.Quit
+		return tea.Quit
 	}
-	cmd := m.onEvent(msg)
-	return m, tea.Batch(cmd, m.markDirty())
+	return tea.Batch(m.onEvent(msg), m.markDirty())
 }
 
 // onEvent handles the messages of Cmds and the textinput's own.
@@ -104,7 +111,7 @@ func (m *Model) onEnded(msg endedMsg) tea.Cmd {
 	if m.active == msg.group {
 		m.active = -1
 	}
-	m.log.Info("session ended", "group", gr.g.ID, "state", gr.state)
+	m.logInfo("session ended", "group", gr.g.ID, "state", gr.state)
 	cmds := []tea.Cmd{export(m.cfg.Sessions, m.cfg.Dir, msg.group, msg.sess, true)}
 	if !m.quitting {
 		cmds = append(cmds, m.startNext())
@@ -124,7 +131,7 @@ func (m *Model) onStarted(msg startedMsg) tea.Cmd {
 		return m.startNext()
 	}
 	gr.sess, gr.runStart, gr.state, gr.seen, gr.cmp, gr.selfFDs = msg.sess, msg.at, stateRunning, false, nil, nil
-	m.log.Info("session started", "group", gr.g.ID)
+	m.logInfo("session started", "group", gr.g.ID)
 	m.setStatus(gr.g.ID+" running", false)
 	cmds := []tea.Cmd{waitSnapshot(msg.group, msg.sess, msg.sess.Snapshots())}
 	if !gr.basePicked {
@@ -147,7 +154,7 @@ func (m *Model) onExported(msg exportedMsg) tea.Cmd {
 		m.setStatus("export: "+msg.err.Error(), true)
 	} else {
 		gr.last = msg.art
-		m.log.Info("artifact written", "path", msg.path, "final", msg.final, "partial", msg.art.Run.Partial)
+		m.logInfo("artifact written", "path", msg.path, "final", msg.final, "partial", msg.art.Run.Partial)
 		m.setStatus(gr.g.ID+": artifact "+msg.path+partialWord(msg.art.Run.Partial), false)
 	}
 	if m.quitting && m.active < 0 && len(m.cfg.Sessions.pending()) == 0 {
@@ -196,7 +203,7 @@ func (m *Model) onRebuilt(msg rebuiltMsg) tea.Cmd {
 		m.setStatus(msg.err.Error()+" (see benchtui.log)", true)
 		return nil
 	}
-	m.log.Info("target rebuilt", "target", msg.target)
+	m.logInfo("target rebuilt", "target", msg.target)
 	m.rebuilt[msg.target] = fmt.Sprintf("target %s rebuilt and restarted at %s", msg.target, time.Now().Format(time.TimeOnly))
 	m.setStatus(msg.target+" rebuilt; restarts with the next run", false)
 	return nil

@@ -125,8 +125,8 @@ func TestConsoleUnderTmux(t *testing.T) {
 	if !hasEvent(s, artifacts.EventExtended) || !hasEvent(s, artifacts.EventStopped) {
 		t.Errorf("events %+v, want extended and stopped", s.Events)
 	}
-	if _, err := os.Stat(filepath.Join(cwd, "bench-results", "benchtui.log")); err != nil {
-		t.Errorf("no console log: %v", err)
+	if log, err := os.ReadFile(filepath.Join(cwd, "bench-results", "benchtui.log")); err != nil || !strings.Contains(string(log), "session started") {
+		t.Errorf("console log: %v\n%s", err, log)
 	}
 	if pids := processesOf(bin); len(pids) > 0 {
 		t.Errorf("processes of %s still running after quit: %v", bin, pids)
