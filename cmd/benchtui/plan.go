@@ -35,11 +35,12 @@ func loadDemoPlan() (*runners.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("finding the benchtui binary for the demo: %w", err)
 	}
-	addr, err := freeLoopbackAddr()
-	if err != nil {
-		return nil, err
+	vars := map[string]string{"BENCHTUI": exe}
+	for name, network := range map[string]string{"DEMO_HTTP": "tcp", "DEMO_QUIC": "udp", "DEMO_H3": "udp"} {
+		if vars[name], err = freeLoopbackAddr(network); err != nil {
+			return nil, err
+		}
 	}
-	vars := map[string]string{"BENCHTUI": exe, "DEMO_HTTP": addr}
 	lookup := func(k string) (string, bool) {
 		if v, ok := vars[k]; ok {
 			return v, true
@@ -50,8 +51,16 @@ func loadDemoPlan() (*runners.Plan, error) {
 }
 
 // freeLoopbackAddr returns a 127.0.0.1 address whose port was free a
-// moment ago.
-func freeLoopbackAddr() (string, error) {
+// moment ago, for network "tcp" or "udp".
+func freeLoopbackAddr(network string) (string, error) {
+	if network == "udp" {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			return "", fmt.Errorf("finding a free loopback UDP port: %w", err)
+		}
+		defer pc.Close()
+		return pc.LocalAddr().String(), nil
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", fmt.Errorf("finding a free loopback port: %w", err)
