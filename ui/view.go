@@ -20,7 +20,7 @@ func (m *Model) render() {
 	m.renders++
 	w, h := m.width, m.height
 	if w < minWidth || h < minHeight {
-		m.frame = fit("benchtui: the terminal is too small (40x12 at least)", w)
+		m.frame = fit("benchtui: too small (40x12)", w)
 		return
 	}
 	bodyH := h - 3
