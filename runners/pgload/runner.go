@@ -86,7 +86,7 @@ func (r *runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 		r.pool, r.poolSize = pool, size
 		r.live.Store(pool)
 	}
-	if err := warm(ctx, r.pool, size); err != nil {
+	if err := warm(ctx, r.pool, size, r.dsn); err != nil {
 		return err
 	}
 	if !r.setUp {
@@ -135,7 +135,7 @@ func newPool(ctx context.Context, dsn string, size int) (*pgxpool.Pool, error) {
 
 // warm opens all size connections at once, so the first operations of the
 // step do not pay for connects.
-func warm(ctx context.Context, pool *pgxpool.Pool, size int) error {
+func warm(ctx context.Context, pool *pgxpool.Pool, size int, dsn string) error {
 	conns := make([]*pgxpool.Conn, size)
 	errs := make([]error, size)
 	var wg sync.WaitGroup
@@ -149,7 +149,7 @@ func warm(ctx context.Context, pool *pgxpool.Pool, size int) error {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("opening %d connections: %w", size, err)
+		return fmt.Errorf("opening %d connections to %s: %w", size, runners.RedactURLs(dsn), redactErr(err, dsn))
 	}
 	return nil
 }

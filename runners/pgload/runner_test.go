@@ -212,3 +212,18 @@ func TestPreparedStatementSurvivesSchemaChange(t *testing.T) {
 		t.Errorf("after the schema change: %d errors %v, want at most one per connection (2)", res.Errors, res.ErrorKinds)
 	}
 }
+
+func TestDSNPasswordNeverShown(t *testing.T) {
+	for _, dsn := range []string{
+		"postgres://postgres:hunter2@127.0.0.1:1/x?connect_timeout=5",
+		"host=127.0.0.1 port=1 user=postgres password=hunter2 dbname=x connect_timeout=5",
+		"postgres://postgres:hunter2@127.0.0.1:1/x?sslmode=bogus",
+	} {
+		g := pgGroup(&pgload.Spec{DSN: dsn, Statements: []pgload.Statement{{SQL: "SELECT 1"}}}, 1)
+		r := newRunner(t, g)
+		err := r.Prepare(context.Background(), &runners.StepEnv{Group: g, Load: g.Load})
+		if err == nil || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("Prepare with %s: %v; want an error without the password", runners.RedactURLs(dsn), err)
+		}
+	}
+}

@@ -79,41 +79,46 @@ func init() {
 func validateGroup(g *runners.Group) []error {
 	spec, _ := g.Section("postgres").(*Spec)
 	if spec == nil {
-		return []error{runners.Errorf(g.Pos, "postgres", "a group with runner: postgres needs a postgres: section")}
+		return []error{runners.Errorf(g.Pos, "group "+g.ID+": postgres", "missing (required for runner postgres)")}
 	}
-	pos := g.SectionPos["postgres"]
+	errs := spec.Validate(g.SectionPos["postgres"], "group "+g.ID+": postgres")
+	if list, ok := g.Section("verify").(*[]Verify); ok && list != nil {
+		errs = append(errs, validateVerify(g.SectionPos["verify"], "group "+g.ID+": verify", *list, true)...)
+	}
+	return errs
+}
+
+// Validate reports every problem of the section; pos is where it starts
+// and key names it in messages.
+func (s *Spec) Validate(pos runners.Pos, key string) []error {
 	var errs []error
-	bad := func(key, format string, args ...any) {
-		errs = append(errs, runners.Errorf(pos, "postgres."+key, format, args...))
+	bad := func(k, format string, args ...any) {
+		errs = append(errs, runners.Errorf(pos, key+"."+k, format, args...))
 	}
-	if strings.TrimSpace(spec.DSN) == "" {
+	if strings.TrimSpace(s.DSN) == "" {
 		bad("dsn", "want a postgres:// URL or %q", EmbeddedDSN)
 	}
-	if spec.Pool < 0 {
-		bad("pool", "want 0 (the workers) or more, got %d", spec.Pool)
+	if s.Pool < 0 {
+		bad("pool", "want 0 (the workers) or more, got %d", s.Pool)
 	}
-	if len(spec.Statements) == 0 {
+	if len(s.Statements) == 0 {
 		bad("statements", "want at least one statement")
 	}
-	for i, st := range spec.Statements {
-		key := fmt.Sprintf("statements[%d]", i)
+	for i, st := range s.Statements {
+		k := fmt.Sprintf("statements[%d]", i)
 		if (st.SQL == "") == (len(st.Tx) == 0) {
-			bad(key, "want exactly one of sql and tx")
+			bad(k, "want exactly one of sql and tx")
 		}
 		if st.Weight < 0 {
-			bad(key+".weight", "want 0 or more, got %d", st.Weight)
+			bad(k+".weight", "want 0 or more, got %d", st.Weight)
 		}
 		for j, a := range st.Args {
 			if _, err := parseArg(a); err != nil {
-				bad(fmt.Sprintf("%s.args[%d]", key, j), "%v", err)
+				bad(fmt.Sprintf("%s.args[%d]", k, j), "%v", err)
 			}
 		}
 	}
-	errs = append(errs, validateVerify(pos, "postgres.verify", spec.Verify, true)...)
-	if list, ok := g.Section("verify").(*[]Verify); ok && list != nil {
-		errs = append(errs, validateVerify(g.SectionPos["verify"], "verify", *list, true)...)
-	}
-	return errs
+	return append(errs, validateVerify(pos, key+".verify", s.Verify, true)...)
 }
 
 // ValidateVerify reports the problems of a group's own `verify:` list. For
@@ -124,7 +129,7 @@ func ValidateVerify(g *runners.Group) []error {
 	if !ok || list == nil {
 		return nil
 	}
-	return validateVerify(g.SectionPos["verify"], "verify", *list, g.Runner == "postgres")
+	return validateVerify(g.SectionPos["verify"], "group "+g.ID+": verify", *list, g.Runner == "postgres")
 }
 
 func validateVerify(pos runners.Pos, key string, list []Verify, hasDSN bool) []error {
