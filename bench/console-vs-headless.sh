@@ -8,6 +8,8 @@
 # of the benchtui process over the run (utime+stime from /proc/PID/stat; the
 # process holds the load generator too, and the demo server is a child not
 # counted), then the console/headless throughput ratio. Goal: >= 0.97.
+# Each console run has the headless run before it as its baseline, so the
+# baseline pane is live.
 #
 # usage: bench/console-vs-headless.sh [DURATION=15s] [REPS=3]
 set -euo pipefail
@@ -28,11 +30,11 @@ command -v python3 >/dev/null || { echo "needs python3" >&2; exit 2; }
 # cpu_ticks PID: utime+stime of PID, in clock ticks.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo ""; }
 
-# rps DIR: throughput of the one artifact in DIR.
+# rps DIR: throughput of the newest artifact in DIR.
 rps() {
   python3 - "$1" <<'PY'
 import glob, json, sys
-(path,) = glob.glob(sys.argv[1] + "/ping-*.json")
+path = max(glob.glob(sys.argv[1] + "/ping-*.json"), key=lambda p: int(p.rsplit("-", 1)[1][:-5]))
 a = json.load(open(path))
 s = a["steps"][0]
 print(f'{s["throughput_rps"]:.0f} {s["latency_ms"]["p99"]:.2f} {s["duration_s"]:.1f} {a["run"]["partial"]}')
@@ -55,8 +57,10 @@ headless() {
   report headless "$1" "$dir" "$last" "$t0" "$(date +%s.%N)"
 }
 
+# The console writes beside the headless run of the same rep, so that run
+# is its baseline and the baseline pane is compared every second, as in use.
 console() {
-  local dir="$WORK/c$1" cwd="$WORK/cc$1" name="c$1"
+  local dir="$WORK/h$1" cwd="$WORK/cc$1" name="c$1"
   mkdir -p "$cwd"
   tmux -L "$SOCK" new-session -d -x 100 -y 30 -s "$name" -c "$cwd" \
     "exec $BIN --duration $DURATION -o $dir"
@@ -68,7 +72,7 @@ console() {
   c0=$(cpu_ticks "$pid"); x0=$(cpu_ticks "$tpid"); t0=$(date +%s.%N)
   tmux -L "$SOCK" send-keys -t "$name" Enter
   last=$c0
-  until ls "$dir"/ping-*.json >/dev/null 2>&1 && \
+  until [ "$(ls "$dir"/ping-*.json 2>/dev/null | wc -l)" -ge 2 ] && \
         tmux -L "$SOCK" capture-pane -p -t "$name" | grep -q 'ping .*done'; do
     t=$(cpu_ticks "$pid"); [ -n "$t" ] && last=$t
     sleep 0.1
