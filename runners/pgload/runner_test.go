@@ -227,3 +227,41 @@ func TestDSNPasswordNeverShown(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanDecodingAndErrors(t *testing.T) {
+	parse := func(section string) error {
+		_, err := runners.ParsePlan("plan.yaml", []byte(`version: 1
+groups:
+  - id: PG
+    runner: postgres
+    load: {concurrency: 2}
+    duration: 1s
+`+section), func(string) (string, bool) { return "", false })
+		return err
+	}
+	ok := `    postgres:
+      dsn: embedded
+      statements: [{sql: "SELECT 1"}]
+      verify: [{name: none, sql: "SELECT 0", expect: 0}]
+    verify: [{sql: "SELECT 1", expect: 1, dsn: "postgres://u@127.0.0.1/x"}]
+`
+	if err := parse(ok); err != nil {
+		t.Fatalf("a good plan: %v", err)
+	}
+	if err := parse("    postgres: {dsn: embedded, bogus: 1, statements: [{sql: \"SELECT 1\"}]}\n"); err == nil ||
+		!strings.Contains(err.Error(), "plan.yaml:7:") || !strings.Contains(err.Error(), "postgres.bogus: unknown key") {
+		t.Errorf("an unknown key: %v", err)
+	}
+	err := parse(`    postgres:
+      dsn: ""
+      statements: [{sql: "SELECT 1", tx: ["SELECT 2"]}]
+`)
+	if err == nil {
+		t.Fatal("a bad plan passed")
+	}
+	for _, want := range []string{"plan.yaml:8:7", "group PG: postgres.dsn", "statements[0]: want exactly one of sql and tx"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("plan errors lack %q:\n%v", want, err)
+		}
+	}
+}
