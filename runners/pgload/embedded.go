@@ -28,7 +28,7 @@ type EmbeddedOptions struct {
 	// BinDir holds initdb, pg_ctl and postgres; empty means look on PATH,
 	// then in /usr/lib/postgresql/*/bin (highest version first).
 	BinDir string
-	// MaxConnections is the server's max_connections; 0 means 200.
+	// MaxConnections is the server's max_connections, at least 200.
 	MaxConnections int
 	// Settings are further postgresql.conf settings.
 	Settings map[string]string
@@ -113,10 +113,7 @@ func (e *Embedded) start(ctx context.Context, opts EmbeddedOptions) error {
 }
 
 func (e *Embedded) writeConf(opts EmbeddedOptions) error {
-	maxConns := opts.MaxConnections
-	if maxConns <= 0 {
-		maxConns = 200
-	}
+	maxConns := max(opts.MaxConnections, 200)
 	conf := map[string]string{
 		"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
 		"listen_addresses": "'127.0.0.1'", "unix_socket_directories": "'" + e.dir + "'",

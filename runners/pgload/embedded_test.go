@@ -81,7 +81,7 @@ func TestEmbeddedOptionsAndIdempotentStop(t *testing.T) {
 	skipWithoutPostgres(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	e, err := pgload.StartEmbedded(ctx, pgload.EmbeddedOptions{MaxConnections: 50,
+	e, err := pgload.StartEmbedded(ctx, pgload.EmbeddedOptions{MaxConnections: 250,
 		Settings: map[string]string{"work_mem": "'8MB'"}})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestEmbeddedOptionsAndIdempotentStop(t *testing.T) {
 	if len(filepath.Join(e.Dir(), ".s.PGSQL.65535")) > 107 {
 		t.Errorf("socket path in %s is too long", e.Dir())
 	}
-	for sql, want := range map[string]string{"SHOW fsync": "off", "SHOW max_connections": "50",
+	for sql, want := range map[string]string{"SHOW fsync": "off", "SHOW max_connections": "250",
 		"SHOW work_mem": "8MB", "SHOW synchronous_commit": "off", "SHOW full_page_writes": "off"} {
 		if got := query[string](t, e.DSN(), sql); got != want {
 			t.Errorf("%s = %q, want %q", sql, got, want)

@@ -102,7 +102,7 @@ func (r *runner) startEmbedded(ctx context.Context, step *runners.StepEnv) error
 	if r.spec.DSN != EmbeddedDSN || r.embedded != nil {
 		return nil
 	}
-	e, err := StartEmbedded(ctx, EmbeddedOptions{})
+	e, err := StartEmbedded(ctx, EmbeddedOptions{MaxConnections: r.maxPool() + 20})
 	if err != nil {
 		return fmt.Errorf("group %s: starting the embedded postgres: %w", r.group.ID, err)
 	}
@@ -112,6 +112,21 @@ func (r *runner) startEmbedded(ctx context.Context, step *runners.StepEnv) error
 		r.env.Cleanup(func() { _ = e.Stop() })
 	}
 	return nil
+}
+
+// maxPool is the largest pool any step of the group may open, so an
+// embedded cluster allows enough connections for a sweep's last step.
+func (r *runner) maxPool() int {
+	if r.spec.Pool > 0 {
+		return r.spec.Pool
+	}
+	n := max(r.group.Load.Workers(), 1)
+	for _, key := range []string{"concurrency", "max_in_flight"} {
+		for _, v := range r.group.Sweep[key] {
+			n = max(n, int(v))
+		}
+	}
+	return n
 }
 
 // newPool opens a pool of exactly size connections that stay open for the

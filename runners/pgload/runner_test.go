@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -262,6 +263,30 @@ groups:
 	for _, want := range []string{"plan.yaml:8:7", "group PG: postgres.dsn", "statements[0]: want exactly one of sql and tx"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("plan errors lack %q:\n%v", want, err)
+		}
+	}
+}
+
+// The pool follows the step's workers (a sweep over concurrency) and is
+// fully open before the step's clock starts.
+func TestPoolFollowsTheStepAndIsWarm(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	g := pgGroup(&pgload.Spec{DSN: dsn, Statements: []pgload.Statement{{SQL: "SELECT 1"}}}, 3)
+	r := newRunner(t, g)
+	sessions := "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+	for _, workers := range []int{3, 7} {
+		step := &runners.StepEnv{Group: g, Load: runners.Load{Concurrency: workers}}
+		if err := r.Prepare(context.Background(), step); err != nil {
+			t.Fatal(err)
+		}
+		// Backends of the closed smaller pool exit asynchronously.
+		got := query[int64](t, dsn, sessions)
+		for deadline := time.Now().Add(3 * time.Second); got > int64(workers) && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+			got = query[int64](t, dsn, sessions)
+		}
+		if got != int64(workers) {
+			t.Errorf("%d connections open after Prepare for %d workers", got, workers)
 		}
 	}
 }
