@@ -96,6 +96,8 @@ func verifyOne(ctx context.Context, v Verify, pool *pgxpool.Pool, dsn string, co
 		q = c
 	case pool != nil:
 		q = pool
+	case dsn == "":
+		return "", errors.New("no dsn: outside a postgres group each verify entry needs its own dsn")
 	default:
 		return "", fmt.Errorf("no connection to %s (the step did not prepare)", runners.RedactURLs(dsn))
 	}
