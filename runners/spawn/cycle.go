@@ -23,7 +23,9 @@ func (r *Runner) command() *exec.Cmd {
 	cmd := exec.Command(r.path, r.spec.Command[1:]...)
 	cmd.Args[0] = r.spec.Command[0]
 	cmd.Dir, cmd.Env = r.spec.Dir, r.env
-	cmd.Stdout, cmd.Stderr = r.devNull, r.devNull
+	// Stdin too: a nil Stdin would make os/exec open /dev/null on every
+	// start, inside the timed span.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = r.devNull, r.devNull, r.devNull
 	return cmd
 }
 
