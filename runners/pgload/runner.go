@@ -78,6 +78,8 @@ func (r *runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 	if r.pool == nil || r.poolSize != size {
 		if r.pool != nil {
 			r.pool.Close()
+			r.pool = nil
+			r.live.Store(nil)
 		}
 		pool, err := newPool(ctx, r.dsn, size)
 		if err != nil {
