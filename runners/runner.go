@@ -98,7 +98,12 @@ var (
 	kinds     = map[string]Kind{}
 	sections  = map[string]func() any{}
 	stepHooks []StepHook
+	checkers  []func(g *Group) []error
 )
+
+// RegisterGroupCheck adds a plan check run on every group, for sections
+// that any runner's group may carry (such as `verify:`).
+func RegisterGroupCheck(check func(g *Group) []error) { checkers = append(checkers, check) }
 
 // StepHook runs after every step of every group, once its figures are
 // final: group-level checks that belong to no runner, such as a `verify:`

@@ -65,6 +65,9 @@ func (p *Plan) validateGroup(g *Group) []error {
 	if ok && kind.Validate != nil {
 		errs = append(errs, kind.Validate(g)...)
 	}
+	for _, check := range checkers {
+		errs = append(errs, check(g)...)
+	}
 	return errs
 }
 
