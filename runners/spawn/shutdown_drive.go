@@ -37,8 +37,10 @@ const killWait = 5 * time.Second
 // request either completed (CompletedAfterSignal) or failed mid-request
 // (DroppedInFlight), so InFlightAtSignal is their sum. A request that
 // failed to connect after the signal is counted in RefusedAfterSignal,
-// never as dropped work, even when it was a retry of one in flight (Go's
-// client retries a GET whose idle connection the server closed).
+// never as dropped work, even when it was a retry of one in flight (the
+// HTTP clients retry a request once when the server closed its reused
+// connection). The frozen batch, on fresh connections, is never retried:
+// it is the reliable measure of work a target drops.
 type ShutdownOutcome struct {
 	Signaled                                  bool
 	InFlightAtSignal, CompletedAfterSignal    int64

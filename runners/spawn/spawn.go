@@ -68,8 +68,21 @@ func validateSpawn(g *runners.Group) []error {
 		return []error{runners.Errorf(g.Pos, "group "+g.ID+": spawn", "missing (required for runner spawn)")}
 	}
 	errs := spec.Validate(g.SectionPos["spawn"], "group "+g.ID+": spawn")
+	at := func(k, format string, args ...any) {
+		errs = append(errs, runners.Errorf(g.Pos, "group "+g.ID+": "+k, format, args...))
+	}
 	if spec.Concurrency > 0 && (g.Load.Concurrency > 0 || g.Sweep["concurrency"] != nil) {
-		errs = append(errs, runners.Errorf(g.Pos, "group "+g.ID+": spawn.concurrency", "give it in spawn or in load/sweep, not both"))
+		at("spawn.concurrency", "give it in spawn or in load/sweep, not both")
+	}
+	if g.Load.Rate > 0 {
+		at("load", "spawn cycles run back to back: give concurrency, not rate")
+	}
+	most := g.Load.Concurrency
+	for _, v := range g.Sweep["concurrency"] {
+		most = max(most, int(v))
+	}
+	if r, err := parseReady(spec.Ready); err == nil && most > 1 && (r.kind == readyTCP || r.kind == readyHTTP) {
+		at("load.concurrency", "cycles that wait on a fixed address cannot overlap; use ready: exit or stdout:/regex/")
 	}
 	return errs
 }

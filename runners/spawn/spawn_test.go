@@ -163,6 +163,10 @@ groups:
     runner: spawn
     spawn: {command: [], ready: "udp://x", concurrency: 2}
     load: {concurrency: 2}
+  - id: sweep
+    runner: spawn
+    spawn: {command: ["/bin/true"], ready: "tcp://127.0.0.1:1"}
+    sweep: {concurrency: [1, 4]}
   - id: ok
     runner: spawn
     spawn: {command: ["/bin/true"], cycles: 5}
@@ -171,7 +175,7 @@ groups:
 	if err == nil {
 		t.Fatal("want errors")
 	}
-	for _, want := range []string{"spawn.command", "spawn.ready", "spawn.concurrency"} {
+	for _, want := range []string{"spawn.command", "spawn.ready", "spawn.concurrency", "group sweep: load.concurrency"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %s:\n%v", want, err)
 		}
