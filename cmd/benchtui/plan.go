@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/target/demo"
 )
 
@@ -47,7 +48,11 @@ func loadDemoPlan() (*runners.Plan, error) {
 		}
 		return os.LookupEnv(k)
 	}
-	return runners.ParsePlan(demo.PlanName, demo.PlanYAML, lookup)
+	src := demo.PlanYAML
+	if _, err := pgload.FindBinDir(""); err == nil {
+		src = append(append([]byte{}, src...), demo.PostgresGroupsYAML...)
+	}
+	return runners.ParsePlan(demo.PlanName, src, lookup)
 }
 
 // freeLoopbackAddr returns a 127.0.0.1 address whose port was free a

@@ -10,5 +10,11 @@ import (
 //go:embed plan.yaml
 var PlanYAML []byte
 
+// PostgresGroupsYAML are groups appended to the demo plan's groups when
+// Postgres binaries are on the machine (they use dsn: embedded).
+//
+//go:embed plan-postgres.yaml
+var PostgresGroupsYAML []byte
+
 // PlanName is how the built-in plan is named in messages and artifacts.
 const PlanName = "<built-in demo plan>"
