@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
 	"syscall"
 	"time"
 )
@@ -17,16 +16,13 @@ type cycleResult struct {
 	killed     bool // the ready process needed SIGKILL to stop
 }
 
-// command builds the exec.Cmd of one cycle; the path was resolved once in
-// Prepare, so building it does no lookup.
-func (r *Runner) command() *exec.Cmd {
-	cmd := exec.Command(r.path, r.spec.Command[1:]...)
-	cmd.Args[0] = r.spec.Command[0]
-	cmd.Dir, cmd.Env = r.spec.Dir, r.env
-	// Stdin too: a nil Stdin would make os/exec open /dev/null on every
-	// start, inside the timed span.
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = r.devNull, r.devNull, r.devNull
-	return cmd
+// proc describes one cycle's process; the path was resolved once in
+// Prepare, so a cycle does no lookup.
+func (r *Runner) proc() *proc {
+	return &proc{
+		path: r.path, argv: r.spec.Command, env: r.env, dir: r.spec.Dir,
+		files: [3]*os.File{r.devNull, r.devNull, r.devNull},
+	}
 }
 
 // cycle runs one cycle, ready: exit or otherwise.
@@ -40,9 +36,9 @@ func (r *Runner) cycle(ctx context.Context) cycleResult {
 // exitCycle times the command from start to exit, as hyperfine -N does:
 // no goroutine of its own, a timer that kills the group on timeout.
 func (r *Runner) exitCycle(ctx context.Context) cycleResult {
-	cmd := r.command()
+	p := r.proc()
 	start := time.Now()
-	c, err := startChild(cmd)
+	c, err := startChild(p)
 	if err != nil {
 		return cycleResult{start: start, end: time.Now(), kind: kindStartFailed}
 	}
@@ -63,7 +59,7 @@ func (r *Runner) exitCycle(ctx context.Context) cycleResult {
 // readyCycle times the command from start to ready (a probe or a line of
 // its output), then stops it and reaps it.
 func (r *Runner) readyCycle(ctx context.Context) cycleResult {
-	cmd := r.command()
+	p := r.proc()
 	var out, outW *os.File
 	if r.ready.kind == readyStdout {
 		var err error
@@ -71,10 +67,10 @@ func (r *Runner) readyCycle(ctx context.Context) cycleResult {
 			now := time.Now()
 			return cycleResult{start: now, end: now, kind: kindStartFailed}
 		}
-		cmd.Stdout = outW
+		p.files[1] = outW
 	}
 	start := time.Now()
-	c, err := startChild(cmd)
+	c, err := startChild(p)
 	if outW != nil {
 		outW.Close() // the child holds its own copy
 	}
