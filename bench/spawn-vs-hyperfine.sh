@@ -6,7 +6,8 @@
 #
 #   bench/spawn-vs-hyperfine.sh               # 5 repetitions of 300 runs per tool and command
 #   REPS=7 RUNS=500 WARMUP=50 bench/spawn-vs-hyperfine.sh
-#   NICE=-10 bench/spawn-vs-hyperfine.sh      # measured commands at nice -10 (root), on a busy box
+#   NICE=-10 CPU=1 bench/spawn-vs-hyperfine.sh  # on a busy box: measured commands at nice -10
+#                                               # (root) and both tools pinned to CPU 1 (taskset)
 #
 # benchtui runs the real headless CLI (`benchtui run`) with a spawn group
 # (ready: exit, concurrency 1); its median is the artifact's latency p50.
@@ -15,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-REPS=${REPS:-5} RUNS=${RUNS:-300} WARMUP=${WARMUP:-20} NICE=${NICE:-0}
+REPS=${REPS:-5} RUNS=${RUNS:-300} WARMUP=${WARMUP:-20} NICE=${NICE:-0} CPU=${CPU:-}
 command -v hyperfine >/dev/null || { echo "no hyperfine: apt-get install -y hyperfine" >&2; exit 2; }
 command -v jq >/dev/null || { echo "no jq: apt-get install -y jq" >&2; exit 2; }
 
@@ -36,15 +37,20 @@ declare -A CMD=([true]=/bin/true [gotrue]="$TMP/gotrue")
 	done
 } >"$TMP/plan.yaml"
 
+# measured runs a tool at the chosen niceness, pinned to CPU when given.
+measured() {
+	if [ -n "$CPU" ]; then nice -n "$NICE" taskset -c "$CPU" "$@"; else nice -n "$NICE" "$@"; fi
+}
+
 # Each function prints the median run time of one command in ms.
 hyperfine_run() { # command id
 	local out="$TMP/hf-$1-$RANDOM.json"
-	nice -n "$NICE" hyperfine -N --style none --warmup "$WARMUP" --runs "$RUNS" --export-json "$out" "${CMD[$1]}" >/dev/null 2>&1
+	measured hyperfine -N --style none --warmup "$WARMUP" --runs "$RUNS" --export-json "$out" "${CMD[$1]}" >/dev/null 2>&1
 	jq -r '.results[0].median * 1000' "$out"
 }
 benchtui_run() { # command id
 	local out="$TMP/bt-$1-$RANDOM"
-	nice -n "$NICE" "$TMP/benchtui" run "$TMP/plan.yaml" -g "$1" -o "$out" >"$out.log" 2>&1 || { cat "$out.log" >&2; exit 1; }
+	measured "$TMP/benchtui" run "$TMP/plan.yaml" -g "$1" -o "$out" >"$out.log" 2>&1 || { cat "$out.log" >&2; exit 1; }
 	jq -r '.steps[0] | if .errors > 0 then error("\(.errors) failed cycles") else .latency_ms.p50 end' "$out"/"$1"-*.json
 }
 
@@ -67,7 +73,7 @@ done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 least() { tr ' ' '\n' | grep -v '^$' | sort -g | head -1; }
 echo
-echo "$REPS repetitions of $RUNS runs (+$WARMUP warmup), nice $NICE; $(hyperfine --version); $(go version | cut -d' ' -f3); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$REPS repetitions of $RUNS runs (+$WARMUP warmup), nice $NICE, cpu ${CPU:-any}; $(hyperfine --version); $(go version | cut -d' ' -f3); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "median: of the repetitions' medians; paired: median of the per-repetition ratios; best: least median of each tool"
 printf '%-8s %14s %14s %7s %7s %10s %10s %7s\n' command hyperfine_ms benchtui_ms ratio paired hf_best_ms bt_best_ms ratio
 for c in true gotrue; do
