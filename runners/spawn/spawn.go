@@ -13,8 +13,16 @@
 // no zombie is left, and the group is swept with SIGKILL after each cycle,
 // so no stray grandchild outlives it.
 //
+// A shutdown step runs the group's HTTP load (httpload's workers) against
+// the watched target, sends a frozen batch of slow requests just before
+// `after`, signals the target, and sorts every request by when it ran
+// against the signal: in flight at it (then completed or dropped), refused
+// after it (counted apart, never as dropped work), or ordinary load. It
+// waits for the exit up to `grace` (then kills the target) and reports the
+// time to exit, the exit status and the check dropped_in_flight == 0.
+//
 // Both runners are Drivers: they run until their work is done (all cycles,
-// or the target's exit) and then return from Drive.
+// or the target's exit) and then return from Drive, which ends the step.
 package spawn
 
 import (
