@@ -81,6 +81,10 @@ type Kind struct {
 	// Driven reports whether the runner is a Driver for this group. A nil
 	// Driven means the engine's loops drive it.
 	Driven func(g *Group) bool
+	// TargetExits says the runner makes the target exit (shutdown under
+	// load): the exit is recorded, but never stops the step, whatever
+	// on_target_exit says.
+	TargetExits bool
 }
 
 // RunEnv is what a runner can use of the run it is part of.

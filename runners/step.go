@@ -288,7 +288,7 @@ func (st *stepRun) targetExited() <-chan struct{} {
 // would only measure refusals). It reports whether it stopped.
 func (st *stepRun) onTargetExit() bool {
 	st.event(artifacts.EventTargetExited, fmt.Sprintf("%s %s", st.s.opts.TargetName, st.env.Target.ExitStatus()))
-	if st.s.group.OnTargetExit == "continue" {
+	if st.s.group.OnTargetExit == "continue" || kinds[st.s.group.Runner].TargetExits {
 		return false
 	}
 	st.s.mu.Lock()

@@ -23,7 +23,9 @@ type stepSpec struct {
 // from StepEnv.Params.
 func expandSteps(g *Group, override time.Duration) []stepSpec {
 	dur := g.Duration.D()
-	if override > 0 {
+	if override > 0 && dur > 0 {
+		// A step without a duration (spawn cycles, shutdown) ends when its
+		// work is done; cutting it short would measure nothing.
 		dur = override
 	}
 	base := stepSpec{params: map[string]float64{}, load: g.Load, warmup: g.Warmup.D(), duration: dur}

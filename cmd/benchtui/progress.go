@@ -35,9 +35,12 @@ func (p *progress) show(s runners.Snapshot) {
 	if s.State == runners.StatePaused {
 		state = "paused"
 	}
-	line := fmt.Sprintf("%s step %d/%d %s %s %s/%s rps %.0f p50 %.2fms p99 %.2fms errors %d",
-		p.group, s.Step, s.Steps, s.StepLabel, state, s.Elapsed.Round(time.Second), s.Planned.Round(time.Second),
-		s.Total.RPS, s.Total.P50, s.Total.P99, s.Total.Errors)
+	clock := s.Elapsed.Round(time.Second).String()
+	if s.Planned > 0 {
+		clock += "/" + s.Planned.Round(time.Second).String()
+	}
+	line := fmt.Sprintf("%s step %d/%d %s %s %s rps %.0f p50 %.2fms p99 %.2fms errors %d",
+		p.group, s.Step, s.Steps, s.StepLabel, state, clock, s.Total.RPS, s.Total.P50, s.Total.P99, s.Total.Errors)
 	if s.Total.Dropped > 0 {
 		line += fmt.Sprintf(" dropped %d", s.Total.Dropped)
 	}
@@ -63,13 +66,11 @@ func printSummary(w io.Writer, a *artifacts.Artifact) {
 }
 
 func printStepDetails(w io.Writer, s artifacts.Step) {
-	if len(s.ErrorKinds) > 0 {
-		kinds := make([]string, 0, len(s.ErrorKinds))
-		for k, n := range s.ErrorKinds {
-			kinds = append(kinds, fmt.Sprintf("%s=%d", k, n))
-		}
-		sort.Strings(kinds)
-		fmt.Fprintf(w, "  %s errors: %s\n", s.Label, strings.Join(kinds, " "))
+	printPairs(w, s.Label, "errors", s.ErrorKinds)
+	printPairs(w, s.Label, "counters", s.Counters)
+	printPairs(w, s.Label, "figures", s.Extra)
+	for name, p := range s.ExtraMS {
+		fmt.Fprintf(w, "  %s %s: p50 %.2fms p99 %.2fms max %.2fms\n", s.Label, name, p.P50, p.P99, p.Max)
 	}
 	if t := s.Target; t != nil {
 		fmt.Fprintf(w, "  %s target: rss %.1f→%.1f MB (peak %.1f), slope %.2f MB/min, tail %.2f MB/min, fds %.0f→%.0f, cpu %.2f cores\n",
@@ -85,6 +86,19 @@ func printStepDetails(w io.Writer, s artifacts.Step) {
 		}
 		fmt.Fprintf(w, "  %s check %s %s (%.4g)\n", s.Label, mark, c.Name, c.Value)
 	}
+}
+
+// printPairs prints a map as one sorted "k=v" line, if it has any entry.
+func printPairs[V any](w io.Writer, label, what string, m map[string]V) {
+	if len(m) == 0 {
+		return
+	}
+	pairs := make([]string, 0, len(m))
+	for k, v := range m {
+		pairs = append(pairs, fmt.Sprintf("%s=%v", k, v))
+	}
+	sort.Strings(pairs)
+	fmt.Fprintf(w, "  %s %s: %s\n", label, what, strings.Join(pairs, " "))
 }
 
 // raiseFDLimit lifts the soft fd limit to the hard one, saying so.

@@ -73,9 +73,6 @@ func validateShutdown(g *runners.Group) []error {
 	if len(g.Sweep) > 0 {
 		at("sweep", "a shutdown group has one step: its target exits in it")
 	}
-	if g.OnTargetExit == "stop" {
-		at("on_target_exit", "runner shutdown measures the target's exit: stop would cut the step there")
-	}
 	return errs
 }
 
@@ -139,11 +136,6 @@ func NewShutdown(g *runners.Group, _ *runners.RunEnv) (runners.Runner, error) {
 	h, _ := g.Section("http").(*httpload.Spec)
 	if spec == nil || h == nil {
 		return nil, fmt.Errorf("group %s: runner shutdown needs shutdown and http sections", g.ID)
-	}
-	if g.OnTargetExit == "" {
-		// The target's exit is what this group measures: the engine
-		// records it and lets the runner finish the step.
-		g.OnTargetExit = "continue"
 	}
 	return NewShutdownRunner(spec, h)
 }

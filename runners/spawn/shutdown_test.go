@@ -156,7 +156,6 @@ groups:
     shutdown: {signal: SIGNOPE, freeze: 3}
     http: {requests: [{url: "ftp://x"}]}
     load: {rate: 5, max_in_flight: 5}
-    on_target_exit: stop
   - id: ok
     runner: shutdown
     target: api
@@ -168,7 +167,7 @@ groups:
 	if err == nil {
 		t.Fatal("want errors")
 	}
-	for _, want := range []string{"shutdown.signal", "shutdown.freeze_url", "group sd: target", "http.requests[0].url", "group sd: load", "group sd: on_target_exit"} {
+	for _, want := range []string{"shutdown.signal", "shutdown.freeze_url", "group sd: target", "http.requests[0].url", "group sd: load"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %s:\n%v", want, err)
 		}

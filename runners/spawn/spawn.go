@@ -67,7 +67,7 @@ func init() {
 	runners.RegisterSection("shutdown", func() any { return &ShutdownSpec{} })
 	driven := func(*runners.Group) bool { return true }
 	runners.RegisterKind(runners.Kind{Name: "spawn", Validate: validateSpawn, New: New, Driven: driven})
-	runners.RegisterKind(runners.Kind{Name: "shutdown", Validate: validateShutdown, New: NewShutdown, Driven: driven})
+	runners.RegisterKind(runners.Kind{Name: "shutdown", Validate: validateShutdown, New: NewShutdown, Driven: driven, TargetExits: true})
 }
 
 func validateSpawn(g *runners.Group) []error {
