@@ -51,6 +51,7 @@ type (
 	CompareMsg struct {
 		Group int
 		Cmp   artifacts.Comparison
+		base  *artifacts.Artifact // the baseline judged against
 	}
 	statusMsg struct {
 		text  string
@@ -135,7 +136,7 @@ func compare(i int, base, cur *artifacts.Artifact, sess *runners.Session) tea.Cm
 			cur = sess.Result()
 		}
 		c := artifacts.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, artifacts.CompareOptions{})
-		return CompareMsg{Group: i, Cmp: c}
+		return CompareMsg{Group: i, Cmp: c, base: base}
 	}
 }
 

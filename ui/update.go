@@ -61,8 +61,11 @@ func (m *Model) onEvent(msg tea.Msg) tea.Cmd {
 		return m.onBaseline(msg)
 	case CompareMsg:
 		gr := m.groups[msg.Group]
-		c := msg.Cmp
-		gr.cmp, gr.cmpBusy = &c, false
+		gr.cmpBusy = false
+		if msg.base == nil || msg.base == gr.base { // else the baseline changed meanwhile
+			c := msg.Cmp
+			gr.cmp = &c
+		}
 	case pickerMsg:
 		m.picker.entries, m.picker.err = msg.entries, msg.err
 	case statusMsg:
@@ -87,7 +90,7 @@ func (m *Model) onSnapshot(msg SnapshotMsg) tea.Cmd {
 	}
 	switch {
 	case msg.Snap.Err != nil:
-		gr.state, gr.err = stateFailed, msg.Snap.Err.Error()
+		gr.state, gr.err = stateFailed, m.cfg.Plan.Redact(msg.Snap.Err.Error())
 	case msg.Snap.State == runners.StatePaused:
 		gr.state = statePaused
 	case gr.state != stateFailed:
