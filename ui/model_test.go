@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"time"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -189,5 +190,22 @@ func TestRebuild(t *testing.T) {
 	}
 	if m.rebuilt["api"] == "" {
 		t.Error("no note kept for the next session on api")
+	}
+}
+
+// TestStaleComparisonDropped: a comparison against a baseline the
+// operator has since replaced is not shown.
+func TestStaleComparisonDropped(t *testing.T) {
+	m := newTestModel(t, 80, 24)
+	old, picked := artifact(t0.Add(-2*time.Hour), 6000, 1), artifact(t0.Add(-time.Hour), 5000, 1)
+	m.Update(baselineMsg{group: 0, path: "new.json", art: picked, picked: true})
+	m.groups[0].cmpBusy = true
+	m.Update(CompareMsg{Group: 0, base: old})
+	if gr := m.groups[0]; gr.cmp != nil || gr.cmpBusy {
+		t.Errorf("cmp %v busy %v after a stale comparison, want none and not busy", gr.cmp, gr.cmpBusy)
+	}
+	m.Update(CompareMsg{Group: 0, base: picked})
+	if m.groups[0].cmp == nil {
+		t.Error("the current baseline's comparison was dropped")
 	}
 }
