@@ -6,8 +6,8 @@ import (
 	"errors"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
