@@ -45,14 +45,14 @@ func (st *stepRun) snapshot(state State) Snapshot {
 
 // result builds the artifact step from the tally after the load stopped.
 func (st *stepRun) result(live bool) *artifacts.Step {
-	if !live {
-		st.tally.final()
-	}
 	active, paused := st.measured()
 	if !live {
 		st.mu.Lock()
-		active = st.activeLocked(st.stopAt())
+		if st.measuring {
+			active = st.activeLocked(st.stopAt())
+		}
 		st.mu.Unlock()
+		st.tally.final(active)
 	}
 	t := st.tally
 	t.mu.Lock()

@@ -42,9 +42,23 @@ func (s *series) add(iv *hdrhistogram.Histogram, c counts, dt float64, active ti
 	s.b.dt += dt
 	s.b.requests += c.requests
 	s.b.errs += c.errors
-	if s.b.dt+1e-9 < s.width {
+	// Ticks come a little early or late: a bucket is full within half a
+	// tick of its width.
+	if s.b.dt < s.width-Tick.Seconds()/2 {
 		return
 	}
+	s.emit(active, inFlight)
+}
+
+// flush emits the last, partly filled bucket when it holds at least half
+// a bucket's time (the step ended in it).
+func (s *series) flush(active time.Duration, inFlight int) {
+	if s.b.dt >= s.width/2 {
+		s.emit(active, inFlight)
+	}
+}
+
+func (s *series) emit(active time.Duration, inFlight int) {
 	p := artifacts.PercentilesOf(s.bucket)
 	s.pts = append(s.pts, artifacts.Point{
 		T: round3(active.Seconds()), DT: round3(s.b.dt), RPS: round3(float64(s.b.requests) / s.b.dt),

@@ -132,11 +132,16 @@ func (t *tally) begin() {
 }
 
 // final collects what the recorders hold after the load stopped (work that
-// finished while draining) into the totals.
-func (t *tally) final() {
+// finished while draining) into the totals, and the series' last bucket.
+func (t *tally) final(active time.Duration) {
 	t.mu.Lock()
-	t.collect(true)
-	t.mu.Unlock()
+	defer t.mu.Unlock()
+	c := t.collect(true)
+	if dt := (active - t.lastAt).Seconds(); dt > 0 {
+		t.series.add(t.interval, c, dt, active, 0)
+		t.lastAt = active
+	}
+	t.series.flush(active, 0)
 }
 
 func statsOf(h *hdrhistogram.Histogram, c counts, seconds float64) Stats {
