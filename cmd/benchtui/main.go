@@ -83,7 +83,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 const usage = `benchtui — load, soak and regression benchmarks in a terminal console
 
 usage:
-  benchtui [PLAN]                 interactive console; PLAN defaults to ./bench.yaml, else the built-in demo
+  benchtui [PLAN] [-o DIR] [--duration D]
+                                  interactive console; PLAN defaults to ./bench.yaml, else the built-in demo
   benchtui run [PLAN] [-g ID,...] [-o DIR] [--baseline FILE|DIR] [--duration D]
                                   headless: progress, summary table, artifacts; exit 1 if a threshold
                                   or a significant regression fails, 2 on a usage or plan error
