@@ -54,6 +54,7 @@ func (r *Run) Session(ctx context.Context, g *Group) (*Session, error) {
 			return nil, err
 		}
 		opts.Target, opts.Watch, opts.TargetName = p, p.Sampler(), g.Target
+		opts.SampleEvery = r.Plan.Targets[g.Target].Sample.D()
 	}
 	return NewSession(r.Plan, g, opts)
 }

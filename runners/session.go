@@ -31,11 +31,20 @@ type SessionOptions struct {
 	TargetName string
 	// Self samples benchtui's own process; nil means no self figures.
 	Self Watcher
+	// SampleEvery is the sampling period (default SampleEvery).
+	SampleEvery time.Duration
 	// Env is passed to the runner kind's New.
 	Env *RunEnv
 	// RunID and ToolVersion go into the artifact.
 	RunID       string
 	ToolVersion string
+}
+
+func (o SessionOptions) sampleEvery() time.Duration {
+	if o.SampleEvery > 0 {
+		return o.SampleEvery
+	}
+	return SampleEvery
 }
 
 // Session runs one group: its steps one after the other. Every method is

@@ -9,7 +9,8 @@ import (
 	"github.com/benchtui/benchtui/runners/target"
 )
 
-// SampleEvery is how often the target and benchtui itself are sampled.
+// SampleEvery is how often the target and benchtui itself are sampled
+// unless the target's `sample:` says otherwise.
 const SampleEvery = time.Second
 
 // Watcher samples a process's (or cgroup's) resources; *target.Sampler is one.
@@ -36,7 +37,7 @@ func (st *stepRun) sampleTarget(active time.Duration, measuring bool) {
 	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.lastSample.IsZero() && now.Sub(w.lastSample) < SampleEvery-Tick/2 {
+	if !w.lastSample.IsZero() && now.Sub(w.lastSample) < st.s.opts.sampleEvery()-Tick/2 {
 		return
 	}
 	w.lastSample = now
