@@ -6,6 +6,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/target"
 )
 
 // cycleResult is how one cycle went.
@@ -27,7 +29,7 @@ func (r *Runner) proc() *proc {
 
 // cycle runs one cycle, ready: exit or otherwise.
 func (r *Runner) cycle(ctx context.Context) cycleResult {
-	if r.ready.kind == readyExit {
+	if r.ready.Kind == target.ReadyExit {
 		return r.exitCycle(ctx)
 	}
 	return r.readyCycle(ctx)
@@ -61,7 +63,7 @@ func (r *Runner) exitCycle(ctx context.Context) cycleResult {
 func (r *Runner) readyCycle(ctx context.Context) cycleResult {
 	p := r.proc()
 	var out, outW *os.File
-	if r.ready.kind == readyStdout {
+	if r.ready.Kind == target.ReadyStdout {
 		var err error
 		if out, outW, err = os.Pipe(); err != nil {
 			now := time.Now()

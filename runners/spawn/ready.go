@@ -9,9 +9,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"regexp"
-	"strings"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/target"
 )
 
 // pollEvery is the period of the TCP and HTTP readiness probes, and so the
@@ -19,49 +19,17 @@ import (
 // listens on is refused in microseconds on loopback.
 const pollEvery = time.Millisecond
 
-type readyKind int
-
-const (
-	readyExit readyKind = iota
-	readyTCP
-	readyHTTP
-	readyStdout
-)
-
-// readiness is a parsed `ready:` value.
-type readiness struct {
-	kind readyKind
-	addr string // tcp
-	url  string // http
-	re   *regexp.Regexp
-}
-
-// parseReady parses exit (or empty), tcp://host:port, http(s)://… and
-// stdout:/regex/.
-func parseReady(s string) (readiness, error) {
-	switch {
-	case s == "" || s == "exit":
-		return readiness{kind: readyExit}, nil
-	case strings.HasPrefix(s, "tcp://"):
-		addr := strings.TrimPrefix(s, "tcp://")
-		if _, _, err := net.SplitHostPort(addr); err != nil {
-			return readiness{}, fmt.Errorf("parsing ready %q: %w", s, err)
-		}
-		return readiness{kind: readyTCP, addr: addr}, nil
-	case strings.HasPrefix(s, "http://"), strings.HasPrefix(s, "https://"):
-		return readiness{kind: readyHTTP, url: s}, nil
-	case strings.HasPrefix(s, "stdout:"):
-		expr := strings.TrimPrefix(s, "stdout:")
-		if len(expr) >= 2 && strings.HasPrefix(expr, "/") && strings.HasSuffix(expr, "/") {
-			expr = expr[1 : len(expr)-1]
-		}
-		re, err := regexp.Compile(expr)
-		if err != nil {
-			return readiness{}, fmt.Errorf("parsing ready %q: %w", s, err)
-		}
-		return readiness{kind: readyStdout, re: re}, nil
+// parseReady parses a spawn `ready:`: exit (the default, also when
+// empty), tcp://host:port, http(s)://… or stdout:/regex/.
+func parseReady(s string) (target.Ready, error) {
+	r, err := target.ParseReady(s, true)
+	if err != nil {
+		return target.Ready{}, err
 	}
-	return readiness{}, fmt.Errorf("want exit, tcp://host:port, http://… or stdout:/regex/, got %q", s)
+	if r.Kind == target.ReadyNone {
+		r.Kind = target.ReadyExit
+	}
+	return r, nil
 }
 
 // errNotReady is a probe's answer while the process is not up yet.
@@ -69,16 +37,16 @@ var errNotReady = errors.New("not ready")
 
 // probe asks once whether the process is ready; nil means it is.
 func (r *Runner) probe(ctx context.Context) error {
-	switch r.ready.kind {
-	case readyTCP:
+	switch r.ready.Kind {
+	case target.ReadyTCP:
 		var d net.Dialer
-		c, err := d.DialContext(ctx, "tcp", r.ready.addr)
+		c, err := d.DialContext(ctx, "tcp", r.ready.Addr)
 		if err != nil {
 			return errNotReady
 		}
 		return c.Close()
-	case readyHTTP:
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.ready.url, nil)
+	case target.ReadyHTTP:
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.ready.URL, nil)
 		if err != nil {
 			return fmt.Errorf("building ready probe: %w", err)
 		}
@@ -93,7 +61,7 @@ func (r *Runner) probe(ctx context.Context) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("probe: ready kind %d is not probed", r.ready.kind)
+	return fmt.Errorf("probe: ready kind %d is not probed", r.ready.Kind)
 }
 
 // pollReady probes every pollEvery until the process is ready (""), exits
@@ -133,7 +101,7 @@ func (r *Runner) scanReady(ctx context.Context, c *child, out *os.File, deadline
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
-		if r.ready.re.Match(sc.Bytes()) {
+		if r.ready.Pattern.Match(sc.Bytes()) {
 			return ""
 		}
 	}

@@ -23,8 +23,8 @@ import (
 // to ready. It is a runners.Driver.
 type Runner struct {
 	spec   Spec
-	ready  readiness
-	client *http.Client // for ready: http://…
+	ready  target.Ready
+	client *http.Client // for ready: http(s)://…
 	self   *target.Sampler
 
 	// Set in Prepare, for every cycle of the step.
@@ -49,12 +49,12 @@ func NewRunner(spec *Spec) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spawn: %w", err)
 	}
-	// No keep-alive: each probe is a fresh connection, as a client's
-	// first would be, and nothing idle is left behind.
-	tr := &http.Transport{DisableKeepAlives: true, Proxy: nil}
+	// The probe transport of a watched target: no keep-alive (each probe
+	// connects afresh, as a client's first request would) and self-signed
+	// certificates accepted.
 	return &Runner{
 		spec: s, ready: ready, self: target.SelfSampler(),
-		client: &http.Client{Transport: tr, Timeout: time.Second},
+		client: &http.Client{Transport: target.NewProbeTransport(), Timeout: time.Second},
 	}, nil
 }
 

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/target"
 )
 
 // Spec is the `spawn:` section of a group.
@@ -46,7 +47,8 @@ type Spec struct {
 	Concurrency int `yaml:"concurrency"`
 	// Warmup is how many cycles to run, unrecorded, before the measured ones.
 	Warmup int `yaml:"warmup"`
-	// Ready is exit (default), tcp://host:port, http://… or stdout:/regex/.
+	// Ready is exit (default), tcp://host:port, http://… or https://… (a
+	// self-signed certificate is accepted) or stdout:/regex/.
 	Ready string `yaml:"ready"`
 	// Timeout bounds one cycle's wait for ready (default 10s).
 	Timeout runners.Duration `yaml:"timeout"`
@@ -89,7 +91,7 @@ func validateSpawn(g *runners.Group) []error {
 	for _, v := range g.Sweep["concurrency"] {
 		most = max(most, int(v))
 	}
-	if r, err := parseReady(spec.Ready); err == nil && most > 1 && (r.kind == readyTCP || r.kind == readyHTTP) {
+	if r, err := parseReady(spec.Ready); err == nil && most > 1 && (r.Kind == target.ReadyTCP || r.Kind == target.ReadyHTTP) {
 		at("load.concurrency", "cycles that wait on a fixed address cannot overlap; use ready: exit or stdout:/regex/")
 	}
 	return errs
@@ -112,7 +114,7 @@ func (s *Spec) Validate(pos runners.Pos, key string) []error {
 	if err != nil {
 		at("ready", "%v", err)
 	}
-	if err == nil && s.Concurrency > 1 && (r.kind == readyTCP || r.kind == readyHTTP) {
+	if err == nil && s.Concurrency > 1 && (r.Kind == target.ReadyTCP || r.Kind == target.ReadyHTTP) {
 		at("concurrency", "cycles that wait on a fixed address cannot overlap; use ready: exit or stdout:/regex/")
 	}
 	return errs

@@ -2,6 +2,8 @@ package spawn
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -200,5 +202,20 @@ func TestStatsTrendAndSlope(t *testing.T) {
 	}
 	if d := got.SelfRSSMBPerCycle - 0.5; d > 1e-9 || d < -1e-9 {
 		t.Errorf("slope %.6f, want 0.5", got.SelfRSSMBPerCycle)
+	}
+}
+
+// TestProbeHTTPSSelfSigned: readiness only asks whether the process
+// answers, so a self-signed certificate passes, as for a watched target.
+func TestProbeHTTPSSelfSigned(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	r, err := NewRunner(&Spec{Command: []string{"/bin/true"}, Ready: srv.URL + "/ready"})
+	if err != nil {
+		t.Fatalf("NewRunner: %v", err)
+	}
+	defer r.Close()
+	if err := r.probe(context.Background()); err != nil {
+		t.Errorf("probe of %s: %v", srv.URL, err)
 	}
 }

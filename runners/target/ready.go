@@ -24,48 +24,106 @@ const (
 // errReadyTimeout is the cause of the readiness context ending on time.
 var errReadyTimeout = errors.New("ready timeout")
 
-// probe reports nil once the target is ready.
-type probe func(ctx context.Context, p *Process) error
+// ReadyKind is what a readiness value waits for.
+type ReadyKind int
 
-// parseReady turns a Config.Ready string into its probe.
-func parseReady(ready string) (probe, error) {
+// The kinds of readiness.
+const (
+	// ReadyNone is the empty value: nothing to wait for.
+	ReadyNone ReadyKind = iota
+	// ReadyExit waits for the process's own exit with status 0; only a
+	// caller that allows it accepts "exit" (a target's exit is no start).
+	ReadyExit
+	// ReadyTCP waits until Addr accepts a connection.
+	ReadyTCP
+	// ReadyHTTP waits for a 2xx answer to a GET of URL.
+	ReadyHTTP
+	// ReadyStdout waits for a line of output that Pattern matches.
+	ReadyStdout
+)
+
+// Ready is a parsed readiness value (a target's or a spawn cycle's
+// `ready:`). Each caller probes it in its own way and at its own pace.
+type Ready struct {
+	Kind    ReadyKind
+	Addr    string         // ReadyTCP: host:port
+	URL     string         // ReadyHTTP: http://… or https://…
+	Pattern *regexp.Regexp // ReadyStdout
+}
+
+// ParseReady parses a readiness value: empty (ReadyNone), tcp://host:port,
+// http://… or https://…, stdout:/regex/ (the slashes may be left out) and,
+// when exitOK, exit.
+func ParseReady(s string, exitOK bool) (Ready, error) {
 	switch {
-	case ready == "":
-		return func(context.Context, *Process) error { return nil }, nil
-	case strings.HasPrefix(ready, "http://"), strings.HasPrefix(ready, "https://"):
-		return httpProbe(ready), nil
-	case strings.HasPrefix(ready, "tcp://"):
-		addr := strings.TrimPrefix(ready, "tcp://")
+	case s == "":
+		return Ready{Kind: ReadyNone}, nil
+	case s == "exit" && exitOK:
+		return Ready{Kind: ReadyExit}, nil
+	case strings.HasPrefix(s, "http://"), strings.HasPrefix(s, "https://"):
+		return Ready{Kind: ReadyHTTP, URL: s}, nil
+	case strings.HasPrefix(s, "tcp://"):
+		addr := strings.TrimPrefix(s, "tcp://")
 		if _, _, err := net.SplitHostPort(addr); err != nil {
-			return nil, fmt.Errorf("parsing ready %q: %w", ready, err)
+			return Ready{}, fmt.Errorf("parsing ready %q: %w", s, err)
 		}
-		return tcpProbe(addr), nil
-	case strings.HasPrefix(ready, "stdout:"):
-		expr := strings.TrimPrefix(ready, "stdout:")
+		return Ready{Kind: ReadyTCP, Addr: addr}, nil
+	case strings.HasPrefix(s, "stdout:"):
+		expr := strings.TrimPrefix(s, "stdout:")
 		if len(expr) >= 2 && strings.HasPrefix(expr, "/") && strings.HasSuffix(expr, "/") {
 			expr = expr[1 : len(expr)-1]
 		}
 		re, err := regexp.Compile(expr)
 		if err != nil {
-			return nil, fmt.Errorf("parsing ready %q: %w", ready, err)
+			return Ready{}, fmt.Errorf("parsing ready %q: %w", s, err)
 		}
-		return stdoutProbe(re), nil
+		return Ready{Kind: ReadyStdout, Pattern: re}, nil
 	}
-	return nil, fmt.Errorf("parsing ready %q: want http://, https://, tcp://host:port or stdout:/regex/", ready)
+	want := "http://, https://, tcp://host:port or stdout:/regex/"
+	if exitOK {
+		want = "exit, " + want
+	}
+	return Ready{}, fmt.Errorf("parsing ready %q: want %s", s, want)
+}
+
+// NewProbeTransport returns the transport of an HTTP readiness probe. It
+// keeps no connection alive, so each probe connects afresh (as a client's
+// first request would) and leaves nothing idle behind. A probe only asks
+// whether the process answers and sends nothing secret, and local servers
+// often have self-signed certificates: it does not verify them.
+func NewProbeTransport() *http.Transport {
+	return &http.Transport{
+		DisableKeepAlives: true,
+		TLSClientConfig:   &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // readiness probe only
+	}
+}
+
+// probe reports nil once the target is ready.
+type probe func(ctx context.Context, p *Process) error
+
+// parseReady turns a Config.Ready string into its probe.
+func parseReady(s string) (probe, error) {
+	r, err := ParseReady(s, false)
+	if err != nil {
+		return nil, err
+	}
+	switch r.Kind {
+	case ReadyHTTP:
+		return httpProbe(r.URL), nil
+	case ReadyTCP:
+		return tcpProbe(r.Addr), nil
+	case ReadyStdout:
+		return stdoutProbe(r.Pattern), nil
+	}
+	return func(context.Context, *Process) error { return nil }, nil
 }
 
 // httpProbe is ready on a 2xx answer to a GET of url.
 func httpProbe(url string) probe {
 	return func(ctx context.Context, _ *Process) error {
-		// A fresh transport without keep-alives leaves no idle connection
-		// (nor its goroutines) behind; a probe runs a few times a second.
-		// The probe only asks whether the target answers, sends nothing
-		// secret, and local targets often have self-signed certificates:
-		// it does not verify them.
-		tr := &http.Transport{
-			DisableKeepAlives: true,
-			TLSClientConfig:   &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // readiness probe only
-		}
+		// A fresh transport per probe leaves no goroutine behind; a probe
+		// runs a few times a second.
+		tr := NewProbeTransport()
 		defer tr.CloseIdleConnections()
 		client := &http.Client{Transport: tr, Timeout: readyProbeTimeout}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
