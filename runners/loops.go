@@ -122,7 +122,7 @@ func dispatch(ctx context.Context, env *StepEnv, slots chan<- struct{}, jobs cha
 		for ; ; i++ {
 			due := start.Add(shift + time.Duration(float64(i)*float64(time.Second)/rate))
 			if due.After(now) {
-				if !sleepUntil(ctx, due) {
+				if !SleepUntil(ctx, due) {
 					return
 				}
 				break
@@ -134,21 +134,5 @@ func dispatch(ctx context.Context, env *StepEnv, slots chan<- struct{}, jobs cha
 				dropRec.Drop()
 			}
 		}
-	}
-}
-
-// sleepUntil sleeps until t; it returns false if ctx ended first.
-func sleepUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return true
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }

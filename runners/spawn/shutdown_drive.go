@@ -135,7 +135,7 @@ func (r *ShutdownRunner) Drive(ctx context.Context, env *runners.StepEnv) error 
 	if err := r.startLoad(loadCtx, ctx, env, st, &wg); err != nil {
 		return err
 	}
-	if !sleepUntil(ctx, st.base.Add(r.spec.After.D()-freezeLead)) {
+	if !runners.SleepUntil(ctx, st.base.Add(r.spec.After.D()-freezeLead)) {
 		return nil
 	}
 	written := r.startFreeze(ctx, env, st, &wg)
@@ -180,7 +180,7 @@ func (r *ShutdownRunner) startLoad(loadCtx, opCtx context.Context, env *runners.
 				if _, err := env.Gate().Wait(loadCtx); err != nil || loadCtx.Err() != nil {
 					return
 				}
-				if st.do(opCtx, env, w, rec, false) == "refused" && !sleepUntil(loadCtx, time.Now().Add(refusedBackoff)) {
+				if st.do(opCtx, env, w, rec, false) == "refused" && !runners.SleepUntil(loadCtx, time.Now().Add(refusedBackoff)) {
 					return
 				}
 			}
@@ -219,7 +219,7 @@ func (r *ShutdownRunner) waitFrozen(ctx context.Context, st *sdState, written <-
 		select {
 		case <-written:
 		case <-limit.C:
-			return sleepUntil(ctx, at)
+			return runners.SleepUntil(ctx, at)
 		case <-ctx.Done():
 			return false
 		}
@@ -227,7 +227,7 @@ func (r *ShutdownRunner) waitFrozen(ctx context.Context, st *sdState, written <-
 	if r.spec.Freeze > 0 {
 		at = later(at, time.Now().Add(freezeSettle))
 	}
-	return sleepUntil(ctx, at)
+	return runners.SleepUntil(ctx, at)
 }
 
 // awaitExit waits for the signalled target to exit; after the grace it
@@ -269,16 +269,4 @@ func later(a, b time.Time) time.Time {
 		return b
 	}
 	return a
-}
-
-// sleepUntil sleeps until t; it returns false if ctx ended first.
-func sleepUntil(ctx context.Context, t time.Time) bool {
-	timer := time.NewTimer(time.Until(t))
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
