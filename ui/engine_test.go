@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
 // loop is a small Bubble Tea runtime for tests: it runs the model's Cmds
@@ -79,11 +80,7 @@ func enginePlan(t *testing.T, url, duration string) *runners.Plan {
 	t.Helper()
 	yaml := "version: 1\ngroups:\n  - id: ping\n    title: loopback ping\n    runner: http\n" +
 		"    http: {requests: [{url: \"" + url + "/ping\"}]}\n    load: {concurrency: 2}\n    duration: " + duration + "\n"
-	p, err := runners.ParsePlan("test.yaml", []byte(yaml), func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return runnertest.ParsePlan(t, yaml, nil)
 }
 
 func engineModel(t *testing.T, duration string) (*Model, string) {

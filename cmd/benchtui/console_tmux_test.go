@@ -91,10 +91,7 @@ func TestConsoleUnderTmux(t *testing.T) {
 		t.Skip("tmux is not installed")
 	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "benchtui")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("building: %v\n%s", err, out)
-	}
+	bin := benchtuiBinary(t)
 	cwd := filepath.Join(tmp, "work") // no bench.yaml: the demo plan
 	os.Mkdir(cwd, 0o755)
 	c := &tmuxConsole{t: t, socket: fmt.Sprintf("benchtui-test-%d", os.Getpid()), name: "console"}

@@ -10,13 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
 
 // countingServer answers every request after delay and counts them.
@@ -141,31 +141,13 @@ func TestRunBaselineFoldsVerdictIntoExitCode(t *testing.T) {
 	}
 }
 
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-)
+// TestMain removes the binaries the tests built.
+func TestMain(m *testing.M) { testbin.Exit(m.Run()) }
 
 // benchtuiBinary builds the real binary once per test run.
 func benchtuiBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "benchtui-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBin = filepath.Join(dir, "benchtui")
-		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return builtBin
+	return testbin.Build(t, ".")
 }
 
 // TestSIGINTWritesPartialArtifact runs the real binary, interrupts it in

@@ -1,7 +1,6 @@
 package httpload
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -14,7 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/benchtui/benchtui/artifacts"
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
 func TestMain(m *testing.M) {
@@ -26,22 +25,7 @@ func TestMain(m *testing.M) {
 // and runs it through the engine.
 func runGroup(t *testing.T, group string, vars map[string]string) *artifacts.Artifact {
 	t.Helper()
-	src := "version: 1\ngroups:\n" + group
-	p, err := runners.ParsePlan("test.yaml", []byte(src), func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := runners.NewSession(p, p.Groups[0], runners.SessionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start(context.Background())
-	for range s.Snapshots() {
-	}
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return s.Result()
+	return runnertest.RunPlan(t, "version: 1\ngroups:\n"+group, vars)
 }
 
 func delayServer(t *testing.T, d time.Duration) (*httptest.Server, *atomic.Int64) {

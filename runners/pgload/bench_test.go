@@ -12,6 +12,7 @@ import (
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/pgload/pgtest"
+	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
 // BenchmarkWorkers measures the runner's workers alone, without the
@@ -78,17 +79,14 @@ func BenchmarkEngineSelect1(b *testing.B) {
 	if dsn == "" {
 		dsn = pgtest.Cluster(b).DSN()
 	}
-	plan, err := runners.ParsePlan("bench.yaml", []byte(`version: 1
+	plan := runnertest.ParsePlan(b, `version: 1
 groups:
   - id: S1
     runner: postgres
     postgres: {dsn: "`+dsn+`", statements: [{sql: "SELECT 1"}]}
     load: {concurrency: 8}
     duration: 3s
-`), func(string) (string, bool) { return "", false })
-	if err != nil {
-		b.Fatal(err)
-	}
+`, nil)
 	var ops, rps float64
 	cpu0 := cpuTime()
 	for range b.N {
@@ -97,10 +95,7 @@ groups:
 		if err != nil {
 			b.Fatal(err)
 		}
-		s.Start(context.Background())
-		for range s.Snapshots() {
-		}
-		st := s.Result().Steps[0]
+		st := runnertest.RunSession(b, context.Background(), s).Steps[0]
 		ops += float64(st.Requests)
 		rps += st.ThroughputRPS
 		run.Close()

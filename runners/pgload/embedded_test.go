@@ -15,6 +15,8 @@ import (
 
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/pgload"
+	"github.com/benchtui/benchtui/runners/runnertest"
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
 
 // skipWithoutPostgres skips only when no Postgres binaries exist at all.
@@ -39,12 +41,7 @@ func assertGone(t *testing.T, dir string, pid int) {
 
 func TestEmbeddedStopsOnSIGINT(t *testing.T) {
 	skipWithoutPostgres(t)
-	bin := filepath.Join(t.TempDir(), "sigint")
-	build := exec.Command("go", "build", "-o", bin, "./testdata/sigint")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the helper: %v\n%s", err, out)
-	}
-	cmd := exec.Command(bin)
+	cmd := exec.Command(testbin.Build(t, "./testdata/sigint"))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +113,7 @@ func TestEmbeddedOptionsAndIdempotentStop(t *testing.T) {
 // stopped by the run's cleanup.
 func TestThroughTheEngine(t *testing.T) {
 	skipWithoutPostgres(t)
-	plan, err := runners.ParsePlan("plan.yaml", []byte(`version: 1
+	plan := runnertest.ParsePlan(t, `version: 1
 groups:
   - id: PG1
     runner: postgres
@@ -129,23 +126,14 @@ groups:
         - {name: every operation inserted one row, sql: "SELECT count(*) FROM hits", expect: "{{requests}}"}
     load: {concurrency: 8}
     duration: 1s
-`), func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
+`, nil)
 	run := runners.NewRun(plan, t.TempDir(), "test")
 	defer run.Close()
 	s, err := run.Session(context.Background(), plan.Groups[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Start(context.Background())
-	for range s.Snapshots() {
-	}
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
-	}
-	a := s.Result()
+	a := runnertest.RunSession(t, context.Background(), s)
 	if len(a.Steps) != 1 {
 		t.Fatalf("%d steps, want 1", len(a.Steps))
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/pgload/pgtest"
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
 
 func TestMain(m *testing.M) {
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.Exit(code)
+	testbin.Exit(code)
 }
 
 // pgGroup is a postgres group of spec with a closed loop of workers.

@@ -1,48 +1,26 @@
 package quicload
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/runnertest"
 )
-
-// runPlan parses a one-group plan and runs it through the engine.
-func runPlan(t *testing.T, src string) *artifacts.Artifact {
-	t.Helper()
-	p, err := runners.ParsePlan("test.yaml", []byte(src), func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := runners.NewSession(p, p.Groups[0], runners.SessionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start(context.Background())
-	for range s.Snapshots() {
-	}
-	<-s.Done()
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return s.Result()
-}
 
 func TestThroughEngine(t *testing.T) {
 	srv, _ := startDemo(t)
 	for _, policy := range []string{ConnPooled, ConnFresh} {
 		t.Run(policy, func(t *testing.T) {
-			a := runPlan(t, fmt.Sprintf(`version: 1
+			a := runnertest.RunPlan(t, fmt.Sprintf(`version: 1
 groups:
   - id: q
     runner: quic
     quic: {mode: stream, addr: %q, request: "FETCH /e2e.md", expect: "# /e2e.md", connection: %s, insecure_skip_verify: true}
     load: {concurrency: 4}
     duration: 500ms
-`, srv.Addr(), policy))
+`, srv.Addr(), policy), nil)
 			st := a.Steps[0]
 			if st.Requests == 0 || st.Errors != 0 {
 				t.Fatalf("requests %d errors %d (%v)", st.Requests, st.Errors, st.ErrorKinds)

@@ -7,19 +7,14 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
 // runPlan runs every group of a plan through the engine (runners.Run and
 // its sessions, as `benchtui run` does) and returns their artifacts.
 func runPlan(t *testing.T, yaml string, vars map[string]string) []*artifacts.Artifact {
 	t.Helper()
-	plan, err := runners.ParsePlan("plan.yaml", []byte(yaml), func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	})
-	if err != nil {
-		t.Fatalf("ParsePlan: %v", err)
-	}
+	plan := runnertest.ParsePlan(t, yaml, vars)
 	run := runners.NewRun(plan, t.TempDir(), "test")
 	defer run.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -30,13 +25,7 @@ func runPlan(t *testing.T, yaml string, vars map[string]string) []*artifacts.Art
 		if err != nil {
 			t.Fatalf("group %s: %v", g.ID, err)
 		}
-		sess.Start(ctx)
-		for range sess.Snapshots() {
-		}
-		if err := sess.Err(); err != nil {
-			t.Fatalf("group %s: %v", g.ID, err)
-		}
-		out = append(out, sess.Result())
+		out = append(out, runnertest.RunSession(t, ctx, sess))
 	}
 	return out
 }

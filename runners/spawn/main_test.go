@@ -5,40 +5,22 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
 
 // helperBin is the test server of testdata/helper, built once by TestMain.
 var helperBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "benchtui-spawn-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "creating temp dir:", err)
-		os.Exit(2)
-	}
-	helperBin = filepath.Join(dir, "helper")
-	build := exec.Command("go", "build", "-o", helperBin, "./testdata/helper")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building the helper: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(2)
-	}
-	code := m.Run()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
+	helperBin = testbin.MustBuild("./testdata/helper")
+	goleak.VerifyTestMain(m, goleak.Cleanup(testbin.Exit))
 }
 
 // freeAddr returns a loopback address that was free a moment ago.

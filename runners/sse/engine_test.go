@@ -1,13 +1,12 @@
 package sse
 
 import (
-	"context"
 	"fmt"
 	"net/http/httptest"
 	"testing"
 	"time"
 
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/runnertest"
 	"github.com/benchtui/benchtui/runners/target/demo"
 )
 
@@ -23,22 +22,7 @@ groups:
     sse: {url: "%s/events?rate=50&limit=5", subscribers: 4, reconnect: true}
     duration: 1500ms
 `, srv.URL)
-	p, err := runners.ParsePlan("test.yaml", []byte(src), func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := runners.NewSession(p, p.Groups[0], runners.SessionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start(context.Background())
-	for range s.Snapshots() {
-	}
-	<-s.Done()
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
-	}
-	st := s.Result().Steps[0]
+	st := runnertest.RunPlan(t, src, nil).Steps[0]
 	if st.Requests < 20 || st.Errors != 0 {
 		t.Errorf("requests %d errors %d, want at least 4x5 events and no errors", st.Requests, st.Errors)
 	}

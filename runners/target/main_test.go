@@ -2,44 +2,25 @@ package target
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
 
 // leakyBin is the helper server of testdata/leaky, built once by TestMain.
 var leakyBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "benchtui-target-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "creating temp dir:", err)
-		os.Exit(2)
-	}
-	leakyBin = filepath.Join(dir, "leaky")
-	build := exec.Command("go", "build", "-o", leakyBin, "./testdata/leaky")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building the leaky helper: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(2)
-	}
-	code := m.Run()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
+	leakyBin = testbin.MustBuild("./testdata/leaky")
+	goleak.VerifyTestMain(m, goleak.Cleanup(testbin.Exit))
 }
 
 // startLeaky starts the helper with args through Start, and stops it when

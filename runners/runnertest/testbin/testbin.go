@@ -1,0 +1,102 @@
+// Package testbin builds the binaries that tests run (a helper server, the
+// real benchtui) with `go build`, once per test process. It is for tests
+// only and imports nothing of benchtui, so the tests of any package,
+// runners/target's included, can use it.
+//
+// The binaries go to a temporary folder of the process that Exit removes:
+//
+//	func TestMain(m *testing.M) {
+//		helperBin = testbin.MustBuild("./testdata/helper")
+//		goleak.VerifyTestMain(m, goleak.Cleanup(testbin.Exit))
+//	}
+package testbin
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+var (
+	mu    sync.Mutex
+	dir   string             // the process's folder, made on first build
+	built = map[string]bin{} // by package as given
+)
+
+type bin struct {
+	path string
+	err  error
+}
+
+// Build builds pkg (a package as `go build` takes it, relative to the
+// test's package folder) on its first call in the process and returns the
+// binary's path, named after the package's folder; a failed build fails t.
+func Build(t testing.TB, pkg string) string {
+	t.Helper()
+	path, err := build(pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// MustBuild is Build for TestMain, before any test runs: a failed build
+// ends the process with status 2.
+func MustBuild(pkg string) string {
+	path, err := build(pkg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		Exit(2)
+	}
+	return path
+}
+
+// Exit removes the binaries built in the process and exits with code. It
+// fits goleak.Cleanup.
+func Exit(code int) {
+	mu.Lock()
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+	mu.Unlock()
+	os.Exit(code)
+}
+
+func build(pkg string) (string, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if b, ok := built[pkg]; ok {
+		return b.path, b.err
+	}
+	b := buildNew(pkg)
+	built[pkg] = b
+	return b.path, b.err
+}
+
+// buildNew builds pkg into a folder of its own under dir; mu is held.
+func buildNew(pkg string) bin {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "benchtui-testbin-")
+		if err != nil {
+			return bin{err: fmt.Errorf("creating the binaries' folder: %w", err)}
+		}
+		dir = d
+	}
+	name, err := filepath.Abs(pkg)
+	if err != nil {
+		return bin{err: fmt.Errorf("building %s: %w", pkg, err)}
+	}
+	sub := filepath.Join(dir, strconv.Itoa(len(built)))
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		return bin{err: fmt.Errorf("building %s: %w", pkg, err)}
+	}
+	path := filepath.Join(sub, filepath.Base(name))
+	if out, err := exec.Command("go", "build", "-o", path, pkg).CombinedOutput(); err != nil {
+		return bin{err: fmt.Errorf("building %s: %w\n%s", pkg, err, out)}
+	}
+	return bin{path: path}
+}
