@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // compact formats a figure in at most five columns: 0.162, 1.64, 76.4,
@@ -47,15 +49,14 @@ func count(n int64) string {
 	return compact(float64(n))
 }
 
-// deltaText formats a delta in percent: +5.2%, -12%, +∞.
+// deltaText formats a delta in percent as the renderers do
+// (artifacts.FormatDelta, whose marks of an infinite or missing delta it
+// shares), but signed at zero and whole from 100% on, to stay narrow:
+// +0.0%, +5.2%, -12.5%, +150%, +∞.
 func deltaText(pct float64) string {
 	switch {
-	case math.IsInf(pct, 1):
-		return "+∞"
-	case math.IsInf(pct, -1):
-		return "-∞"
-	case math.IsNaN(pct):
-		return "—"
+	case math.IsInf(pct, 0) || math.IsNaN(pct):
+		return artifacts.FormatDelta(pct)
 	case math.Abs(pct) >= 100:
 		return fmt.Sprintf("%+.0f%%", pct)
 	}
@@ -75,20 +76,23 @@ func dur(d time.Duration) string {
 
 // metricLabel is the console's name for a comparison metric.
 var metricLabel = map[string]string{
-	"throughput_rps": "rps", "p50": "p50 ms", "p90": "p90 ms", "p99": "p99 ms", "p999": "p99.9 ms",
-	"max": "max ms", "error_rate": "error rate", "dropped": "dropped", "rss_slope": "RSS MB/min",
-	"fds_per_unit": "fds/unit", "cpu": "cpu cores",
+	artifacts.MetricThroughput: "rps", artifacts.MetricP50: "p50 ms", artifacts.MetricP90: "p90 ms",
+	artifacts.MetricP99: "p99 ms", artifacts.MetricP999: "p99.9 ms", artifacts.MetricMax: "max ms",
+	artifacts.MetricErrorRate: "error rate", artifacts.MetricDropped: "dropped",
+	artifacts.MetricRSSSlope: "RSS MB/min", artifacts.MetricFDsPerUnit: "fds/unit", artifacts.MetricCPU: "cpu cores",
 }
 
-// metricValue formats a comparison figure by metric.
+// metricValue formats a comparison figure by metric, compactly and without
+// its unit (the label has it); an error rate is in percent as in the
+// renderers, but a zero rate is a bare "0".
 func metricValue(metric string, v float64) string {
 	switch metric {
-	case "error_rate":
+	case artifacts.MetricErrorRate:
 		if v == 0 {
 			return "0"
 		}
-		return strconv.FormatFloat(v*100, 'g', 3, 64) + "%"
-	case "dropped":
+		return artifacts.FormatValue(metric, v)
+	case artifacts.MetricDropped:
 		return count(int64(v))
 	}
 	return compact(v)
