@@ -57,17 +57,7 @@ func shutdownStepWith(t *testing.T, p *target.Process, addr string, freeze, work
 	defer r.Close()
 	env := runners.NewStepEnv(&runners.Group{ID: "sd", Runner: "shutdown"}, runners.Load{Concurrency: workers}, 4)
 	env.Target = p
-	ctx := context.Background()
-	if err := r.Prepare(ctx, env); err != nil {
-		t.Fatalf("Prepare: %v", err)
-	}
-	if err := r.Drive(ctx, env); err != nil {
-		t.Fatalf("Drive: %v", err)
-	}
-	res := &artifacts.Step{}
-	if err := r.Finish(ctx, env, res); err != nil {
-		t.Fatalf("Finish: %v", err)
-	}
+	res := driveStep(t, context.Background(), r, env)
 	return r.Outcome(), res
 }
 

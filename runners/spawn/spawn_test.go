@@ -22,6 +22,21 @@ func drive(t *testing.T, ctx context.Context, spec Spec) (*Runner, *artifacts.St
 	}
 	defer r.Close()
 	env := runners.NewStepEnv(&runners.Group{ID: "cs", Runner: "spawn"}, runners.Load{}, 2)
+	res := driveStep(t, ctx, r, env)
+	assertNoZombies(t)
+	return r, res
+}
+
+// stepDriver is a runner that drives its own step: both of this package's.
+type stepDriver interface {
+	runners.Runner
+	runners.Driver
+}
+
+// driveStep runs r through Prepare, Drive and Finish on env, as the engine
+// runs a step, and returns the figures Finish added.
+func driveStep(t *testing.T, ctx context.Context, r stepDriver, env *runners.StepEnv) *artifacts.Step {
+	t.Helper()
 	if err := r.Prepare(ctx, env); err != nil {
 		t.Fatalf("Prepare: %v", err)
 	}
@@ -32,8 +47,7 @@ func drive(t *testing.T, ctx context.Context, spec Spec) (*Runner, *artifacts.St
 	if err := r.Finish(ctx, env, res); err != nil {
 		t.Fatalf("Finish: %v", err)
 	}
-	assertNoZombies(t)
-	return r, res
+	return res
 }
 
 func TestSpawnReadyKinds(t *testing.T) {
