@@ -10,45 +10,20 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/runnertest"
 	"github.com/benchtui/benchtui/runners/target/demo"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // testRec is a recorder that keeps what it is given.
-type testRec struct {
-	mu     sync.Mutex
-	extras map[string][]time.Duration
-	counts map[string]int64
-}
+type testRec struct{ runnertest.Recorder }
 
-func newTestRec() *testRec {
-	return &testRec{extras: map[string][]time.Duration{}, counts: map[string]int64{}}
-}
+func newTestRec() *testRec { return &testRec{} }
 
-func (r *testRec) Extra(name string, d time.Duration) {
-	r.mu.Lock()
-	r.extras[name] = append(r.extras[name], d)
-	r.mu.Unlock()
-}
+func (r *testRec) extra(name string) []time.Duration { return r.Extras()[name] }
 
-func (r *testRec) Count(name string, n int64) {
-	r.mu.Lock()
-	r.counts[name] += n
-	r.mu.Unlock()
-}
-
-func (r *testRec) extra(name string) []time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]time.Duration(nil), r.extras[name]...)
-}
-
-func (r *testRec) count(name string) int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.counts[name]
-}
+func (r *testRec) count(name string) int64 { return r.Counters()[name] }
 
 // startDemo starts the demo QUIC stream server on loopback.
 func startDemo(t testing.TB) (*demo.QUICServer, *tls.Config) {

@@ -3,6 +3,7 @@ package sse
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
 func TestMain(m *testing.M) {
@@ -26,11 +28,10 @@ func TestMain(m *testing.M) {
 
 // testRec keeps what it is given.
 type testRec struct {
-	mu     sync.Mutex
-	lats   []time.Duration
-	kinds  map[string]int
-	extras map[string][]time.Duration
-	counts map[string]int64
+	runnertest.Recorder // extras and counters
+	mu                  sync.Mutex
+	lats                []time.Duration
+	kinds               map[string]int
 }
 
 func (r *testRec) Observe(lat, _ time.Duration, kind string) {
@@ -41,18 +42,6 @@ func (r *testRec) Observe(lat, _ time.Duration, kind string) {
 		return
 	}
 	r.lats = append(r.lats, lat)
-}
-
-func (r *testRec) Extra(name string, d time.Duration) {
-	r.mu.Lock()
-	r.extras[name] = append(r.extras[name], d)
-	r.mu.Unlock()
-}
-
-func (r *testRec) Count(name string, n int64) {
-	r.mu.Lock()
-	r.counts[name] += n
-	r.mu.Unlock()
 }
 
 // testHost is a step of one shared recorder.
@@ -67,8 +56,6 @@ type testHost struct {
 func newTestHost() *testHost {
 	h := &testHost{}
 	h.rec.kinds = map[string]int{}
-	h.rec.extras = map[string][]time.Duration{}
-	h.rec.counts = map[string]int64{}
 	return h
 }
 
@@ -90,18 +77,9 @@ func (h *testHost) events() int {
 
 func (h *testHost) snapshot() (kinds map[string]int, extras map[string][]time.Duration, counts map[string]int64) {
 	h.rec.mu.Lock()
-	defer h.rec.mu.Unlock()
-	kinds, extras, counts = map[string]int{}, map[string][]time.Duration{}, map[string]int64{}
-	for k, v := range h.rec.kinds {
-		kinds[k] = v
-	}
-	for k, v := range h.rec.extras {
-		extras[k] = append([]time.Duration(nil), v...)
-	}
-	for k, v := range h.rec.counts {
-		counts[k] = v
-	}
-	return kinds, extras, counts
+	kinds = maps.Clone(h.rec.kinds)
+	h.rec.mu.Unlock()
+	return kinds, h.rec.Extras(), h.rec.Counters()
 }
 
 // startDrive runs r with n subscribers until the returned stop is called;
