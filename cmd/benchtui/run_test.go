@@ -4,32 +4,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/runnertest"
 	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
-
-// countingServer answers every request after delay and counts them.
-func countingServer(t *testing.T, delay time.Duration) (*httptest.Server, *atomic.Int64) {
-	t.Helper()
-	var n atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(delay)
-		n.Add(1)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &n
-}
 
 // writePlan writes a plan with a closed-loop and an open-loop group
 // against url, with extra appended to the closed-loop group.
@@ -74,7 +60,7 @@ func loadArtifacts(t *testing.T, dir string) map[string]*artifacts.Artifact {
 }
 
 func TestRunWritesArtifactsThatAgreeWithTheServer(t *testing.T) {
-	srv, served := countingServer(t, 2*time.Millisecond)
+	srv, served := runnertest.CountingServer(t, 2*time.Millisecond)
 	out := t.TempDir()
 	code, stdout, stderr := runCmd(t, cmdRun, writePlan(t, srv.URL, ""), "-o", out)
 	if code != exitOK {
@@ -103,7 +89,7 @@ func TestRunWritesArtifactsThatAgreeWithTheServer(t *testing.T) {
 }
 
 func TestRunFailedThresholdExits1(t *testing.T) {
-	srv, _ := countingServer(t, 5*time.Millisecond)
+	srv, _ := runnertest.CountingServer(t, 5*time.Millisecond)
 	plan := writePlan(t, srv.URL, "    thresholds: {p50: 1ms}")
 	code, stdout, _ := runCmd(t, cmdRun, plan, "-o", t.TempDir(), "-g", "closed")
 	if code != exitFail || !strings.Contains(stdout, "FAIL p50 <= 1ms") {
@@ -129,12 +115,12 @@ func TestBadPlansExit2NamingThePlace(t *testing.T) {
 }
 
 func TestRunBaselineFoldsVerdictIntoExitCode(t *testing.T) {
-	fast, _ := countingServer(t, time.Millisecond)
+	fast, _ := runnertest.CountingServer(t, time.Millisecond)
 	base := t.TempDir()
 	if code, _, stderr := runCmd(t, cmdRun, writePlan(t, fast.URL, ""), "-o", base, "-g", "closed", "--duration", "3s"); code != exitOK {
 		t.Fatalf("baseline run: exit %d\n%s", code, stderr)
 	}
-	slow, _ := countingServer(t, 8*time.Millisecond)
+	slow, _ := runnertest.CountingServer(t, 8*time.Millisecond)
 	code, stdout, _ := runCmd(t, cmdRun, writePlan(t, slow.URL, ""), "-o", t.TempDir(), "-g", "closed", "--duration", "3s", "--baseline", base)
 	if code != exitFail || !strings.Contains(stdout, "worse") {
 		t.Errorf("a server 8x slower: exit %d, want 1 with worse rows:\n%s", code, stdout)
@@ -153,7 +139,7 @@ func benchtuiBinary(t *testing.T) string {
 // TestSIGINTWritesPartialArtifact runs the real binary, interrupts it in
 // the middle of a step and finds the figures measured so far on disk.
 func TestSIGINTWritesPartialArtifact(t *testing.T) {
-	srv, served := countingServer(t, time.Millisecond)
+	srv, served := runnertest.CountingServer(t, time.Millisecond)
 	out := t.TempDir()
 	plan := writePlan(t, srv.URL, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -28,18 +28,8 @@ func runGroup(t *testing.T, group string, vars map[string]string) *artifacts.Art
 	return runnertest.RunPlan(t, "version: 1\ngroups:\n"+group, vars)
 }
 
-func delayServer(t *testing.T, d time.Duration) (*httptest.Server, *atomic.Int64) {
-	var served atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(d)
-		served.Add(1)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &served
-}
-
 func TestClosedLoopAccuracyAndCounts(t *testing.T) {
-	srv, served := delayServer(t, 20*time.Millisecond)
+	srv, served := runnertest.CountingServer(t, 20*time.Millisecond)
 	a := runGroup(t, fmt.Sprintf(`  - id: acc
     runner: http
     http: {requests: [{url: "%s/x"}]}
