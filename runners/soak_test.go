@@ -3,11 +3,10 @@ package runners
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
 
 // TestSoakPolicyAgainstRealTargets watches two real processes: one that
@@ -16,10 +15,7 @@ import (
 // an event, and its measured slope is near the truth; the flat one is left
 // alone.
 func TestSoakPolicyAgainstRealTargets(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "leaky")
-	if out, err := exec.Command("go", "build", "-o", bin, "./target/testdata/leaky").CombinedOutput(); err != nil {
-		t.Fatalf("building the leaky helper: %v\n%s", err, out)
-	}
+	bin := testbin.Build(t, "./target/testdata/leaky")
 	src := fmt.Sprintf(`version: 1
 targets:
   leaky: {command: [%[1]q, "-leak-mb", "1", "-every", "100ms"], sample: 250ms}

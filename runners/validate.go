@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/benchtui/benchtui/runners/target"
 )
 
 // validate checks what the decoder cannot: references between parts of
@@ -37,8 +39,8 @@ func (t *TargetSpec) validate(name string) []error {
 	if ways != 1 {
 		return []error{Errorf(t.Pos, "targets."+name, "give exactly one of command, pid, pidfile, cgroup")}
 	}
-	if t.Ready != "" && !hasAnyPrefix(t.Ready, "http://", "https://", "tcp://", "stdout:") {
-		return []error{Errorf(t.Pos, "targets."+name+".ready", "want http://…, tcp://host:port or stdout:/regex/, got %q", t.Ready)}
+	if _, err := target.ParseReady(t.Ready, false); err != nil {
+		return []error{Errorf(t.Pos, "targets."+name+".ready", "%v", err)}
 	}
 	return nil
 }
@@ -109,13 +111,4 @@ func KindNames() []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-func hasAnyPrefix(s string, prefixes ...string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
 }
