@@ -66,6 +66,9 @@ type Session struct {
 	notes    []string
 	stopAll  bool
 	partial  bool
+	// late is a watcher a runner named during the run (WatchProcess).
+	late     Watcher
+	lateName string
 	err      error
 	cancel   context.CancelFunc
 }
@@ -243,6 +246,25 @@ func (s *Session) Stop(why string) {
 	s.mu.Unlock()
 	if st != nil {
 		st.stop(why)
+	}
+}
+
+// watcher is the watched target's sampler and name: the plan's target,
+// else one a runner named, else none.
+func (s *Session) watcher() (Watcher, string) {
+	if s.opts.Watch != nil {
+		return s.opts.Watch, s.opts.TargetName
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.late, s.lateName
+}
+
+func (s *Session) watchLate(name string, w Watcher) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.opts.Watch == nil {
+		s.late, s.lateName = w, name
 	}
 }
 

@@ -42,6 +42,7 @@ func newStepRun(s *Session, r Runner, i int, spec stepSpec) *stepRun {
 	st.env.Index, st.env.Label, st.env.Params = i, spec.label, spec.params
 	st.env.Target = s.opts.Target
 	st.env.events = st.event
+	st.env.watch = s.watchLate
 	st.tally = newTally(st.env.recorders)
 	return st
 }

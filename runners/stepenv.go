@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/target"
 )
 
 // StepEnv is what a runner sees of the step being run.
@@ -24,6 +26,7 @@ type StepEnv struct {
 	inFlight  atomic.Int64
 	units     atomic.Int64
 	events    func(kind, note string)
+	watch     func(name string, w Watcher)
 }
 
 // Recorder returns the recorder of worker i (workers share recorders
@@ -44,6 +47,15 @@ func (e *StepEnv) SetUnits(n int) { e.units.Store(int64(n)) }
 func (e *StepEnv) Event(kind, note string) {
 	if e.events != nil {
 		e.events(kind, note)
+	}
+}
+
+// WatchProcess makes the process tree under pid the group's watched
+// target from now on, for a runner that starts its own server (an embedded
+// Postgres); a group with a `target:` keeps its own.
+func (e *StepEnv) WatchProcess(name string, pid int) {
+	if e.watch != nil {
+		e.watch(name, target.NewTreeSampler(pid))
 	}
 }
 

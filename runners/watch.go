@@ -41,7 +41,8 @@ func (st *stepRun) sampleTarget(active time.Duration, measuring bool) {
 		return
 	}
 	w.lastSample = now
-	w.target = takeSample(st.s.opts.Watch, &w.targetHist, active, measuring)
+	watcher, _ := st.s.watcher()
+	w.target = takeSample(watcher, &w.targetHist, active, measuring)
 	w.self = takeSample(st.s.opts.Self, &w.selfHist, active, measuring)
 	var rss, fds, self float64
 	if w.target != nil {
@@ -77,7 +78,8 @@ const minSlopeSamples = 5
 func (w *watch) fill(snap *Snapshot, s *Session) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	snap.Target, snap.Self, snap.TargetName = w.target, w.self, s.opts.TargetName
+	_, name := s.watcher()
+	snap.Target, snap.Self, snap.TargetName = w.target, w.self, name
 	hist := &w.targetHist
 	if w.target == nil {
 		hist = &w.selfHist

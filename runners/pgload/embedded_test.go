@@ -144,6 +144,11 @@ groups:
 	if len(st.Checks) == 0 || !checks(&st)["every operation inserted one row"].OK {
 		t.Errorf("checks %+v, want the row count to equal %d requests", st.Checks, st.Requests)
 	}
+	// The embedded server is the group's watched target: its process tree
+	// (postmaster and backends) holds at least one fd per connection.
+	if st.Target == nil || st.Target.RSSMB.Peak <= 0 || st.Target.FDs.Peak < 8 {
+		t.Errorf("embedded postgres not watched: target %+v", st.Target)
+	}
 	if _, ok := st.ExtraMS["pool_wait"]; !ok {
 		t.Errorf("no pool_wait timing in %v", st.ExtraMS)
 	}

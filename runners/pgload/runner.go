@@ -110,6 +110,7 @@ func (r *runner) startEmbedded(ctx context.Context, step *runners.StepEnv) error
 	}
 	r.embedded, r.dsn = e, e.DSN()
 	step.Event(artifacts.EventNote, fmt.Sprintf("embedded postgres: pid %d, port %d, folder %s", e.PID(), e.Port(), e.Dir()))
+	step.WatchProcess("postgres (embedded)", e.PID())
 	if r.env != nil && r.env.Cleanup != nil {
 		r.env.Cleanup(func() { _ = e.Stop() })
 	}
