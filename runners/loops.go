@@ -49,10 +49,10 @@ func (st *stepRun) startLoad(loadCtx, opCtx context.Context) (*sync.WaitGroup, e
 	return &wg, nil
 }
 
-// runOp performs one operation of w that was due at due and records it.
-func runOp(ctx context.Context, env *StepEnv, w Worker, rec *Recorder, due time.Time) {
+// runOp performs one operation of w that was due at due and asked for at
+// called, records it, and returns when it ended.
+func runOp(ctx context.Context, env *StepEnv, w Worker, rec *Recorder, due, called time.Time) time.Time {
 	env.inFlight.Add(1)
-	called := time.Now()
 	out := w.Do(ctx)
 	end := time.Now()
 	env.inFlight.Add(-1)
@@ -61,20 +61,28 @@ func runOp(ctx context.Context, env *StepEnv, w Worker, rec *Recorder, due time.
 		sent = called
 	}
 	rec.Done(due, sent, end, out.Err)
+	return end
 }
 
 // startClosedLoop runs each worker back to back: an operation is due when
 // its worker asks for it, so latency equals service time plus any wait the
-// worker itself does.
+// worker itself does. The worker asks again as soon as an operation ends,
+// so that end is the next one's due time (one clock read per operation;
+// after a pause, a fresh one).
 func startClosedLoop(loadCtx, opCtx context.Context, env *StepEnv, workers []Worker, wg *sync.WaitGroup) {
 	for i, w := range workers {
 		rec := env.Recorder(i)
 		wg.Go(func() {
+			now := time.Now()
 			for {
-				if _, err := env.gate.Wait(loadCtx); err != nil || loadCtx.Err() != nil {
+				waited, err := env.gate.Wait(loadCtx)
+				if err != nil || loadCtx.Err() != nil {
 					return
 				}
-				runOp(opCtx, env, w, rec, time.Now())
+				if waited > 0 {
+					now = time.Now()
+				}
+				now = runOp(opCtx, env, w, rec, now, now)
 			}
 		})
 	}
@@ -96,7 +104,7 @@ func startOpenLoop(loadCtx, opCtx context.Context, env *StepEnv, workers []Worke
 		rec := env.Recorder(i)
 		workersWG.Go(func() {
 			for due := range jobs {
-				runOp(opCtx, env, w, rec, due)
+				runOp(opCtx, env, w, rec, due, time.Now())
 				<-slots
 			}
 		})
