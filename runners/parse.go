@@ -46,10 +46,22 @@ func ParsePlan(file string, data []byte, lookup func(string) (string, bool)) (*P
 		d.errs = append(d.errs, plan.validate()...)
 	}
 	if len(d.errs) > 0 {
-		return nil, errors.Join(d.errs...)
+		return nil, &PlanError{Errs: d.errs, plan: plan}
 	}
 	return plan, nil
 }
+
+// PlanError holds every problem of a plan file, each a *PosError. Its
+// message has the plan's secrets redacted: a bad value may be one.
+type PlanError struct {
+	Errs []error
+	plan *Plan
+}
+
+func (e *PlanError) Error() string { return e.plan.Redact(errors.Join(e.Errs...).Error()) }
+
+// Unwrap gives the single problems to errors.Is and errors.As.
+func (e *PlanError) Unwrap() []error { return e.Errs }
 
 func (d *decoder) plan(n *yaml.Node, p *Plan) {
 	v := reflect.ValueOf(p).Elem()

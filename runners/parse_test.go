@@ -95,6 +95,14 @@ func TestEnvExpansionAndSecrets(t *testing.T) {
 	}
 }
 
+func TestPlanErrorsHideSecrets(t *testing.T) {
+	src := strings.Replace(goodPlan, "concurrency: 4", "concurrency: ${DB_PASSWORD}", 1)
+	_, err := ParsePlan("plan.yaml", []byte(src), env(map[string]string{"DB_PASSWORD": "hunter2"}))
+	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "load.concurrency") {
+		t.Errorf("error %v: want the bad key named and the secret hidden", err)
+	}
+}
+
 func TestRawConfigIsRedacted(t *testing.T) {
 	src := strings.Replace(goodPlan, "    title: sleepy\n", "    title: postgres://bob:hunter2@127.0.0.1/x\n", 1)
 	p, err := ParsePlan("plan.yaml", []byte(src), env(nil))
