@@ -96,7 +96,7 @@ func TestEnvExpansionAndSecrets(t *testing.T) {
 }
 
 func TestPlanErrorsHideSecrets(t *testing.T) {
-	src := strings.Replace(goodPlan, "concurrency: 4", "concurrency: ${DB_PASSWORD}", 1)
+	src := strings.Replace(goodPlan, "concurrency: 4", `concurrency: "${DB_PASSWORD}"`, 1)
 	_, err := ParsePlan("plan.yaml", []byte(src), env(map[string]string{"DB_PASSWORD": "hunter2"}))
 	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "load.concurrency") {
 		t.Errorf("error %v: want the bad key named and the secret hidden", err)
