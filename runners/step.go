@@ -3,6 +3,7 @@ package runners
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"time"
@@ -38,7 +39,11 @@ type stepRun struct {
 
 func newStepRun(s *Session, r Runner, i int, spec stepSpec) *stepRun {
 	st := &stepRun{s: s, runner: r, index: i, spec: spec, stopCh: make(chan struct{}), phase: PhasePrepare}
-	st.env = NewStepEnv(s.group, spec.load, shardCount(spec.load.Workers()))
+	workers := spec.load.Workers()
+	if k := kinds[s.group.Runner]; k.Driven != nil && k.Driven(s.group) {
+		workers = math.MaxInt32 // a Driver's goroutines are its own: shard fully
+	}
+	st.env = NewStepEnv(s.group, spec.load, shardCount(workers))
 	st.env.Index, st.env.Label, st.env.Params = i, spec.label, spec.params
 	st.env.Target = s.opts.Target
 	st.env.events = st.event
