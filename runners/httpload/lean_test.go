@@ -75,3 +75,29 @@ func TestLeanOnlyForPlainHTTP1(t *testing.T) {
 		}
 	}
 }
+
+// TestLeanClientReadsRepliesLargerThanItsBuffer: a reply bigger than the
+// reader's buffer leaves data in the socket after a full read; the next
+// read must not wait for an edge that never comes.
+func TestLeanClientReadsRepliesLargerThanItsBuffer(t *testing.T) {
+	big := strings.Repeat("y", 200<<10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(big))
+	}))
+	defer srv.Close()
+	c := &leanConn{timeout: 2 * time.Second}
+	defer c.stop()
+	lr, err := serialize(&Request{URL: srv.URL + "/big"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		start := time.Now()
+		if code, err := c.roundTrip(context.Background(), &lr); err != nil || code != 200 {
+			t.Fatalf("request %d: code %d err %v", i, code, err)
+		}
+		if took := time.Since(start); took > time.Second {
+			t.Fatalf("request %d took %s: a read waited for data already there", i, took)
+		}
+	}
+}
