@@ -183,3 +183,39 @@ func TestSecretsStayOut(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTP2OverTLSAndH2C: protocol h2 speaks HTTP/2 over TLS and h2c
+// speaks it in the clear; the server sees every request as HTTP/2.
+func TestHTTP2OverTLSAndH2C(t *testing.T) {
+	var h1, h2 atomic.Int64
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 2 {
+			h2.Add(1)
+		} else {
+			h1.Add(1)
+		}
+	})
+	tlsSrv := httptest.NewUnstartedServer(handler)
+	tlsSrv.EnableHTTP2 = true
+	tlsSrv.StartTLS()
+	t.Cleanup(tlsSrv.Close)
+	clear := httptest.NewUnstartedServer(handler)
+	clear.Config.Protocols = new(http.Protocols)
+	clear.Config.Protocols.SetHTTP1(true)
+	clear.Config.Protocols.SetUnencryptedHTTP2(true)
+	clear.Start()
+	t.Cleanup(clear.Close)
+	for _, c := range []struct{ proto, url string }{{"h2", tlsSrv.URL}, {"h2c", clear.URL}} {
+		h1.Store(0)
+		h2.Store(0)
+		st := runGroup(t, fmt.Sprintf(`  - id: %[1]s
+    runner: http
+    http: {protocol: %[1]s, insecure_skip_verify: true, requests: [{url: "%[2]s/"}]}
+    load: {concurrency: 4}
+    duration: 300ms
+`, c.proto, c.url), nil).Steps[0]
+		if st.Errors != 0 || h1.Load() != 0 || h2.Load() != st.Requests || st.Requests == 0 {
+			t.Errorf("%s: %d requests (%d errors %v); server saw %d HTTP/2, %d HTTP/1", c.proto, st.Requests, st.Errors, st.ErrorKinds, h2.Load(), h1.Load())
+		}
+	}
+}
