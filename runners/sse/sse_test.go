@@ -47,6 +47,11 @@ func testDrops(t *testing.T, lean bool) {
 	if counts["disconnects"] != drops || counts["reconnects"] != drops {
 		t.Errorf("disconnects %d reconnects %d, want %d each", counts["disconnects"], counts["reconnects"], drops)
 	}
+	// The drop server ends every other stream by closing its connection
+	// mid-response (cut) and the rest by finishing the response (clean).
+	if counts[CounterCut] != drops/2 || counts[CounterClosedClean] != drops-drops/2 {
+		t.Errorf("streams cut %d, closed clean %d; want %d and %d", counts[CounterCut], counts[CounterClosedClean], drops/2, drops-drops/2)
+	}
 	if len(extras["backoff"]) != drops {
 		t.Errorf("%d backoffs recorded, want %d", len(extras["backoff"]), drops)
 	}

@@ -56,15 +56,34 @@ func (s *stream) connect(ctx context.Context) int {
 	s.d.open()
 	defer s.d.closed()
 	defer func() { _ = body.Close() }()
-	n := s.read(body, start)
+	n, err := s.read(body, start)
 	if ctx.Err() == nil {
 		s.rec.Count("disconnects", 1)
+		s.rec.Count(endKind(err), 1)
 	}
 	return n
 }
 
-// read parses events until the body ends and records each one.
-func (s *stream) read(body io.Reader, start time.Time) int {
+// Counters of how streams ended while the step ran: the server finished
+// the response (clean), or the connection broke mid-stream (cut).
+const (
+	CounterClosedClean = "streams_closed_clean"
+	CounterCut         = "streams_cut"
+)
+
+// endKind names how a stream's body ended: io.EOF is the response's proper
+// end (the last chunk, or the server closing a close-delimited body);
+// anything else (a reset, an unexpected EOF inside a chunk) cut it.
+func endKind(err error) string {
+	if errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return CounterClosedClean
+	}
+	return CounterCut
+}
+
+// read parses events until the body ends and records each one; it
+// returns the count and the error that ended the body.
+func (s *stream) read(body io.Reader, start time.Time) (int, error) {
 	if s.br == nil {
 		s.br = bufio.NewReaderSize(body, readBuffer)
 	} else {
@@ -75,7 +94,7 @@ func (s *stream) read(body io.Reader, start time.Time) int {
 	for {
 		line, err := s.readLine()
 		if err != nil {
-			return n
+			return n, err
 		}
 		if len(line) > 0 {
 			s.field(line)
