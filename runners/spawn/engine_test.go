@@ -77,3 +77,30 @@ groups:
 	}
 	assertNoZombies(t)
 }
+
+// TestShutdownCountsSSEStreams: SSE subscribers held through the signal
+// are counted as closed cleanly when the target drains (it ends each
+// response) and as cut when it exits at once.
+func TestShutdownCountsSSEStreams(t *testing.T) {
+	for _, c := range []struct {
+		flag       string
+		clean, cut int64
+	}{{"-drain=5s", 6, 0}, {"-abrupt", 0, 6}} {
+		addr := freeAddr(t)
+		plan := `version: 1
+targets:
+  helper: {command: ["${HELPER}", "-addr", "${ADDR}", "${FLAG}"], ready: "http://${ADDR}/healthz"}
+groups:
+  - id: sd
+    target: helper
+    runner: shutdown
+    sse: {url: "http://${ADDR}/events", subscribers: 6}
+    shutdown: {after: 600ms, grace: 5s}
+`
+		st := runPlan(t, plan, map[string]string{"HELPER": helperBin, "ADDR": addr, "FLAG": c.flag})[0].Steps[0]
+		if st.Counters["streams_closed_clean"] != c.clean || st.Counters["streams_cut"] != c.cut || st.Requests == 0 {
+			t.Errorf("%s: %d events, counters %v; want %d closed clean and %d cut", c.flag, st.Requests, st.Counters, c.clean, c.cut)
+		}
+	}
+	assertNoZombies(t)
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/httpload"
+	"github.com/benchtui/benchtui/runners/sse"
 )
 
 // ShutdownSpec is the `shutdown:` section of a group. The load is the
@@ -59,16 +60,20 @@ func validateShutdown(g *runners.Group) []error {
 	if g.Target == "" {
 		at("target", "runner shutdown signals the group's target: name one")
 	}
-	if h, _ := g.Section("http").(*httpload.Spec); h == nil {
-		at("http", "missing (runner shutdown sends its load with an http section)")
-	} else {
+	subs, _ := g.Section("sse").(*sse.Spec)
+	switch h, _ := g.Section("http").(*httpload.Spec); {
+	case h != nil:
 		errs = append(errs, h.Validate(g.SectionPos["http"], key+"http")...)
+	case subs == nil:
+		at("http", "missing (runner shutdown sends its load with an http section, SSE subscribers with an sse one, or both)")
+	case g.Load.Concurrency > 0:
+		at("load.concurrency", "HTTP workers need an http section")
 	}
 	if g.Load.Rate > 0 {
 		at("load", "runner shutdown drives a closed loop: give concurrency, not rate")
 	}
-	if g.Load.Concurrency == 0 && spec.Freeze == 0 {
-		at("load.concurrency", "give the load's concurrency, or a frozen batch (shutdown.freeze)")
+	if g.Load.Concurrency == 0 && spec.Freeze == 0 && subs == nil {
+		at("load.concurrency", "give the load's concurrency, a frozen batch (shutdown.freeze) or SSE subscribers (sse)")
 	}
 	if len(g.Sweep) > 0 {
 		at("sweep", "a shutdown group has one step: its target exits in it")
@@ -122,7 +127,11 @@ type ShutdownRunner struct {
 	sig    syscall.Signal
 	load   *httpload.Runner
 	freeze *httpload.Runner // nil without a frozen batch
-	out    ShutdownOutcome  // the last Drive's, read by Finish
+	// sse holds subscribers during the step, nil without an sse section;
+	// its counters say how many streams the target closed cleanly and how
+	// many it cut.
+	sse *sse.Runner
+	out ShutdownOutcome // the last Drive's, read by Finish
 }
 
 var (
@@ -134,10 +143,21 @@ var (
 func NewShutdown(g *runners.Group, _ *runners.RunEnv) (runners.Runner, error) {
 	spec, _ := g.Section("shutdown").(*ShutdownSpec)
 	h, _ := g.Section("http").(*httpload.Spec)
-	if spec == nil || h == nil {
-		return nil, fmt.Errorf("group %s: runner shutdown needs shutdown and http sections", g.ID)
+	subs, _ := g.Section("sse").(*sse.Spec)
+	if spec == nil || (h == nil && subs == nil) {
+		return nil, fmt.Errorf("group %s: runner shutdown needs a shutdown section and an http or sse one", g.ID)
 	}
-	return NewShutdownRunner(spec, h)
+	if h == nil {
+		h = &httpload.Spec{} // no HTTP workers; the frozen batch takes its defaults
+	}
+	r, err := NewShutdownRunner(spec, h)
+	if err != nil || subs == nil {
+		return r, err
+	}
+	if r.sse, err = sse.New(*subs); err != nil {
+		return nil, fmt.Errorf("group %s: %w", g.ID, err)
+	}
+	return r, nil
 }
 
 // NewShutdownRunner builds a shutdown runner from its sections.
@@ -216,6 +236,9 @@ func (r *ShutdownRunner) Close() error {
 	err := r.load.Close()
 	if r.freeze != nil {
 		err = errors.Join(err, r.freeze.Close())
+	}
+	if r.sse != nil {
+		err = errors.Join(err, r.sse.Close())
 	}
 	return err
 }

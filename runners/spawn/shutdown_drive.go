@@ -135,6 +135,9 @@ func (r *ShutdownRunner) Drive(ctx context.Context, env *runners.StepEnv) error 
 	if err := r.startLoad(loadCtx, ctx, env, st, &wg); err != nil {
 		return err
 	}
+	if r.sse != nil {
+		wg.Go(func() { _ = r.sse.Drive(loadCtx, env) })
+	}
 	if !runners.SleepUntil(ctx, st.base.Add(r.spec.After.D()-freezeLead)) {
 		return nil
 	}

@@ -26,20 +26,27 @@ type Handler struct {
 	mu       sync.Mutex
 	retained [][]byte
 	mux      *http.ServeMux
+	ending   chan struct{} // closed by EndStreams
+	endOnce  sync.Once
 }
 
 // NewHandler returns the demo HTTP API.
 func NewHandler() *Handler {
-	h := &Handler{mux: http.NewServeMux()}
+	h := &Handler{mux: http.NewServeMux(), ending: make(chan struct{})}
 	h.mux.HandleFunc("/ping", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("pong\n")) })
 	h.mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
 	h.mux.HandleFunc("/work", h.work)
 	h.mux.HandleFunc("/leak", h.leak)
-	h.mux.Handle("/events", SSEHandler(10))
+	h.mux.Handle("/events", sseHandler(10, h.ending))
 	return h
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// EndStreams ends every event stream, each with a proper end of response,
+// as a server draining for shutdown should; ServeHTTP's server calls it
+// when Shutdown begins.
+func (h *Handler) EndStreams() { h.endOnce.Do(func() { close(h.ending) }) }
 
 func queryInt(r *http.Request, key string, def int) int {
 	if v, err := strconv.Atoi(r.URL.Query().Get(key)); err == nil && v >= 0 {
@@ -88,6 +95,9 @@ func ServeHTTP(addr string, h http.Handler) (*Server, error) {
 		return nil, fmt.Errorf("demo http: listening on %s: %w", addr, err)
 	}
 	s := &Server{srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln: ln}
+	if e, ok := h.(interface{ EndStreams() }); ok {
+		s.srv.RegisterOnShutdown(e.EndStreams) // streams never go idle by themselves
+	}
 	s.wg.Go(func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			fmt.Println("demo http:", err)

@@ -19,7 +19,11 @@ const maxSSERate = 10000
 // at most 10000); limit, close the stream after that many events (a
 // reconnect storm without killing the server). A Last-Event-ID header
 // continues the numbering after it.
-func SSEHandler(defaultRate float64) http.Handler {
+func SSEHandler(defaultRate float64) http.Handler { return sseHandler(defaultRate, nil) }
+
+// sseHandler is SSEHandler whose streams also end, each with a proper end
+// of response, when done is closed (the server is shutting down).
+func sseHandler(defaultRate float64, done <-chan struct{}) http.Handler {
 	if defaultRate <= 0 {
 		defaultRate = 10
 	}
@@ -34,7 +38,7 @@ func SSEHandler(defaultRate float64) http.Handler {
 		if last, err := strconv.ParseInt(r.Header.Get("Last-Event-ID"), 10, 64); err == nil {
 			next = last + 1
 		}
-		serveSSE(w, r, time.Duration(float64(time.Second)/rate), next, limit)
+		serveSSE(w, r, time.Duration(float64(time.Second)/rate), next, limit, done)
 	})
 }
 
@@ -50,7 +54,7 @@ func queryFloat(r *http.Request, key string, def float64) float64 {
 	return f
 }
 
-func serveSSE(w http.ResponseWriter, r *http.Request, every time.Duration, next, limit int64) {
+func serveSSE(w http.ResponseWriter, r *http.Request, every time.Duration, next, limit int64, done <-chan struct{}) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives any server write timeout
 	h := w.Header()
@@ -67,6 +71,8 @@ func serveSSE(w http.ResponseWriter, r *http.Request, every time.Duration, next,
 		select {
 		case <-r.Context().Done():
 			return
+		case <-done:
+			return // a graceful end: the response finishes
 		case <-tick.C:
 			// ts is when the event is written, not when the tick fired.
 			buf = appendSSEEvent(buf[:0], next, time.Now())

@@ -1,6 +1,6 @@
 // Command helper is the test server of package spawn: an HTTP server on
 // loopback that, on SIGTERM, either drains its in-flight requests (the
-// default) or exits at once (-abrupt). With -exit it exits at once, for
+// default; its /events streams end properly) or exits at once (-abrupt). With -exit it exits at once, for
 // spawn timing; -code sets that exit status.
 //
 //	/ping        200 "pong"
@@ -41,7 +41,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		os.Exit(2)
 	}
-	srv := &http.Server{Handler: mux(), ReadHeaderTimeout: 5 * time.Second}
+	ending := make(chan struct{})
+	srv := &http.Server{Handler: mux(ending), ReadHeaderTimeout: 5 * time.Second}
+	srv.RegisterOnShutdown(func() { close(ending) }) // a drain ends the event streams
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			fmt.Fprintln(os.Stderr, "helper:", err)
@@ -60,8 +62,24 @@ func main() {
 	}
 }
 
-func mux() *http.ServeMux {
+func mux(ending <-chan struct{}) *http.ServeMux {
 	m := http.NewServeMux()
+	m.HandleFunc("/events", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for id := 1; ; id++ {
+			fmt.Fprintf(w, "id: %d\ndata: {\"ts\": %d}\n\n", id, time.Now().UnixMilli())
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-ending:
+				return // the response ends properly
+			case <-tick.C:
+			}
+		}
+	})
 	m.HandleFunc("/ping", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("pong\n")) })
 	m.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
 	m.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
