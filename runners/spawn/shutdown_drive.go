@@ -135,8 +135,10 @@ func (r *ShutdownRunner) Drive(ctx context.Context, env *runners.StepEnv) error 
 	if err := r.startLoad(loadCtx, ctx, env, st, &wg); err != nil {
 		return err
 	}
+	var sseDone chan struct{} // closed when the subscribers have all gone
 	if r.sse != nil {
-		wg.Go(func() { _ = r.sse.Drive(loadCtx, env) })
+		sseDone = make(chan struct{})
+		wg.Go(func() { _ = r.sse.Drive(loadCtx, env); close(sseDone) })
 	}
 	if !runners.SleepUntil(ctx, st.base.Add(r.spec.After.D()-freezeLead)) {
 		return nil
@@ -152,6 +154,7 @@ func (r *ShutdownRunner) Drive(ctx context.Context, env *runners.StepEnv) error 
 	}
 	env.Event(artifacts.EventNote, fmt.Sprintf("%s sent to the target", r.spec.Signal))
 	o := r.awaitExit(ctx, env, sigAt)
+	awaitStreams(ctx, sseDone)
 	stopLoad()
 	wg.Wait()
 	r.out = st.outcome(o)
@@ -159,6 +162,26 @@ func (r *ShutdownRunner) Drive(ctx context.Context, env *runners.StepEnv) error 
 		env.Recorder(0).Count(name, 0) // every counter shows, zeros too
 	}
 	return nil
+}
+
+// sseSettle bounds the wait, after the target's exit, for its event
+// streams to be seen ending (subscribers that reconnect never all go).
+const sseSettle = 2 * time.Second
+
+// awaitStreams waits until the subscribers have all gone, so each stream's
+// end is counted before the load is stopped (a stream still open when the
+// load stops is cut by benchtui, and not counted).
+func awaitStreams(ctx context.Context, done <-chan struct{}) {
+	if done == nil {
+		return
+	}
+	t := time.NewTimer(sseSettle)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 func (st *sdState) outcome(o ShutdownOutcome) ShutdownOutcome {
