@@ -108,13 +108,14 @@ func TestShutdownAbruptTarget(t *testing.T) {
 		t.Fatalf("exited in grace %v, status %q", o.ExitedInGrace, o.ExitStatus)
 	}
 	// Every frozen request was cut mid-request. The workers' requests in
-	// flight either got their answer before the exit (the signal takes a
-	// moment to land) or, on reused connections, were retried by Go's
-	// client and refused: they are not counted as dropped work.
-	if o.DroppedInFlight != 5 || o.FrozenInFlight != 5 {
-		t.Errorf("dropped %d, frozen in flight %d: want 5, 5", o.DroppedInFlight, o.FrozenInFlight)
+	// flight mostly got their answer before the exit (the signal takes a
+	// moment to land) or, on reused connections, were retried and refused,
+	// which is not dropped work; now and then one is cut on its retry, and
+	// that is dropped work too: at most one per worker.
+	if o.DroppedInFlight < 5 || o.DroppedInFlight > 5+2 || o.FrozenInFlight != 5 {
+		t.Errorf("dropped %d, frozen in flight %d: want 5 to 7, and 5", o.DroppedInFlight, o.FrozenInFlight)
 	}
-	if c, ok := check(res, "dropped_in_flight == 0"); !ok || c.OK || c.Value != 5 {
+	if c, ok := check(res, "dropped_in_flight == 0"); !ok || c.OK || c.Value != float64(o.DroppedInFlight) {
 		t.Errorf("check dropped_in_flight == 0: %+v (present %v)", c, ok)
 	}
 	assertNoZombies(t)
