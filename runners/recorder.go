@@ -26,7 +26,8 @@ type Recorder struct {
 	counters map[string]int64
 }
 
-func newRecorder() *Recorder {
+// NewRecorder returns an empty recorder.
+func NewRecorder() *Recorder {
 	return &Recorder{
 		latency: artifacts.NewHistogram(),
 		service: artifacts.NewHistogram(),
@@ -100,25 +101,26 @@ func (r *Recorder) Count(name string, n int64) {
 	r.mu.Unlock()
 }
 
-// interval is what a recorder collected since the last swap.
-type interval struct {
-	latency, service *hdrhistogram.Histogram
-	extra            map[string]*hdrhistogram.Histogram
-	requests         int64
-	errors           int64
-	dropped          int64
-	kinds            map[string]int64
-	counters         map[string]int64
+// Interval is what a recorder collected since the last swap. Its
+// histograms pass to the caller of Swap, who becomes their one owner.
+type Interval struct {
+	Latency, Service *hdrhistogram.Histogram
+	Extra            map[string]*hdrhistogram.Histogram
+	Requests         int64
+	Errors           int64
+	Dropped          int64
+	Kinds            map[string]int64
+	Counters         map[string]int64
 }
 
-// swap hands back what was collected and starts afresh with the spare
-// histograms, which must be empty.
-func (r *Recorder) swap(spareLat, spareSvc *hdrhistogram.Histogram) interval {
+// Swap hands back what was collected and starts afresh with the spare
+// histograms, which must be empty. The engine calls it on every tick.
+func (r *Recorder) Swap(spareLat, spareSvc *hdrhistogram.Histogram) Interval {
 	r.mu.Lock()
-	iv := interval{
-		latency: r.latency, service: r.service, extra: r.extra,
-		requests: r.requests, errors: r.errors, dropped: r.dropped,
-		kinds: r.kinds, counters: r.counters,
+	iv := Interval{
+		Latency: r.latency, Service: r.service, Extra: r.extra,
+		Requests: r.requests, Errors: r.errors, Dropped: r.dropped,
+		Kinds: r.kinds, Counters: r.counters,
 	}
 	r.latency, r.service = spareLat, spareSvc
 	r.extra, r.kinds, r.counters = nil, nil, nil

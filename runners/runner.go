@@ -1,22 +1,20 @@
-// Package runners is benchtui's engine and plan format.
+// Package runners is benchtui's runner API: what a protocol runner
+// implements (Runner, Worker, Driver) and what it is given (StepEnv, a
+// Recorder per worker, the pause Gate, the watched target), the Kind that
+// names a runner in plans, and the Registry of kinds that cmd/benchtui
+// builds and hands to the plan decoder, the engine and the console.
 //
-// A plan (plan.yaml) names targets and bench groups. Running a group is a
-// Session: it walks the group's steps (one per sweep value), and for each
-// step prepares the group's Runner, drives load for the warmup (not
-// recorded) and then for the step's duration, which Extend and the soak
-// policy may lengthen and Pause may interrupt. Load is driven either by the
-// engine's own loops (closed loop: N workers back to back; open loop:
-// arrivals due at start + i/rate, whatever the server does) calling a
-// Worker's Do, or, for runners whose operations are not request-shaped
-// (Server-Sent Events, shutdown), by the runner itself as a Driver.
+// The model: running a group is an engine.Session that walks the group's
+// steps (one per sweep value). For each step the engine calls the group's
+// Runner's Prepare, drives load for the warmup (not recorded) and then for
+// the step's duration, and calls Finish. Load is driven either by the
+// engine's loops (engine.ClosedLoop: N workers back to back;
+// engine.OpenLoop: arrivals due at start + i/rate, whatever the server does)
+// calling each Worker's Do, or, when the Runner is also a Driver (SSE
+// subscribers, spawn cycles, shutdown under load), by the runner itself.
 //
-// Every operation is recorded into a sharded Recorder of HDR histograms; each
-// tick (250 ms) the engine swaps the interval histograms out, merges them and
-// publishes an immutable Snapshot on a newest-wins channel. At the end of a
-// step the figures become an artifacts.Step.
-//
-// Protocol runners live in sub-packages and register themselves with
-// RegisterKind and RegisterSection; the engine never imports them.
+// Protocol runners live in sub-packages (httpload, sse, pgload, quicload,
+// spawn, shutdown), each exporting its Kind; nothing registers itself.
 package runners
 
 import (
@@ -24,6 +22,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // Runner runs the operations of one bench group. The engine calls Prepare
@@ -36,19 +35,22 @@ type Runner interface {
 	// NewWorker returns the worker for one goroutine. rec is where the
 	// worker records timings the engine cannot see (Recorder.Extra).
 	NewWorker(id int, rec *Recorder) (Worker, error)
-	// Finish runs after a step: verify queries, teardown. It may append
-	// checks or extra figures to res.
-	Finish(ctx context.Context, step *StepEnv, res *artifacts.Step) error
+	// Finish runs after a step: verify queries, teardown. What it found
+	// (checks, counters, extra figures) goes into the step's result.
+	Finish(ctx context.Context, step *StepEnv, sum Summary) (Findings, error)
 	// Close releases what the runner holds.
 	Close() error
 }
 
 // Worker performs operations for one goroutine. A Worker is used by one
-// goroutine at a time.
+// goroutine at a time; the engine closes it when the step's load has
+// drained.
 type Worker interface {
 	// Do performs one operation and reports how it went. ctx is cancelled
 	// when the step's grace period for in-flight work ends.
 	Do(ctx context.Context) Outcome
+	// Close releases what the worker holds (its connection).
+	Close() error
 }
 
 // Outcome is the result of one operation.
@@ -62,73 +64,38 @@ type Outcome struct {
 }
 
 // Driver is implemented by runners that drive their own load instead of the
-// engine's closed and open loops (SSE subscribers, shutdown under load).
-// Drive runs until ctx is done; it records through env.Recorder and honours
-// env.Gate for pauses.
+// engine's closed and open loops (SSE subscribers, spawn cycles, shutdown
+// under load). Drive runs until ctx is done or its work is; it records
+// through env.Recorder and honours env.Gate for pauses. The engine asks a
+// Driver for no workers.
 type Driver interface {
 	Drive(ctx context.Context, env *StepEnv) error
 }
 
-// Kind is a runner kind of the plan's `runner:` key.
-type Kind struct {
-	// Name is the value of `runner:`.
-	Name string
-	// Validate reports problems of a group using this kind, beyond what the
-	// plan decoder checks (a missing section, say).
-	Validate func(g *Group) []error
-	// New builds the runner for a group.
-	New func(g *Group, env *RunEnv) (Runner, error)
-	// Driven reports whether the runner is a Driver for this group. A nil
-	// Driven means the engine's loops drive it.
-	Driven func(g *Group) bool
-	// TargetExits says the runner makes the target exit (shutdown under
-	// load): the exit is recorded, but never stops the step, whatever
-	// on_target_exit says.
-	TargetExits bool
+// Summary is what a step measured, as Finish and step hooks may need it
+// (a verify query compares rows against the accepted requests).
+type Summary struct {
+	Requests, Errors int64
+}
+
+// Findings are what a runner adds to a step's result after its load: checks
+// (verify queries, a signal that never went), runner-specific counters and
+// extra figures. The engine copies them into the step's artifact; a counter
+// given here is the final count of its name, replacing what the step's
+// recorders counted under it.
+type Findings struct {
+	Checks   []artifacts.Check
+	Counters map[string]int64
+	Extra    map[string]any
 }
 
 // RunEnv is what a runner can use of the run it is part of.
 type RunEnv struct {
 	// Plan is the whole plan.
-	Plan *Plan
+	Plan *plan.Plan
 	// ArtifactsDir is where artifacts and logs go.
 	ArtifactsDir string
 	// Cleanup registers a function run when the whole run ends, on every way
 	// out (embedded servers, for example).
 	Cleanup func(func())
-}
-
-var (
-	kinds     = map[string]Kind{}
-	sections  = map[string]func() any{}
-	stepHooks []StepHook
-	checkers  []func(g *Group) []error
-)
-
-// RegisterGroupCheck adds a plan check run on every group, for sections
-// that any runner's group may carry (such as `verify:`).
-func RegisterGroupCheck(check func(g *Group) []error) { checkers = append(checkers, check) }
-
-// StepHook runs after every step of every group, once its figures are
-// final: group-level checks that belong to no runner, such as a `verify:`
-// list reconciling accepted requests against database rows. It appends to
-// res.Checks; an error is noted in the artifact.
-type StepHook func(ctx context.Context, g *Group, res *artifacts.Step) error
-
-// RegisterStepHook adds a hook run after every step.
-func RegisterStepHook(h StepHook) { stepHooks = append(stepHooks, h) }
-
-// RegisterKind makes a runner kind available to plans. It is meant to be
-// called from the init function of the runner's package.
-func RegisterKind(k Kind) { kinds[k.Name] = k }
-
-// RegisterSection declares a group-level plan key (such as `http:`) whose
-// value is decoded strictly into the value newSpec returns (a pointer to a
-// struct with yaml tags). The decoded value is in Group.Sections.
-func RegisterSection(name string, newSpec func() any) { sections[name] = newSpec }
-
-// LookupKind returns the registered kind of that name.
-func LookupKind(name string) (Kind, bool) {
-	k, ok := kinds[name]
-	return k, ok
 }

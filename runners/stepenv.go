@@ -7,31 +7,49 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/benchtui/benchtui/runners/target"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
-// StepEnv is what a runner sees of the step being run.
+// StepEnv is what a runner sees of the step being run. The engine makes one
+// per step with NewStepEnv; a runner's test may make its own to drive a
+// Driver directly.
 type StepEnv struct {
-	Group  *Group
+	Group  *plan.Group
 	Index  int // 0-based step index
 	Label  string
 	Params map[string]float64
 	// Load is the group's load with this step's sweep value applied.
-	Load Load
+	Load plan.Load
 	// Target is the group's watched target, nil without one.
 	Target TargetHandle
+	// OnEvent and OnWatch are set by the engine: they receive Event and
+	// WatchProcess calls. Nil ignores them.
+	OnEvent func(kind, note string)
+	OnWatch func(name string, pid int)
 
 	gate      *Gate
 	recorders []*Recorder
 	inFlight  atomic.Int64
 	units     atomic.Int64
-	events    func(kind, note string)
-	watch     func(name string, w Watcher)
+	peakUnits atomic.Int64
+}
+
+// NewStepEnv returns a step environment with n recorders (at least one)
+// and an open gate.
+func NewStepEnv(g *plan.Group, load plan.Load, n int) *StepEnv {
+	env := &StepEnv{Group: g, Load: load, Params: map[string]float64{}, gate: &Gate{}}
+	for range max(n, 1) {
+		env.recorders = append(env.recorders, NewRecorder())
+	}
+	return env
 }
 
 // Recorder returns the recorder of worker i (workers share recorders
 // beyond the shard count).
 func (e *StepEnv) Recorder(i int) *Recorder { return e.recorders[i%len(e.recorders)] }
+
+// Recorders are every recorder of the step, for the engine to collect.
+func (e *StepEnv) Recorders() []*Recorder { return e.recorders }
 
 // Gate is the step's pause gate.
 func (e *StepEnv) Gate() *Gate { return e.gate }
@@ -39,14 +57,29 @@ func (e *StepEnv) Gate() *Gate { return e.gate }
 // AddInFlight moves the in-flight count of a Driver's operations or streams.
 func (e *StepEnv) AddInFlight(delta int) { e.inFlight.Add(int64(delta)) }
 
+// InFlight is the number of operations or streams in flight.
+func (e *StepEnv) InFlight() int { return int(e.inFlight.Load()) }
+
 // SetUnits sets the number of subscribers or connections the load holds
-// open; the target's fd growth is divided by it for fds_per_unit.
-func (e *StepEnv) SetUnits(n int) { e.units.Store(int64(n)) }
+// open; the target's fd growth is divided by the step's peak for
+// fds_per_unit.
+func (e *StepEnv) SetUnits(n int) {
+	e.units.Store(int64(n))
+	for {
+		peak := e.peakUnits.Load()
+		if int64(n) <= peak || e.peakUnits.CompareAndSwap(peak, int64(n)) {
+			return
+		}
+	}
+}
+
+// PeakUnits is the most units the load held open at once in this step.
+func (e *StepEnv) PeakUnits() int { return int(e.peakUnits.Load()) }
 
 // Event records an event of the step (kind as in artifacts.Event).
 func (e *StepEnv) Event(kind, note string) {
-	if e.events != nil {
-		e.events(kind, note)
+	if e.OnEvent != nil {
+		e.OnEvent(kind, note)
 	}
 }
 
@@ -54,8 +87,8 @@ func (e *StepEnv) Event(kind, note string) {
 // target from now on, for a runner that starts its own server (an embedded
 // Postgres); a group with a `target:` keeps its own.
 func (e *StepEnv) WatchProcess(name string, pid int) {
-	if e.watch != nil {
-		e.watch(name, target.NewTreeSampler(pid))
+	if e.OnWatch != nil {
+		e.OnWatch(name, pid)
 	}
 }
 

@@ -3,7 +3,7 @@ package ui
 import (
 	"testing"
 
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
 )
 
 // BenchmarkFrame is the cost of drawing one frame of a running group with
@@ -11,8 +11,8 @@ import (
 func BenchmarkFrame(b *testing.B) {
 	m := New(Config{Plan: testPlan(), Dir: "bench-results", Started: t0})
 	m.Update(sizeMsg(120, 36))
-	running(b, m, runners.StateRunning, true)
-	snap := runningSnapshot(runners.StateRunning, true)
+	running(b, m, engine.StateRunning, true)
+	snap := runningSnapshot(engine.StateRunning, true)
 	snap.Series = series(600, 5900, 1.2, 0.01)
 	m.Update(SnapshotMsg{Group: 0, Sess: m.groups[0].sess, Snap: snap})
 	b.ReportAllocs()
@@ -25,8 +25,8 @@ func BenchmarkFrame(b *testing.B) {
 // model only keeps it and marks the frame dirty).
 func BenchmarkSnapshotUpdate(b *testing.B) {
 	m := New(Config{Plan: testPlan(), Dir: "bench-results", Started: t0})
-	running(b, m, runners.StateRunning, true)
-	msg := SnapshotMsg{Group: 0, Sess: m.groups[0].sess, Snap: runningSnapshot(runners.StateRunning, true)}
+	running(b, m, engine.StateRunning, true)
+	msg := SnapshotMsg{Group: 0, Sess: m.groups[0].sess, Snap: runningSnapshot(engine.StateRunning, true)}
 	m.groups[0].cmpBusy = true
 	b.ReportAllocs()
 	for b.Loop() {

@@ -11,7 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/benchtui/benchtui/artifacts"
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // Messages that Cmds hand back to Update. Each carries the group's index.
@@ -19,17 +20,17 @@ type (
 	// SnapshotMsg is a session's newest snapshot.
 	SnapshotMsg struct {
 		Group int
-		Sess  *runners.Session
-		Snap  runners.Snapshot
+		Sess  *engine.Session
+		Snap  engine.Snapshot
 	}
 	// endedMsg says a session's snapshot channel closed: it has ended.
 	endedMsg struct {
 		group int
-		sess  *runners.Session
+		sess  *engine.Session
 	}
 	startedMsg struct {
 		group int
-		sess  *runners.Session
+		sess  *engine.Session
 		at    time.Time
 		err   error
 	}
@@ -66,7 +67,7 @@ type (
 
 // waitSnapshot waits for the next snapshot of sess. It captures the
 // channel, never the model, and is re-armed after each message.
-func waitSnapshot(i int, sess *runners.Session, ch <-chan runners.Snapshot) tea.Cmd {
+func waitSnapshot(i int, sess *engine.Session, ch <-chan engine.Snapshot) tea.Cmd {
 	return func() tea.Msg {
 		snap, ok := <-ch
 		if !ok {
@@ -78,7 +79,7 @@ func waitSnapshot(i int, sess *runners.Session, ch <-chan runners.Snapshot) tea.
 
 // startSession gets a session for g (starting its target when needed) and
 // starts it.
-func startSession(ctx context.Context, eng Engine, reg *Sessions, i int, g *runners.Group) tea.Cmd {
+func startSession(ctx context.Context, eng Engine, reg *Sessions, i int, g *plan.Group) tea.Cmd {
 	return func() tea.Msg {
 		sess, err := eng.Session(ctx, g)
 		if err != nil {
@@ -95,7 +96,7 @@ func startSession(ctx context.Context, eng Engine, reg *Sessions, i int, g *runn
 
 // export writes sess's artifact so far; final marks the session's last
 // export.
-func export(reg *Sessions, dir string, i int, sess *runners.Session, final bool) tea.Cmd {
+func export(reg *Sessions, dir string, i int, sess *engine.Session, final bool) tea.Cmd {
 	return func() tea.Msg {
 		if final {
 			<-sess.Done()
@@ -130,7 +131,7 @@ func loadPicked(i int, path string) tea.Cmd {
 }
 
 // compare judges cur (or, when nil, sess's result so far) against base.
-func compare(i int, base, cur *artifacts.Artifact, sess *runners.Session) tea.Cmd {
+func compare(i int, base, cur *artifacts.Artifact, sess *engine.Session) tea.Cmd {
 	return func() tea.Msg {
 		if cur == nil {
 			cur = sess.Result()
@@ -151,7 +152,7 @@ func control(f func() (string, bool)) tea.Cmd {
 
 // rebuild runs the target's build command, its output to log, then has
 // the engine restart the target.
-func rebuild(ctx context.Context, eng Engine, name string, spec *runners.TargetSpec, log io.Writer) tea.Cmd {
+func rebuild(ctx context.Context, eng Engine, name string, spec *plan.TargetSpec, log io.Writer) tea.Cmd {
 	return func() tea.Msg {
 		fmt.Fprintf(log, "--- rebuild %s: %q\n", name, spec.Build)
 		cmd := exec.CommandContext(ctx, spec.Build[0], spec.Build[1:]...)

@@ -13,7 +13,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/benchtui/benchtui/artifacts"
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
@@ -76,11 +77,11 @@ func (l *loop) until(cond func() bool) {
 }
 
 // enginePlan is one closed-loop group against srv.
-func enginePlan(t *testing.T, url, duration string) *runners.Plan {
+func enginePlan(t *testing.T, url, duration string) *plan.Plan {
 	t.Helper()
 	yaml := "version: 1\ngroups:\n  - id: ping\n    title: loopback ping\n    runner: http\n" +
 		"    http: {requests: [{url: \"" + url + "/ping\"}]}\n    load: {concurrency: 2}\n    duration: " + duration + "\n"
-	return runnertest.ParsePlan(t, yaml, nil)
+	return runnertest.ParsePlan(t, testRegistry, yaml, nil)
 }
 
 func engineModel(t *testing.T, duration string) (*Model, string) {
@@ -88,7 +89,7 @@ func engineModel(t *testing.T, duration string) (*Model, string) {
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	plan := enginePlan(t, srv.URL, duration)
-	run := runners.NewRun(plan, dir, "test")
+	run := engine.NewRun(plan, testRegistry, dir, "test")
 	t.Cleanup(run.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -123,7 +124,7 @@ func TestQuitMidRun(t *testing.T) {
 	m, dir := engineModel(t, "30s")
 	l := newLoop(t, m)
 	gr := m.groups[0]
-	l.send(press("enter"), func() bool { return gr.seen && gr.snap.Phase == runners.PhaseMeasure })
+	l.send(press("enter"), func() bool { return gr.seen && gr.snap.Phase == engine.PhaseMeasure })
 	l.send(press("p"), func() bool { return gr.state == statePaused })
 	l.send(press("p"), func() bool { return gr.state == stateRunning })
 	l.send(press("e"), func() bool { return strings.Contains(m.status, "extended") })

@@ -7,28 +7,33 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
-	_ "github.com/benchtui/benchtui/runners/httpload" // the http runner kind, for sessions
+	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/httpload"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // t0 is the fixed clock of the fixtures.
 var t0 = time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC)
 
-func pdur(d time.Duration) runners.Duration { return runners.Duration{Duration: d} }
+// testRegistry knows the http kind, for sessions.
+var testRegistry = runners.MustRegistry(httpload.Kind())
+
+func pdur(d time.Duration) plan.Duration { return plan.Duration{Duration: d} }
 
 // testPlan is a plan of four groups, two of them on a target with a build
 // command; nothing in it is ever run.
-func testPlan() *runners.Plan {
-	soak := &runners.Soak{ExtendWhileRSSRising: &runners.RSSRule{SlopeMBPerMin: 1, Step: pdur(60 * time.Second), Max: pdur(540 * time.Second)}}
-	return &runners.Plan{
+func testPlan() *plan.Plan {
+	soak := &plan.Soak{ExtendWhileRSSRising: &plan.RSSRule{SlopeMBPerMin: 1, Step: pdur(60 * time.Second), Max: pdur(540 * time.Second)}}
+	return &plan.Plan{
 		Path: "bench.yaml", Version: 1,
-		Targets: map[string]*runners.TargetSpec{
+		Targets: map[string]*plan.TargetSpec{
 			"api": {Command: []string{"./bin/server"}, Build: []string{"true"}},
 		},
-		Groups: []*runners.Group{
+		Groups: []*plan.Group{
 			{ID: "G1", Title: "Ping closed loop", Target: "api", Runner: "http",
-				Load: runners.Load{Concurrency: 8}, Warmup: pdur(time.Second), Duration: pdur(30 * time.Second)},
+				Load: plan.Load{Concurrency: 8}, Warmup: pdur(time.Second), Duration: pdur(30 * time.Second)},
 			{ID: "G5", Title: "Sustained baseline + memory", Target: "api", Runner: "http",
-				Load: runners.Load{Concurrency: 50}, Duration: pdur(300 * time.Second), Soak: soak},
+				Load: plan.Load{Concurrency: 50}, Duration: pdur(300 * time.Second), Soak: soak},
 			{ID: "sweep", Title: "Concurrency sweep", Runner: "http",
 				Sweep: map[string][]float64{"concurrency": {1, 4, 16}}, Duration: pdur(4 * time.Second)},
 			{ID: "pg-claim-skip", Title: "Job claims, SKIP LOCKED", Runner: "postgres", Duration: pdur(20 * time.Second)},
@@ -56,15 +61,15 @@ func series(n int, rps, p50 float64, rssStep float64) []artifacts.Point {
 func round2(f float64) float64 { return math.Round(f*100) / 100 }
 
 // runningSnapshot is G1 half way through its measured phase.
-func runningSnapshot(state runners.State, rising bool) runners.Snapshot {
+func runningSnapshot(state engine.State, rising bool) engine.Snapshot {
 	pts := series(15, 5900, 1.2, 0.11)
-	return runners.Snapshot{
-		GroupID: "G1", State: state, Phase: runners.PhaseMeasure, Step: 1, Steps: 1, StepLabel: "concurrency=8",
+	return engine.Snapshot{
+		GroupID: "G1", State: state, Phase: engine.PhaseMeasure, Step: 1, Steps: 1, StepLabel: "concurrency=8",
 		Elapsed: 15 * time.Second, Planned: 30 * time.Second, Paused: 4 * time.Second,
-		Interval: runners.Stats{Requests: 1475, RPS: 5900, P50: 1.21, P90: 3.02, P99: 8.4, Max: 21.7},
-		Total:    runners.Stats{Requests: 88500, Errors: 3, RPS: 5912.4, P50: 1.2, P90: 3.1, P99: 8.1, Max: 46},
-		InFlight: 8, Target: &runners.ProcSample{RSSMB: 41.6, FDs: 61}, TargetName: "api",
-		Self:     &runners.ProcSample{RSSMB: 30.2, FDs: 12},
+		Interval: engine.Stats{Requests: 1475, RPS: 5900, P50: 1.21, P90: 3.02, P99: 8.4, Max: 21.7},
+		Total:    engine.Stats{Requests: 88500, Errors: 3, RPS: 5912.4, P50: 1.2, P90: 3.1, P99: 8.1, Max: 46},
+		InFlight: 8, Target: &engine.ProcSample{RSSMB: 41.6, FDs: 61}, TargetName: "api",
+		Self:     &engine.ProcSample{RSSMB: 30.2, FDs: 12},
 		RSSSlope: 6.52, RSSRising: rising, Series: pts,
 	}
 }
@@ -93,9 +98,9 @@ func newTestModel(t *testing.T, w, h int) *Model {
 }
 
 // testSession is a session of G1 that is never started.
-func testSession(t testing.TB, m *Model) *runners.Session {
+func testSession(t testing.TB, m *Model) *engine.Session {
 	t.Helper()
-	s, err := runners.NewSession(m.cfg.Plan, m.cfg.Plan.Groups[0], runners.SessionOptions{})
+	s, err := engine.NewSession(testRegistry, m.cfg.Plan, m.cfg.Plan.Groups[0], engine.SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

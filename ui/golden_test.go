@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/benchtui/benchtui/artifacts"
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -97,7 +97,7 @@ func TestGoldenIdle(t *testing.T) {
 }
 
 // running puts G1 half way through a run with a baseline, compared.
-func running(t testing.TB, m *Model, state runners.State, rising bool) {
+func running(t testing.TB, m *Model, state engine.State, rising bool) {
 	t.Helper()
 	sess := testSession(t, m)
 	m.active = 0
@@ -115,7 +115,7 @@ func TestGoldenRunning(t *testing.T) {
 	for _, sz := range sizes {
 		t.Run(sz.name, func(t *testing.T) {
 			m := newTestModel(t, sz.w, sz.h)
-			running(t, m, runners.StateRunning, true)
+			running(t, m, engine.StateRunning, true)
 			s := screen(m)
 			checkShape(t, s, sz.w, sz.h)
 			for _, want := range []string{"step 1/1 concurrency=8", " drop", "api RSS", "+6.5 MB/min — e to extend", "worse", "┤"} {
@@ -130,8 +130,8 @@ func TestGoldenRunning(t *testing.T) {
 
 func TestGoldenPausedNoTarget(t *testing.T) {
 	m := newTestModel(t, 80, 24)
-	running(t, m, runners.StatePaused, false)
-	snap := runningSnapshot(runners.StatePaused, false)
+	running(t, m, engine.StatePaused, false)
+	snap := runningSnapshot(engine.StatePaused, false)
 	snap.Target, snap.TargetName = nil, ""
 	for i := range snap.Series {
 		snap.Series[i].SelfMB = 30 + float64(i)/10
@@ -160,7 +160,7 @@ func TestGoldenScreens(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			m := newTestModel(t, c.w, c.h)
-			running(t, m, runners.StateRunning, false)
+			running(t, m, engine.StateRunning, false)
 			for _, k := range c.keys {
 				m.Update(press(k))
 			}

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/benchtui/benchtui/artifacts"
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
 )
 
 // TestEverySizeFits: in every mode and at many sizes the frame is exactly
@@ -17,7 +17,7 @@ import (
 // once.
 func TestEverySizeFits(t *testing.T) {
 	m := newTestModel(t, 120, 36)
-	running(t, m, runners.StateRunning, true)
+	running(t, m, engine.StateRunning, true)
 	for _, keys := range [][]string{nil, {"?"}, {"c"}, {"b"}, {"n"}} {
 		for _, k := range keys {
 			m.Update(press(k))
@@ -48,7 +48,7 @@ func TestShutdownWritesPartial(t *testing.T) {
 	reg.Add(sess)
 	sess.Start(context.Background())
 	for snap := range sess.Snapshots() {
-		if snap.Phase == runners.PhaseMeasure && snap.Total.Requests > 0 {
+		if snap.Phase == engine.PhaseMeasure && snap.Total.Requests > 0 {
 			break
 		}
 	}

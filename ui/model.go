@@ -20,7 +20,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/benchtui/benchtui/artifacts"
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // FrameEvery is the shortest time between two redraws.
@@ -40,14 +41,14 @@ const (
 type Engine interface {
 	// Session starts the group's target when needed and returns a session,
 	// not yet started. It may block (a target starting).
-	Session(ctx context.Context, g *runners.Group) (*runners.Session, error)
+	Session(ctx context.Context, g *plan.Group) (*engine.Session, error)
 	// RestartTarget stops the named target so the next session starts it anew.
 	RestartTarget(name string) error
 }
 
 // Config is what the console is opened with.
 type Config struct {
-	Plan *runners.Plan
+	Plan *plan.Plan
 	// Engine starts sessions; nil means nothing can be run (view tests).
 	Engine Engine
 	// Dir is the artifacts folder: baselines are read and exports written there.
@@ -69,11 +70,11 @@ type Config struct {
 
 // group is the console's view of one plan group.
 type group struct {
-	g     *runners.Group
+	g     *plan.Group
 	state string
 	err   string
-	sess  *runners.Session
-	snap  runners.Snapshot
+	sess  *engine.Session
+	snap  engine.Snapshot
 	seen  bool // a snapshot arrived
 	// selfFDs is benchtui's own open files over the run, for groups
 	// without a target (the series carries only the target's).

@@ -10,21 +10,21 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // TestRedrawCoalesced: snapshots only mark the frame dirty; it is drawn
 // once per tick however many arrive, and one tick is armed at a time.
 func TestRedrawCoalesced(t *testing.T) {
 	m := newTestModel(t, 80, 24)
-	running(t, m, runners.StateRunning, false)
+	running(t, m, engine.StateRunning, false)
 	screen(m)
 	before, frame := m.renders, m.View().Content
 	sess := m.groups[0].sess
 	ticks := 0
 	for i := range 100 {
-		snap := runningSnapshot(runners.StateRunning, false)
+		snap := runningSnapshot(engine.StateRunning, false)
 		snap.Total.Requests = int64(i)
 		armed := m.tickArmed
 		m.Update(SnapshotMsg{Group: 0, Sess: sess, Snap: snap})
@@ -145,7 +145,7 @@ func TestGraphShapes(t *testing.T) {
 // fakeEngine starts nothing and records restarts.
 type fakeEngine struct{ restarted []string }
 
-func (f *fakeEngine) Session(context.Context, *runners.Group) (*runners.Session, error) {
+func (f *fakeEngine) Session(context.Context, *plan.Group) (*engine.Session, error) {
 	return nil, errors.New("fake engine: no sessions")
 }
 

@@ -7,8 +7,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // onKey routes a key by the mode the console is in.
@@ -105,7 +105,7 @@ func contains(xs []int, x int) bool {
 
 // withSession runs a control on the selected group's running session in a
 // Cmd.
-func (m *Model) withSession(f func(*runners.Session) (string, bool)) tea.Cmd {
+func (m *Model) withSession(f func(*engine.Session) (string, bool)) tea.Cmd {
 	gr := m.selected()
 	sess := gr.sess
 	if sess == nil || m.sel != m.active {
@@ -116,7 +116,7 @@ func (m *Model) withSession(f func(*runners.Session) (string, bool)) tea.Cmd {
 }
 
 // pauseResume runs in a Cmd: it may not touch the model.
-func pauseResume(sess *runners.Session) (string, bool) {
+func pauseResume(sess *engine.Session) (string, bool) {
 	id := sess.Group().ID
 	switch {
 	case sess.Pause():
@@ -127,14 +127,14 @@ func pauseResume(sess *runners.Session) (string, bool) {
 	return id + ": nothing to pause between steps", false
 }
 
-func stopStep(sess *runners.Session) (string, bool) {
+func stopStep(sess *engine.Session) (string, bool) {
 	sess.StopStep("stopped by the operator")
 	return sess.Group().ID + ": step stopped", true
 }
 
 // extendStep lengthens the running step by d.
-func extendStep(d time.Duration) func(*runners.Session) (string, bool) {
-	return func(sess *runners.Session) (string, bool) {
+func extendStep(d time.Duration) func(*engine.Session) (string, bool) {
+	return func(sess *engine.Session) (string, bool) {
 		if !sess.Extend(d, "by the operator") {
 			return sess.Group().ID + ": only the measured phase can be extended", false
 		}
@@ -144,7 +144,7 @@ func extendStep(d time.Duration) func(*runners.Session) (string, bool) {
 
 // extendBy is how far e extends a step: the soak policy's step, else a
 // quarter of the step's planned duration.
-func extendBy(g *runners.Group, override time.Duration) time.Duration {
+func extendBy(g *plan.Group, override time.Duration) time.Duration {
 	if g.Soak != nil && g.Soak.ExtendWhileRSSRising != nil && g.Soak.ExtendWhileRSSRising.Step.D() > 0 {
 		return g.Soak.ExtendWhileRSSRising.Step.D()
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
 )
 
 // Sessions tracks every session the console started and whether its final
@@ -15,34 +15,34 @@ import (
 // goroutine.
 type Sessions struct {
 	mu       sync.Mutex
-	list     []*runners.Session
-	exported map[*runners.Session]string
+	list     []*engine.Session
+	exported map[*engine.Session]string
 }
 
 // NewSessions returns an empty registry.
 func NewSessions() *Sessions {
-	return &Sessions{exported: map[*runners.Session]string{}}
+	return &Sessions{exported: map[*engine.Session]string{}}
 }
 
 // Add registers a started session.
-func (s *Sessions) Add(sess *runners.Session) {
+func (s *Sessions) Add(sess *engine.Session) {
 	s.mu.Lock()
 	s.list = append(s.list, sess)
 	s.mu.Unlock()
 }
 
 // markExported records that sess's final artifact is at path.
-func (s *Sessions) markExported(sess *runners.Session, path string) {
+func (s *Sessions) markExported(sess *engine.Session, path string) {
 	s.mu.Lock()
 	s.exported[sess] = path
 	s.mu.Unlock()
 }
 
 // pending returns the sessions whose final artifact is not written yet.
-func (s *Sessions) pending() []*runners.Session {
+func (s *Sessions) pending() []*engine.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []*runners.Session
+	var out []*engine.Session
 	for _, sess := range s.list {
 		if _, ok := s.exported[sess]; !ok {
 			out = append(out, sess)
@@ -77,7 +77,7 @@ func (s *Sessions) Shutdown(dir, why string, wait time.Duration) ([]string, []er
 }
 
 // waitAll waits until every session has ended or wait has passed.
-func waitAll(list []*runners.Session, wait time.Duration) {
+func waitAll(list []*engine.Session, wait time.Duration) {
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	for _, sess := range list {

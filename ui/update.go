@@ -5,8 +5,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
 )
 
 // compareEvery bounds how often a running group's comparison is redone.
@@ -91,7 +90,7 @@ func (m *Model) onSnapshot(msg SnapshotMsg) tea.Cmd {
 	switch {
 	case msg.Snap.Err != nil:
 		gr.state, gr.err = stateFailed, m.cfg.Plan.Redact(msg.Snap.Err.Error())
-	case msg.Snap.State == runners.StatePaused:
+	case msg.Snap.State == engine.StatePaused:
 		gr.state = statePaused
 	case gr.state != stateFailed:
 		gr.state = stateRunning

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/guptarohit/asciigraph"
-
-	"github.com/benchtui/benchtui/runners"
 )
 
 // viewDetail draws the selected group: what it is and where it stands,
@@ -54,7 +54,7 @@ func (m *Model) stepLine(gr *group, w int) string {
 	}
 	s := gr.snap
 	text := fmt.Sprintf("step %d/%d %s · %s", s.Step, s.Steps, s.StepLabel, s.Phase)
-	if s.State == runners.StatePaused {
+	if s.State == engine.StatePaused {
 		text += " · " + st.state(statePaused) + st.Dim.Render(" (p resumes)")
 	} else if s.Paused > 0 {
 		text += st.Dim.Render(" · " + dur(s.Paused) + " paused")
@@ -63,7 +63,7 @@ func (m *Model) stepLine(gr *group, w int) string {
 }
 
 // planSummary says what running the group will do.
-func planSummary(g *runners.Group, override time.Duration) string {
+func planSummary(g *plan.Group, override time.Duration) string {
 	steps := 1
 	for _, vs := range g.Sweep {
 		steps *= max(len(vs), 1)
@@ -89,7 +89,7 @@ func plural(n int) string {
 // progressLine is a bar over the current phase with elapsed and remaining.
 func (m *Model) progressLine(gr *group, w int) string {
 	s := gr.snap
-	if !gr.seen || s.Planned <= 0 || s.Phase == runners.PhaseDone || gr.state == stateDone {
+	if !gr.seen || s.Planned <= 0 || s.Phase == engine.PhaseDone || gr.state == stateDone {
 		return ""
 	}
 	frac := min(float64(s.Elapsed)/float64(s.Planned), 1)
@@ -112,7 +112,7 @@ func (m *Model) liveTable(gr *group, w int) []string {
 		return append(lines, m.st.Dim.Render("  (ms; figures appear when it runs)"), "")
 	}
 	s := gr.snap
-	row := func(name string, x runners.Stats, inflight string) string {
+	row := func(name string, x engine.Stats, inflight string) string {
 		return fit(fmt.Sprintf(tableFormat, name, compact(x.RPS), compact(x.P50), compact(x.P90),
 			compact(x.P99), compact(x.Max), count(x.Errors), inflight, count(x.Dropped)), w)
 	}

@@ -15,7 +15,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/ui"
 )
 
@@ -74,12 +74,12 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "benchtui: no terminal on stdout; use `benchtui run` for headless runs")
 		return exitUsage
 	}
-	plan, err := loadPlan(f.plan)
+	pl, err := loadPlan(f.plan)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
-	dir := artifactsDir(f.out, plan)
+	dir := artifactsDir(f.out, pl)
 	logf, err := openConsoleLog(dir)
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtui:", err)
@@ -89,7 +89,7 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	log.SetOutput(logf) // a library's log line must not land on the screen
 	defer log.SetOutput(stderr)
 	raiseFDLimit(logf)
-	run := runners.NewRun(plan, dir, version)
+	run := engine.NewRun(pl, kinds, dir, version)
 	run.Duration = f.duration
 	defer run.Close() // stops the targets (the demo server) on every way out
 	return console(ctx, run, dir, logf, stdout.(*os.File), stderr)
@@ -109,7 +109,7 @@ func openConsoleLog(dir string) (*os.File, error) {
 }
 
 // console runs the program, then exports whatever the sessions measured.
-func console(ctx context.Context, run *runners.Run, dir string, logf, stdout *os.File, stderr io.Writer) (code int) {
+func console(ctx context.Context, run *engine.Run, dir string, logf, stdout *os.File, stderr io.Writer) (code int) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sessions := ui.NewSessions()

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/benchtui/benchtui/runners/target/demo"
+	"github.com/benchtui/benchtui/runners/demo"
 )
 
 // cmdDemoTarget serves the built-in demo servers until SIGTERM or SIGINT,

@@ -13,10 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/pgload"
+	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/sse"
-	"github.com/benchtui/benchtui/runners/target"
+	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // finding is one line of the doctor's report.
@@ -33,19 +33,19 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "usage: benchtui doctor [PLAN]")
 		return exitUsage
 	}
-	plan, err := loadPlan(firstArg(args))
+	pl, err := loadPlan(firstArg(args))
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
 	var fs []finding
-	fs = append(fs, checkFDs(plan)...)
-	fs = append(fs, checkUDP(plan)...)
-	fs = append(fs, checkTargets(plan)...)
-	fs = append(fs, checkPostgres(ctx, plan)...)
+	fs = append(fs, checkFDs(pl)...)
+	fs = append(fs, checkUDP(pl)...)
+	fs = append(fs, checkTargets(pl)...)
+	fs = append(fs, checkPostgres(ctx, pl)...)
 	code := exitOK
 	for _, f := range fs {
-		fmt.Fprintf(stdout, "%-5s %s\n", f.level, plan.Redact(f.what))
+		fmt.Fprintf(stdout, "%-5s %s\n", f.level, pl.Redact(f.what))
 		if f.level == "error" {
 			code = exitFail
 		}
@@ -61,12 +61,12 @@ func firstArg(args []string) string {
 }
 
 // unitsOf is the most connections or subscribers a group holds at once.
-func unitsOf(g *runners.Group) int {
+func unitsOf(g *plan.Group) int {
 	n := g.Load.Workers()
 	for _, k := range []string{"concurrency", "max_in_flight", "subscribers"} {
 		n = max(n, int(slices.Max(append([]float64{0}, g.Sweep[k]...))))
 	}
-	if s, ok := g.Section("sse").(*sse.Spec); ok {
+	if s := plan.Section[sse.Spec](g, sse.Section); s != nil {
 		n = max(n, s.Subscribers)
 	}
 	return n
@@ -75,10 +75,10 @@ func unitsOf(g *runners.Group) int {
 // checkFDs compares the open-files limit with what the plan needs: each
 // connection or subscriber costs about target.FDCostPerUnit fds (the seed's
 // measured 1.5), the largest group counting since groups run one by one.
-func checkFDs(plan *runners.Plan) []finding {
+func checkFDs(pl *plan.Plan) []finding {
 	need := 64
-	for _, g := range plan.Groups {
-		need = max(need, 64+int(math.Ceil(float64(unitsOf(g))*target.FDCostPerUnit)))
+	for _, g := range pl.Groups {
+		need = max(need, 64+int(math.Ceil(float64(unitsOf(g))*watch.FDCostPerUnit)))
 	}
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
@@ -93,23 +93,23 @@ func checkFDs(plan *runners.Plan) []finding {
 	return []finding{{"ok", fmt.Sprintf("open files: limit %d >= %d needed", lim.Cur, need)}}
 }
 
-func checkUDP(plan *runners.Plan) []finding {
-	if !slices.ContainsFunc(plan.Groups, func(g *runners.Group) bool { return g.Runner == "quic" }) {
+func checkUDP(pl *plan.Plan) []finding {
+	if !slices.ContainsFunc(pl.Groups, func(g *plan.Group) bool { return g.Runner == "quic" }) {
 		return nil
 	}
-	rmem, err := target.UDPBufferMax()
+	rmem, err := watch.UDPBufferMax()
 	switch {
 	case err != nil:
 		return []finding{{"warn", fmt.Sprintf("UDP buffers: %v", err)}}
-	case rmem < target.QUICWantUDPBuffer:
-		return []finding{{"warn", fmt.Sprintf("UDP buffers: net.core.rmem_max is %d, quic-go wants %d; raise with: sysctl -w net.core.rmem_max=7500000 net.core.wmem_max=7500000", rmem, target.QUICWantUDPBuffer)}}
+	case rmem < watch.QUICWantUDPBuffer:
+		return []finding{{"warn", fmt.Sprintf("UDP buffers: net.core.rmem_max is %d, quic-go wants %d; raise with: sysctl -w net.core.rmem_max=7500000 net.core.wmem_max=7500000", rmem, watch.QUICWantUDPBuffer)}}
 	}
 	return []finding{{"ok", fmt.Sprintf("UDP buffers: net.core.rmem_max %d", rmem)}}
 }
 
-func checkTargets(plan *runners.Plan) []finding {
+func checkTargets(pl *plan.Plan) []finding {
 	var fs []finding
-	for name, t := range plan.Targets {
+	for name, t := range pl.Targets {
 		switch {
 		case len(t.Command) > 0:
 			if _, err := exec.LookPath(t.Command[0]); err != nil {
@@ -139,11 +139,11 @@ func fileFinding(what, path string) finding {
 	return finding{"ok", fmt.Sprintf("%s %s exists", what, path)}
 }
 
-func checkPostgres(ctx context.Context, plan *runners.Plan) []finding {
+func checkPostgres(ctx context.Context, pl *plan.Plan) []finding {
 	var fs []finding
-	for _, g := range plan.Groups {
-		spec, ok := g.Section("postgres").(*pgload.Spec)
-		if !ok {
+	for _, g := range pl.Groups {
+		spec := plan.Section[pgload.Spec](g, pgload.Section)
+		if spec == nil {
 			continue
 		}
 		if spec.DSN == pgload.EmbeddedDSN {

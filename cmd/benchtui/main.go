@@ -39,6 +39,7 @@ func commands() map[string]command {
 func main() {
 	stop := startProfile(os.Getenv("BENCHTUI_CPUPROFILE"))
 	os.Unsetenv("BENCHTUI_CPUPROFILE") // not for the demo servers and targets it starts
+	quietQUIC()
 	code := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

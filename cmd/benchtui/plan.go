@@ -7,9 +7,9 @@ import (
 	"net"
 	"os"
 
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/demo"
 	"github.com/benchtui/benchtui/runners/pgload"
-	"github.com/benchtui/benchtui/runners/target/demo"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // defaultPlan is the plan benchtui uses when none is named.
@@ -17,12 +17,12 @@ const defaultPlan = "bench.yaml"
 
 // loadPlan reads the plan at path; with no path it takes ./bench.yaml,
 // else the built-in demo plan.
-func loadPlan(path string) (*runners.Plan, error) {
+func loadPlan(path string) (*plan.Plan, error) {
 	if path != "" {
-		return runners.LoadPlan(path)
+		return plan.LoadPlan(path, kinds)
 	}
 	if _, err := os.Stat(defaultPlan); err == nil {
-		return runners.LoadPlan(defaultPlan)
+		return plan.LoadPlan(defaultPlan, kinds)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("reading plan: %w", err)
 	}
@@ -31,7 +31,7 @@ func loadPlan(path string) (*runners.Plan, error) {
 
 // loadDemoPlan expands the built-in plan for this binary and a free
 // loopback port.
-func loadDemoPlan() (*runners.Plan, error) {
+func loadDemoPlan() (*plan.Plan, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding the benchtui binary for the demo: %w", err)
@@ -52,7 +52,7 @@ func loadDemoPlan() (*runners.Plan, error) {
 	if _, err := pgload.FindBinDir(""); err == nil {
 		src = append(append([]byte{}, src...), demo.PostgresGroupsYAML...)
 	}
-	return runners.ParsePlan(demo.PlanName, src, lookup)
+	return plan.ParsePlan(demo.PlanName, src, lookup, kinds)
 }
 
 // freeLoopbackAddr returns a 127.0.0.1 address whose port was free a

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
-	"github.com/benchtui/benchtui/runners"
-	"github.com/benchtui/benchtui/runners/target"
+	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // progress prints at most one line a second about a running group.
@@ -22,17 +22,17 @@ type progress struct {
 
 func newProgress(w io.Writer, group string) *progress { return &progress{w: w, group: group} }
 
-func (p *progress) show(s runners.Snapshot) {
+func (p *progress) show(s engine.Snapshot) {
 	if s.Err != nil {
 		fmt.Fprintf(p.w, "%s: failed: %v\n", p.group, s.Err)
 		return
 	}
-	if time.Since(p.last) < time.Second && s.Phase != runners.PhaseDone {
+	if time.Since(p.last) < time.Second && s.Phase != engine.PhaseDone {
 		return
 	}
 	p.last = time.Now()
 	state := string(s.Phase)
-	if s.State == runners.StatePaused {
+	if s.State == engine.StatePaused {
 		state = "paused"
 	}
 	clock := s.Elapsed.Round(time.Second).String()
@@ -103,7 +103,7 @@ func printPairs[V any](w io.Writer, label, what string, m map[string]V) {
 
 // raiseFDLimit lifts the soft fd limit to the hard one, saying so.
 func raiseFDLimit(w io.Writer) {
-	soft, hard, raised, err := target.RaiseFDLimit()
+	soft, hard, raised, err := watch.RaiseFDLimit()
 	switch {
 	case err != nil:
 		fmt.Fprintln(w, "benchtui: raising the fd limit:", err)

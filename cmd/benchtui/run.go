@@ -13,7 +13,8 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // runFlags are the options of `benchtui run`.
@@ -63,28 +64,28 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // artifactsDir is -o, else the plan's artifacts folder, else ./bench-results.
-func artifactsDir(flagDir string, plan *runners.Plan) string {
+func artifactsDir(flagDir string, pl *plan.Plan) string {
 	switch {
 	case flagDir != "":
 		return flagDir
-	case plan.Artifacts != "":
-		return plan.Artifacts
+	case pl.Artifacts != "":
+		return pl.Artifacts
 	}
 	return "bench-results"
 }
 
 // selectGroups returns the groups named in ids (comma-separated), in plan
 // order, or every group when ids is empty.
-func selectGroups(plan *runners.Plan, ids string) ([]*runners.Group, error) {
+func selectGroups(pl *plan.Plan, ids string) ([]*plan.Group, error) {
 	if ids == "" {
-		return plan.Groups, nil
+		return pl.Groups, nil
 	}
 	want := map[string]bool{}
 	for _, id := range strings.Split(ids, ",") {
 		want[strings.TrimSpace(id)] = true
 	}
-	var out []*runners.Group
-	for _, g := range plan.Groups {
+	var out []*plan.Group
+	for _, g := range pl.Groups {
 		if want[g.ID] {
 			out = append(out, g)
 			delete(want, g.ID)
@@ -104,12 +105,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "benchtui run:", err)
 		return exitUsage
 	}
-	plan, err := loadPlan(f.plan)
+	pl, err := loadPlan(f.plan)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
-	groups, err := selectGroups(plan, f.groups)
+	groups, err := selectGroups(pl, f.groups)
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtui run:", err)
 		return exitUsage
@@ -121,9 +122,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	h := &headless{plan: plan, dir: artifactsDir(f.out, plan), stdout: stdout, stderr: stderr}
+	h := &headless{pl: pl, dir: artifactsDir(f.out, pl), stdout: stdout, stderr: stderr}
 	raiseFDLimit(stderr)
-	run := runners.NewRun(plan, h.dir, version)
+	run := engine.NewRun(pl, kinds, h.dir, version)
 	run.Duration = f.duration
 	defer run.Close()
 	return h.runAll(ctx, run, groups, base)
@@ -131,13 +132,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // headless drives sessions for `benchtui run`.
 type headless struct {
-	plan   *runners.Plan
+	pl     *plan.Plan
 	dir    string
 	stdout io.Writer
 	stderr io.Writer
 }
 
-func (h *headless) runAll(ctx context.Context, run *runners.Run, groups []*runners.Group, base []*artifacts.Artifact) int {
+func (h *headless) runAll(ctx context.Context, run *engine.Run, groups []*plan.Group, base []*artifacts.Artifact) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	intr := newInterrupter(h, run, cancel)
@@ -156,7 +157,7 @@ func (h *headless) runAll(ctx context.Context, run *runners.Run, groups []*runne
 			}
 		}
 		if err != nil {
-			fmt.Fprintln(h.stderr, h.plan.Redact(err.Error()))
+			fmt.Fprintln(h.stderr, h.pl.Redact(err.Error()))
 			code = exitFail
 		}
 	}
@@ -171,7 +172,7 @@ func (h *headless) runAll(ctx context.Context, run *runners.Run, groups []*runne
 
 // runGroup runs one group and writes its artifact, partial when the
 // group was interrupted.
-func (h *headless) runGroup(ctx context.Context, run *runners.Run, g *runners.Group, intr *interrupter) (*artifacts.Artifact, error) {
+func (h *headless) runGroup(ctx context.Context, run *engine.Run, g *plan.Group, intr *interrupter) (*artifacts.Artifact, error) {
 	sess, err := run.Session(ctx, g)
 	if err != nil {
 		return nil, err
@@ -197,10 +198,10 @@ type interrupter struct {
 	sigs chan os.Signal
 	done chan struct{}
 	mu   sync.Mutex
-	sess *runners.Session
+	sess *engine.Session
 }
 
-func newInterrupter(h *headless, run *runners.Run, cancel context.CancelFunc) *interrupter {
+func newInterrupter(h *headless, run *engine.Run, cancel context.CancelFunc) *interrupter {
 	in := &interrupter{sigs: make(chan os.Signal, 2), done: make(chan struct{})}
 	signal.Notify(in.sigs, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
@@ -230,13 +231,13 @@ func newInterrupter(h *headless, run *runners.Run, cancel context.CancelFunc) *i
 	return in
 }
 
-func (in *interrupter) watch(s *runners.Session) {
+func (in *interrupter) watch(s *engine.Session) {
 	in.mu.Lock()
 	in.sess = s
 	in.mu.Unlock()
 }
 
-func (in *interrupter) current() *runners.Session {
+func (in *interrupter) current() *engine.Session {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.sess

@@ -14,11 +14,11 @@ func cmdValidate(_ context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "usage: benchtui validate PLAN")
 		return exitUsage
 	}
-	plan, err := loadPlan(args[0])
+	pl, err := loadPlan(args[0])
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "ok: %s: %d groups\n", args[0], len(plan.Groups))
+	fmt.Fprintf(stdout, "ok: %s: %d groups\n", args[0], len(pl.Groups))
 	return exitOK
 }

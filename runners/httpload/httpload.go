@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // Spec is the `http:` section of a group.
@@ -27,8 +27,8 @@ type Spec struct {
 	// Protocol is "http1" (default), "h2" (HTTP/2 over TLS) or "h2c".
 	Protocol string `yaml:"protocol"`
 	// Timeout bounds each request (default 10s).
-	Timeout            runners.Duration `yaml:"timeout"`
-	InsecureSkipVerify bool             `yaml:"insecure_skip_verify"`
+	Timeout            plan.Duration `yaml:"timeout"`
+	InsecureSkipVerify bool          `yaml:"insecure_skip_verify"`
 	// Client is "auto" (default: the lean HTTP/1.1 client for plain http://
 	// requests, net/http otherwise) or "net/http".
 	Client string `yaml:"client"`
@@ -48,42 +48,49 @@ type Request struct {
 // DefaultTimeout bounds a request when the plan sets none.
 const DefaultTimeout = 10 * time.Second
 
-func init() {
-	runners.RegisterSection("http", func() any { return &Spec{} })
-	runners.RegisterKind(runners.Kind{Name: "http", Validate: validate, New: New})
+// Section is the plan key of the HTTP section.
+const Section = "http"
+
+// NewSpec returns an empty section for the plan decoder.
+func NewSpec() any { return &Spec{} }
+
+// Kind is `runner: http`: the group's request mix, driven by the engine's
+// closed or open loop.
+func Kind() runners.Kind {
+	return runners.Kind{Name: "http", Sections: map[string]func() any{Section: NewSpec}, Validate: validate, New: New}
 }
 
-func validate(g *runners.Group) []error {
-	spec, _ := g.Section("http").(*Spec)
+func validate(g *plan.Group) []error {
+	spec := plan.Section[Spec](g, Section)
 	if spec == nil {
-		return []error{runners.Errorf(g.Pos, "group "+g.ID+": http", "missing (required for runner http)")}
+		return []error{plan.Errorf(g.Pos, "group "+g.ID+": http", "missing (required for runner http)")}
 	}
-	return spec.Validate(g.SectionPos["http"], "group "+g.ID+": http")
+	return append(g.LoopProblems(), spec.Validate(g.SectionPos[Section], "group "+g.ID+": http")...)
 }
 
 // Validate reports problems of the section; pos is where it starts.
-func (s *Spec) Validate(pos runners.Pos, key string) []error {
+func (s *Spec) Validate(pos plan.Pos, key string) []error {
 	var errs []error
 	if len(s.Requests) == 0 {
-		errs = append(errs, runners.Errorf(pos, key+".requests", "needs at least one request"))
+		errs = append(errs, plan.Errorf(pos, key+".requests", "needs at least one request"))
 	}
 	for i, r := range s.Requests {
 		k := fmt.Sprintf("%s.requests[%d]", key, i)
 		if u, err := url.Parse(r.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, runners.Errorf(pos, k+".url", "want an http:// or https:// URL, got %q", runners.RedactURLs(r.URL)))
+			errs = append(errs, plan.Errorf(pos, k+".url", "want an http:// or https:// URL, got %q", plan.RedactURLs(r.URL)))
 		}
 		if r.Weight < 0 {
-			errs = append(errs, runners.Errorf(pos, k+".weight", "must not be negative"))
+			errs = append(errs, plan.Errorf(pos, k+".weight", "must not be negative"))
 		}
 	}
 	if !slices.Contains([]string{"", "keep-alive", "fresh"}, s.Connection) {
-		errs = append(errs, runners.Errorf(pos, key+".connection", "want keep-alive or fresh, got %q", s.Connection))
+		errs = append(errs, plan.Errorf(pos, key+".connection", "want keep-alive or fresh, got %q", s.Connection))
 	}
 	if !slices.Contains([]string{"", "auto", "net/http"}, s.Client) {
-		errs = append(errs, runners.Errorf(pos, key+".client", "want auto or net/http, got %q", s.Client))
+		errs = append(errs, plan.Errorf(pos, key+".client", "want auto or net/http, got %q", s.Client))
 	}
 	if !slices.Contains([]string{"", "http1", "h2", "h2c"}, s.Protocol) {
-		errs = append(errs, runners.Errorf(pos, key+".protocol", "want http1, h2 or h2c, got %q", s.Protocol))
+		errs = append(errs, plan.Errorf(pos, key+".protocol", "want http1, h2 or h2c, got %q", s.Protocol))
 	}
 	return errs
 }
@@ -94,12 +101,11 @@ type Runner struct {
 	client *http.Client
 	mix    []int         // request index per weight unit
 	lean   []leanRequest // the requests serialized, when the lean client is used
-	conns  connSet
 }
 
 // New builds the HTTP runner of a group.
-func New(g *runners.Group, _ *runners.RunEnv) (runners.Runner, error) {
-	spec, _ := g.Section("http").(*Spec)
+func New(g *plan.Group, _ *runners.RunEnv) (runners.Runner, error) {
+	spec := plan.Section[Spec](g, Section)
 	if spec == nil {
 		return nil, fmt.Errorf("group %s has no http section", g.ID)
 	}
@@ -134,7 +140,6 @@ func NewRunner(spec *Spec) *Runner {
 // Prepare builds a client whose idle pool holds a connection per worker:
 // Go's default of 2 idle connections per host would measure reconnects.
 func (r *Runner) Prepare(_ context.Context, step *runners.StepEnv) error {
-	r.conns.closeAll()
 	if r.client != nil {
 		r.client.CloseIdleConnections()
 	}
@@ -173,7 +178,7 @@ func newClient(s *Spec, workers int, timeout time.Duration) *http.Client {
 func (r *Runner) NewWorker(id int, _ *runners.Recorder) (runners.Worker, error) {
 	rnd := rand.New(rand.NewPCG(uint64(id)+1, uint64(time.Now().UnixNano())))
 	if r.lean != nil {
-		return &leanWorker{r: r, rnd: rnd, conn: r.conns.add(r.timeout())}, nil
+		return &leanWorker{r: r, rnd: rnd, conn: newLeanConn(r.timeout())}, nil
 	}
 	return &worker{r: r, rnd: rnd}, nil
 }
@@ -186,11 +191,12 @@ func (r *Runner) timeout() time.Duration {
 }
 
 // Finish has nothing to verify for plain HTTP.
-func (r *Runner) Finish(context.Context, *runners.StepEnv, *artifacts.Step) error { return nil }
+func (r *Runner) Finish(context.Context, *runners.StepEnv, runners.Summary) (runners.Findings, error) {
+	return runners.Findings{}, nil
+}
 
-// Close drops the connections.
+// Close drops the client's idle connections.
 func (r *Runner) Close() error {
-	r.conns.closeAll()
 	if r.client != nil {
 		r.client.CloseIdleConnections()
 	}

@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 // and runs it through the engine.
 func runGroup(t *testing.T, group string, vars map[string]string) *artifacts.Artifact {
 	t.Helper()
-	return runnertest.RunPlan(t, "version: 1\ngroups:\n"+group, vars)
+	return runnertest.RunPlan(t, testRegistry, "version: 1\ngroups:\n"+group, vars)
 }
 
 func TestClosedLoopAccuracyAndCounts(t *testing.T) {

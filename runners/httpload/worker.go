@@ -10,7 +10,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -23,6 +22,9 @@ type worker struct {
 }
 
 var _ runners.Worker = (*worker)(nil)
+
+// Close does nothing: the connections are the runner's client's.
+func (w *worker) Close() error { return nil }
 
 // Do sends one request of the mix, drains its body so the connection is
 // reused, and classifies the outcome.
@@ -112,26 +114,12 @@ func (w *leanWorker) Do(ctx context.Context) runners.Outcome {
 	return runners.Outcome{Err: statusKind(&w.r.spec.Requests[i], code)}
 }
 
-// connSet holds the lean workers' connections so the runner can close them.
-type connSet struct {
-	mu    sync.Mutex
-	conns []*leanConn
+func newLeanConn(timeout time.Duration) *leanConn {
+	return &leanConn{timeout: timeout, dialer: net.Dialer{Timeout: 5 * time.Second}}
 }
 
-func (s *connSet) add(timeout time.Duration) *leanConn {
-	c := &leanConn{timeout: timeout, dialer: net.Dialer{Timeout: 5 * time.Second}}
-	s.mu.Lock()
-	s.conns = append(s.conns, c)
-	s.mu.Unlock()
-	return c
-}
-
-// closeAll closes every connection; it runs when no worker is running.
-func (s *connSet) closeAll() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, c := range s.conns {
-		c.stop()
-	}
-	s.conns = nil
+// Close closes the worker's connection; it runs when the worker is idle.
+func (w *leanWorker) Close() error {
+	w.conn.stop()
+	return nil
 }

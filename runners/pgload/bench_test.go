@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/pgload/pgtest"
+	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
@@ -41,7 +43,7 @@ func BenchmarkWorkers(b *testing.B) {
 	}
 }
 
-func benchWorkers(b *testing.B, g *runners.Group) {
+func benchWorkers(b *testing.B, g *plan.Group) {
 	r := newRunner(b, g)
 	ctx := context.Background()
 	if err := r.Prepare(ctx, &runners.StepEnv{Group: g, Load: g.Load}); err != nil {
@@ -79,7 +81,7 @@ func BenchmarkEngineSelect1(b *testing.B) {
 	if dsn == "" {
 		dsn = pgtest.Cluster(b).DSN()
 	}
-	plan := runnertest.ParsePlan(b, `version: 1
+	plan := runnertest.ParsePlan(b, testRegistry, `version: 1
 groups:
   - id: S1
     runner: postgres
@@ -90,7 +92,7 @@ groups:
 	var ops, rps float64
 	cpu0 := cpuTime()
 	for range b.N {
-		run := runners.NewRun(plan, b.TempDir(), "bench")
+		run := engine.NewRun(plan, testRegistry, b.TempDir(), "bench")
 		s, err := run.Session(context.Background(), plan.Groups[0])
 		if err != nil {
 			b.Fatal(err)

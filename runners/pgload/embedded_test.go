@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/runnertest"
 	"github.com/benchtui/benchtui/runners/runnertest/testbin"
@@ -113,7 +113,7 @@ func TestEmbeddedOptionsAndIdempotentStop(t *testing.T) {
 // stopped by the run's cleanup.
 func TestThroughTheEngine(t *testing.T) {
 	skipWithoutPostgres(t)
-	plan := runnertest.ParsePlan(t, `version: 1
+	plan := runnertest.ParsePlan(t, testRegistry, `version: 1
 groups:
   - id: PG1
     runner: postgres
@@ -127,7 +127,7 @@ groups:
     load: {concurrency: 8}
     duration: 1s
 `, nil)
-	run := runners.NewRun(plan, t.TempDir(), "test")
+	run := engine.NewRun(plan, testRegistry, t.TempDir(), "test")
 	defer run.Close()
 	s, err := run.Session(context.Background(), plan.Groups[0])
 	if err != nil {

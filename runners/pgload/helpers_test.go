@@ -16,6 +16,7 @@ import (
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/pgload/pgtest"
+	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
 
@@ -31,20 +32,17 @@ func TestMain(m *testing.M) {
 }
 
 // pgGroup is a postgres group of spec with a closed loop of workers.
-func pgGroup(spec *pgload.Spec, workers int) *runners.Group {
-	return &runners.Group{
-		ID: "PGT", Runner: "postgres", Load: runners.Load{Concurrency: workers},
-		Sections: map[string]any{"postgres": spec}, SectionPos: map[string]runners.Pos{},
+func pgGroup(spec *pgload.Spec, workers int) *plan.Group {
+	return &plan.Group{
+		ID: "PGT", Runner: "postgres", Load: plan.Load{Concurrency: workers}, Duration: plan.Duration{Duration: time.Second},
+		Sections: map[string]any{"postgres": spec}, SectionPos: map[string]plan.Pos{},
 	}
 }
 
 // newRunner validates g and builds its runner, closed when the test ends.
-func newRunner(t testing.TB, g *runners.Group) runners.Runner {
+func newRunner(t testing.TB, g *plan.Group) runners.Runner {
 	t.Helper()
-	kind, ok := runners.LookupKind("postgres")
-	if !ok {
-		t.Fatal("runner kind postgres is not registered")
-	}
+	kind := pgload.Kind()
 	if errs := kind.Validate(g); len(errs) > 0 {
 		t.Fatalf("validate: %v", errs)
 	}
@@ -63,7 +61,7 @@ func newRunner(t testing.TB, g *runners.Group) runners.Runner {
 // drive runs exactly total operations spread over the group's workers (a
 // closed loop, as the engine's) between Prepare and Finish, and returns the
 // step's figures.
-func drive(t *testing.T, r runners.Runner, g *runners.Group, total int) *artifacts.Step {
+func drive(t *testing.T, r runners.Runner, g *plan.Group, total int) *artifacts.Step {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -94,9 +92,11 @@ func drive(t *testing.T, r runners.Runner, g *runners.Group, total int) *artifac
 		})
 	}
 	wg.Wait()
-	if err := r.Finish(ctx, step, res); err != nil {
+	found, err := r.Finish(ctx, step, runners.Summary{Requests: res.Requests, Errors: res.Errors})
+	if err != nil {
 		t.Fatalf("finish: %v", err)
 	}
+	res.Checks = append(res.Checks, found.Checks...)
 	return res
 }
 

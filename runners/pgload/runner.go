@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // closeTimeout bounds teardown when the group ends.
@@ -20,7 +21,7 @@ const closeTimeout = 30 * time.Second
 
 // runner is the postgres runner of one group.
 type runner struct {
-	group   *runners.Group
+	group   *plan.Group
 	spec    *Spec
 	env     *runners.RunEnv
 	stmts   []*statement
@@ -40,8 +41,8 @@ type runner struct {
 
 var _ runners.Runner = (*runner)(nil)
 
-func newRunner(g *runners.Group, env *runners.RunEnv) (runners.Runner, error) {
-	spec, _ := g.Section("postgres").(*Spec)
+func newRunner(g *plan.Group, env *runners.RunEnv) (runners.Runner, error) {
+	spec := plan.Section[Spec](g, Section)
 	if spec == nil {
 		return nil, fmt.Errorf("group %s: no postgres section", g.ID)
 	}
@@ -138,7 +139,7 @@ func (r *runner) maxPool() int {
 func newPool(ctx context.Context, dsn string, size int) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("parsing the dsn %s: %w", runners.RedactURLs(dsn), redactErr(err, dsn))
+		return nil, fmt.Errorf("parsing the dsn %s: %w", plan.RedactURLs(dsn), redactErr(err, dsn))
 	}
 	cfg.MaxConns, cfg.MinConns = int32(size), int32(size)
 	cfg.MaxConnLifetime, cfg.MaxConnIdleTime = 24*time.Hour, 24*time.Hour
@@ -146,7 +147,7 @@ func newPool(ctx context.Context, dsn string, size int) (*pgxpool.Pool, error) {
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", runners.RedactURLs(dsn), redactErr(err, dsn))
+		return nil, fmt.Errorf("connecting to %s: %w", plan.RedactURLs(dsn), redactErr(err, dsn))
 	}
 	return pool, nil
 }
@@ -167,7 +168,7 @@ func warm(ctx context.Context, pool *pgxpool.Pool, size int, dsn string) error {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("opening %d connections to %s: %w", size, runners.RedactURLs(dsn), redactErr(err, dsn))
+		return fmt.Errorf("opening %d connections to %s: %w", size, plan.RedactURLs(dsn), redactErr(err, dsn))
 	}
 	return nil
 }
@@ -188,17 +189,17 @@ func (r *runner) NewWorker(id int, rec *runners.Recorder) (runners.Worker, error
 }
 
 // Finish runs the verify queries of the postgres section and of the
-// group's own `verify:` list; each becomes a check of res.
-func (r *runner) Finish(ctx context.Context, step *runners.StepEnv, res *artifacts.Step) error {
+// group's own `verify:` list; each becomes a check of the step.
+func (r *runner) Finish(ctx context.Context, step *runners.StepEnv, sum runners.Summary) (runners.Findings, error) {
 	r.mu.Lock()
 	pool, dsn := r.pool, r.dsn
 	r.mu.Unlock()
 	list := append([]Verify(nil), r.spec.Verify...)
-	if own, ok := r.group.Section("verify").(*[]Verify); ok && own != nil {
+	if own := plan.Section[[]Verify](r.group, VerifySection); own != nil {
 		list = append(list, *own...)
 	}
-	res.Checks = append(res.Checks, runVerify(ctx, list, pool, dsn, res)...)
-	return nil
+	checks, _ := verifyAll(ctx, list, pool, dsn, sum) // a failed query is a failed check
+	return runners.Findings{Checks: checks}, nil
 }
 
 // Close runs the teardown statements, closes the pool and stops the

@@ -12,6 +12,7 @@ import (
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/pgload/pgtest"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 func TestCountsEveryOperationAndRow(t *testing.T) {
@@ -131,12 +132,12 @@ func TestClassifiesBySQLState(t *testing.T) {
 	cases := []struct {
 		stmt    pgload.Statement
 		want    string
-		timeout runners.Duration
+		timeout plan.Duration
 	}{
-		{pgload.Statement{SQL: "INSERT INTO u VALUES (1)"}, "sqlstate_23505", runners.Duration{}},
-		{pgload.Statement{SQL: "SELECT 1 / (random() * 0)::int"}, "sqlstate_22012", runners.Duration{}},
-		{pgload.Statement{Tx: []string{"SET LOCAL statement_timeout = '20ms'", "SELECT pg_sleep(2)"}}, "sqlstate_57014", runners.Duration{}},
-		{pgload.Statement{SQL: "SELECT pg_sleep(2)"}, "timeout", runners.Duration{Duration: 50e6}},
+		{pgload.Statement{SQL: "INSERT INTO u VALUES (1)"}, "sqlstate_23505", plan.Duration{}},
+		{pgload.Statement{SQL: "SELECT 1 / (random() * 0)::int"}, "sqlstate_22012", plan.Duration{}},
+		{pgload.Statement{Tx: []string{"SET LOCAL statement_timeout = '20ms'", "SELECT pg_sleep(2)"}}, "sqlstate_57014", plan.Duration{}},
+		{pgload.Statement{SQL: "SELECT pg_sleep(2)"}, "timeout", plan.Duration{Duration: 50e6}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.want, func(t *testing.T) {
@@ -168,12 +169,12 @@ func TestVerifyChecksOfAnotherRunner(t *testing.T) {
 		{Name: "numeric", SQL: "SELECT 7.0::numeric", Expect: "{{requests}}", DSN: e.DSN()},
 		{Name: "unreachable", SQL: "SELECT 1", DSN: secretDSN},
 	}
-	g := &runners.Group{ID: "H1", Runner: "http", Sections: map[string]any{"verify": &list}}
+	g := &plan.Group{ID: "H1", Runner: "http", Sections: map[string]any{"verify": &list}}
 	if errs := pgload.ValidateVerify(g); len(errs) != 0 {
 		t.Fatal(errs)
 	}
-	res := &artifacts.Step{Requests: 7}
-	err := pgload.VerifyChecks(context.Background(), g, res)
+	found, err := pgload.VerifyChecks(context.Background(), g, runners.Summary{Requests: 7})
+	res := &artifacts.Step{Checks: found}
 	got := checks(res)
 	if !got["answer"].OK || got["answer"].Value != 42 || got["text"].OK || !got["numeric"].OK || got["unreachable"].OK {
 		t.Errorf("checks: %+v", res.Checks)
@@ -181,7 +182,7 @@ func TestVerifyChecksOfAnotherRunner(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "s3cretpw") || strings.Contains(got["unreachable"].Note, "s3cretpw") {
 		t.Errorf("want an error without the password, got %v / %q", err, got["unreachable"].Note)
 	}
-	missing := &runners.Group{Runner: "http", Sections: map[string]any{"verify": &[]pgload.Verify{{SQL: "SELECT 1"}}}}
+	missing := &plan.Group{Runner: "http", Sections: map[string]any{"verify": &[]pgload.Verify{{SQL: "SELECT 1"}}}}
 	if errs := pgload.ValidateVerify(missing); len(errs) != 1 {
 		t.Errorf("a verify entry without dsn on an http group: %v, want one error", errs)
 	}
@@ -224,20 +225,20 @@ func TestDSNPasswordNeverShown(t *testing.T) {
 		r := newRunner(t, g)
 		err := r.Prepare(context.Background(), &runners.StepEnv{Group: g, Load: g.Load})
 		if err == nil || strings.Contains(err.Error(), "hunter2") {
-			t.Errorf("Prepare with %s: %v; want an error without the password", runners.RedactURLs(dsn), err)
+			t.Errorf("Prepare with %s: %v; want an error without the password", plan.RedactURLs(dsn), err)
 		}
 	}
 }
 
 func TestPlanDecodingAndErrors(t *testing.T) {
 	parse := func(section string) error {
-		_, err := runners.ParsePlan("plan.yaml", []byte(`version: 1
+		_, err := plan.ParsePlan("plan.yaml", []byte(`version: 1
 groups:
   - id: PG
     runner: postgres
     load: {concurrency: 2}
     duration: 1s
-`+section), func(string) (string, bool) { return "", false })
+`+section), func(string) (string, bool) { return "", false }, testRegistry)
 		return err
 	}
 	ok := `    postgres:
@@ -275,7 +276,7 @@ func TestPoolFollowsTheStepAndIsWarm(t *testing.T) {
 	r := newRunner(t, g)
 	sessions := "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
 	for _, workers := range []int{3, 7} {
-		step := &runners.StepEnv{Group: g, Load: runners.Load{Concurrency: workers}}
+		step := &runners.StepEnv{Group: g, Load: plan.Load{Concurrency: workers}}
 		if err := r.Prepare(context.Background(), step); err != nil {
 			t.Fatal(err)
 		}

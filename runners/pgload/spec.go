@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // Spec is the `postgres:` section of a group.
@@ -69,31 +70,45 @@ type Verify struct {
 // EmbeddedDSN is the `dsn:` value that starts a throwaway cluster.
 const EmbeddedDSN = "embedded"
 
-func init() {
-	runners.RegisterSection("postgres", func() any { return &Spec{} })
-	runners.RegisterSection("verify", func() any { return &[]Verify{} })
-	runners.RegisterKind(runners.Kind{Name: "postgres", Validate: validateGroup, New: newRunner})
+// Plan keys of the postgres runner: its section, and the `verify:` list
+// any group may carry.
+const (
+	Section       = "postgres"
+	VerifySection = "verify"
+)
+
+// Kind is `runner: postgres`, statements through pgx driven by the
+// engine's loops. It brings the `verify:` addon: a list of reconciling
+// queries any group may carry, run after each of its steps.
+func Kind() runners.Kind {
+	return runners.Kind{
+		Name:     "postgres",
+		Sections: map[string]func() any{Section: func() any { return &Spec{} }},
+		Validate: validateGroup,
+		New:      newRunner,
+		Addons: []runners.Addon{{
+			Section: VerifySection, New: func() any { return &[]Verify{} },
+			Validate: ValidateVerify, AfterStep: VerifyChecks,
+		}},
+	}
 }
 
-// validateGroup reports every problem of a postgres group at once.
-func validateGroup(g *runners.Group) []error {
-	spec, _ := g.Section("postgres").(*Spec)
+// validateGroup reports every problem of a postgres group at once (its
+// own `verify:` list is the addon's to check).
+func validateGroup(g *plan.Group) []error {
+	spec := plan.Section[Spec](g, Section)
 	if spec == nil {
-		return []error{runners.Errorf(g.Pos, "group "+g.ID+": postgres", "missing (required for runner postgres)")}
+		return []error{plan.Errorf(g.Pos, "group "+g.ID+": postgres", "missing (required for runner postgres)")}
 	}
-	errs := spec.Validate(g.SectionPos["postgres"], "group "+g.ID+": postgres")
-	if list, ok := g.Section("verify").(*[]Verify); ok && list != nil {
-		errs = append(errs, validateVerify(g.SectionPos["verify"], "group "+g.ID+": verify", *list, true)...)
-	}
-	return errs
+	return append(g.LoopProblems(), spec.Validate(g.SectionPos[Section], "group "+g.ID+": postgres")...)
 }
 
 // Validate reports every problem of the section; pos is where it starts
 // and key names it in messages.
-func (s *Spec) Validate(pos runners.Pos, key string) []error {
+func (s *Spec) Validate(pos plan.Pos, key string) []error {
 	var errs []error
 	bad := func(k, format string, args ...any) {
-		errs = append(errs, runners.Errorf(pos, key+"."+k, format, args...))
+		errs = append(errs, plan.Errorf(pos, key+"."+k, format, args...))
 	}
 	if strings.TrimSpace(s.DSN) == "" {
 		bad("dsn", "want a postgres:// URL or %q", EmbeddedDSN)
@@ -122,25 +137,25 @@ func (s *Spec) Validate(pos runners.Pos, key string) []error {
 }
 
 // ValidateVerify reports the problems of a group's own `verify:` list. For
-// groups of other runners every entry needs a dsn; the engine (or the
-// runner's Kind.Validate) calls it alongside the group's other checks.
-func ValidateVerify(g *runners.Group) []error {
-	list, ok := g.Section("verify").(*[]Verify)
-	if !ok || list == nil {
+// groups of other runners every entry needs a dsn. It is the `verify:`
+// addon's Validate, run on every group.
+func ValidateVerify(g *plan.Group) []error {
+	list := plan.Section[[]Verify](g, VerifySection)
+	if list == nil {
 		return nil
 	}
-	return validateVerify(g.SectionPos["verify"], "group "+g.ID+": verify", *list, g.Runner == "postgres")
+	return validateVerify(g.SectionPos[VerifySection], "group "+g.ID+": verify", *list, g.Runner == Kind().Name)
 }
 
-func validateVerify(pos runners.Pos, key string, list []Verify, hasDSN bool) []error {
+func validateVerify(pos plan.Pos, key string, list []Verify, hasDSN bool) []error {
 	var errs []error
 	for i, v := range list {
 		k := fmt.Sprintf("%s[%d]", key, i)
 		if strings.TrimSpace(v.SQL) == "" {
-			errs = append(errs, runners.Errorf(pos, k+".sql", "want a query"))
+			errs = append(errs, plan.Errorf(pos, k+".sql", "want a query"))
 		}
 		if v.DSN == "" && !hasDSN {
-			errs = append(errs, runners.Errorf(pos, k+".dsn", "want the dsn of the database to ask"))
+			errs = append(errs, plan.Errorf(pos, k+".dsn", "want the dsn of the database to ask"))
 		}
 	}
 	return errs

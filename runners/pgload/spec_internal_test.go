@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 func TestMaxParam(t *testing.T) {
@@ -28,7 +28,7 @@ func TestMaxParam(t *testing.T) {
 }
 
 func TestJudge(t *testing.T) {
-	res := &artifacts.Step{Requests: 120, Errors: 3}
+	res := runners.Summary{Requests: 120, Errors: 3}
 	cases := []struct {
 		got, expect string
 		ok          bool
@@ -91,7 +91,7 @@ func TestArgGenerators(t *testing.T) {
 }
 
 func TestValidateReportsEveryProblem(t *testing.T) {
-	g := &runners.Group{ID: "P", Runner: "postgres", SectionPos: map[string]runners.Pos{"postgres": {File: "plan.yaml", Line: 7, Column: 5}},
+	g := &plan.Group{ID: "P", Runner: "postgres", SectionPos: map[string]plan.Pos{"postgres": {File: "plan.yaml", Line: 7, Column: 5}},
 		Sections: map[string]any{"postgres": &Spec{Pool: -1, Statements: []Statement{
 			{SQL: "SELECT 1", Tx: []string{"SELECT 2"}},
 			{Weight: -1, SQL: "SELECT $1", Args: []string{"$bogus"}},
@@ -104,7 +104,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 			t.Errorf("validation errors lack %q:\n%s", want, text)
 		}
 	}
-	if errs := validateGroup(&runners.Group{Runner: "postgres"}); len(errs) != 1 {
+	if errs := validateGroup(&plan.Group{Runner: "postgres"}); len(errs) != 1 {
 		t.Errorf("a group without a postgres section: %v", errs)
 	}
 }

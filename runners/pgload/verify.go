@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // verifyTimeout bounds one verify query.
@@ -21,27 +21,20 @@ const verifyTimeout = time.Minute
 
 // VerifyChecks runs the `verify:` list a group of any runner may carry (an
 // HTTP ingestion group reconciling rows, say) and appends one check per
-// entry to res. Call it after a step, once res.Requests and res.Errors are
-// final (they fill "{{requests}}" and "{{errors}}"). Groups without the list
+// entry. It runs after a step, once the step's counts in sum are final
+// (they fill "{{requests}}" and "{{errors}}"). Groups without the list
 // and postgres groups (whose runner's Finish runs it with its own pool) are
 // left alone. A query that cannot run is a failed check; the error returned
 // joins those failures, for a log line.
-func VerifyChecks(ctx context.Context, g *runners.Group, res *artifacts.Step) error {
-	if g == nil || g.Runner == "postgres" {
-		return nil
+func VerifyChecks(ctx context.Context, g *plan.Group, sum runners.Summary) ([]runners.Check, error) {
+	if g == nil || g.Runner == Kind().Name {
+		return nil, nil
 	}
-	list, ok := g.Section("verify").(*[]Verify)
-	if !ok || list == nil || len(*list) == 0 {
-		return nil
+	list := plan.Section[[]Verify](g, VerifySection)
+	if list == nil || len(*list) == 0 {
+		return nil, nil
 	}
-	checks, err := verifyAll(ctx, *list, nil, "", res)
-	res.Checks = append(res.Checks, checks...)
-	return err
-}
-
-func runVerify(ctx context.Context, list []Verify, pool *pgxpool.Pool, dsn string, res *artifacts.Step) []artifacts.Check {
-	checks, _ := verifyAll(ctx, list, pool, dsn, res)
-	return checks
+	return verifyAll(ctx, *list, nil, "", sum)
 }
 
 // querier is what a verify query needs of a pool or a connection.
@@ -51,7 +44,7 @@ type querier interface {
 
 // verifyAll runs each entry on pool (entries without a dsn) or on a
 // connection to the entry's own dsn, opened once per dsn.
-func verifyAll(ctx context.Context, list []Verify, pool *pgxpool.Pool, dsn string, res *artifacts.Step) ([]artifacts.Check, error) {
+func verifyAll(ctx context.Context, list []Verify, pool *pgxpool.Pool, dsn string, sum runners.Summary) ([]runners.Check, error) {
 	conns := map[string]*pgx.Conn{}
 	defer func() {
 		for _, c := range conns {
@@ -61,7 +54,7 @@ func verifyAll(ctx context.Context, list []Verify, pool *pgxpool.Pool, dsn strin
 		}
 	}()
 	var errs []error
-	checks := make([]artifacts.Check, 0, len(list))
+	checks := make([]runners.Check, 0, len(list))
 	for _, v := range list {
 		name := v.Name
 		if name == "" {
@@ -70,11 +63,11 @@ func verifyAll(ctx context.Context, list []Verify, pool *pgxpool.Pool, dsn strin
 		got, err := verifyOne(ctx, v, pool, dsn, conns)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("verify %q: %w", name, err))
-			checks = append(checks, artifacts.Check{Name: name, Note: err.Error()})
+			checks = append(checks, runners.Check{Name: name, Note: err.Error()})
 			continue
 		}
-		ok, value, note := judge(got, v.Expect, res)
-		checks = append(checks, artifacts.Check{Name: name, OK: ok, Value: value, Note: note})
+		ok, value, note := judge(got, v.Expect, sum)
+		checks = append(checks, runners.Check{Name: name, OK: ok, Value: value, Note: note})
 	}
 	return checks, errors.Join(errs...)
 }
@@ -89,7 +82,7 @@ func verifyOne(ctx context.Context, v Verify, pool *pgxpool.Pool, dsn string, co
 		if c == nil {
 			var err error
 			if c, err = pgx.Connect(ctx, v.DSN); err != nil {
-				return "", fmt.Errorf("connecting to %s: %w", runners.RedactURLs(v.DSN), redactErr(err, v.DSN))
+				return "", fmt.Errorf("connecting to %s: %w", plan.RedactURLs(v.DSN), redactErr(err, v.DSN))
 			}
 			conns[v.DSN] = c
 		}
@@ -99,7 +92,7 @@ func verifyOne(ctx context.Context, v Verify, pool *pgxpool.Pool, dsn string, co
 	case dsn == "":
 		return "", errors.New("no dsn: outside a postgres group each verify entry needs its own dsn")
 	default:
-		return "", fmt.Errorf("no connection to %s (the step did not prepare)", runners.RedactURLs(dsn))
+		return "", fmt.Errorf("no connection to %s (the step did not prepare)", plan.RedactURLs(dsn))
 	}
 	return firstValue(ctx, q, v.SQL)
 }
@@ -129,11 +122,9 @@ func firstValue(ctx context.Context, q querier, sql string) (string, error) {
 // judge compares a verify query's value with its expectation: numerically
 // when both are numbers, else as strings. value is the number got (0 when
 // it is not one).
-func judge(got, expect string, res *artifacts.Step) (ok bool, value float64, note string) {
-	if res != nil {
-		expect = strings.ReplaceAll(expect, "{{requests}}", strconv.FormatInt(res.Requests, 10))
-		expect = strings.ReplaceAll(expect, "{{errors}}", strconv.FormatInt(res.Errors, 10))
-	}
+func judge(got, expect string, sum runners.Summary) (ok bool, value float64, note string) {
+	expect = strings.ReplaceAll(expect, "{{requests}}", strconv.FormatInt(sum.Requests, 10))
+	expect = strings.ReplaceAll(expect, "{{errors}}", strconv.FormatInt(sum.Errors, 10))
 	expect = strings.TrimSpace(expect)
 	gotNum, gotErr := strconv.ParseFloat(strings.TrimSpace(got), 64)
 	if gotErr == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // statement is a compiled Statement.
@@ -55,6 +56,9 @@ type worker struct {
 }
 
 var _ runners.Worker = (*worker)(nil)
+
+// Close does nothing: the connections are the runner's pool's.
+func (w *worker) Close() error { return nil }
 
 func newWorker(r *runner, id int, rec *runners.Recorder) *worker {
 	seed := uint64(time.Now().UnixNano())
@@ -237,9 +241,9 @@ func redactErr(err error, dsn string) error {
 	if err == nil {
 		return nil
 	}
-	msg := runners.RedactURLs(err.Error())
+	msg := plan.RedactURLs(err.Error())
 	if cfg, perr := pgx.ParseConfig(dsn); perr == nil && cfg.Password != "" {
-		msg = strings.ReplaceAll(msg, cfg.Password, runners.Redacted)
+		msg = strings.ReplaceAll(msg, cfg.Password, plan.Redacted)
 	}
 	return &redactedError{msg: msg, err: err}
 }

@@ -51,7 +51,7 @@ https://localhost:%[2]d {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	waitHTTPS(t, fmt.Sprintf("https://127.0.0.1:%d/", port))
 
-	a := runnertest.RunPlan(t, fmt.Sprintf(`version: 1
+	a := runnertest.RunPlan(t, testRegistry, fmt.Sprintf(`version: 1
 groups:
   - id: pooled
     runner: quic
@@ -62,7 +62,7 @@ groups:
 	if st := a.Steps[0]; st.Requests < 100 || st.Errors != 0 {
 		t.Errorf("pooled: %d requests, %d errors %v", st.Requests, st.Errors, st.ErrorKinds)
 	}
-	a = runnertest.RunPlan(t, fmt.Sprintf(`version: 1
+	a = runnertest.RunPlan(t, testRegistry, fmt.Sprintf(`version: 1
 groups:
   - id: fresh
     runner: quic

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
@@ -13,7 +13,7 @@ func TestThroughEngine(t *testing.T) {
 	srv, _ := startDemo(t)
 	for _, policy := range []string{ConnPooled, ConnFresh} {
 		t.Run(policy, func(t *testing.T) {
-			a := runnertest.RunPlan(t, fmt.Sprintf(`version: 1
+			a := runnertest.RunPlan(t, testRegistry, fmt.Sprintf(`version: 1
 groups:
   - id: q
     runner: quic
@@ -34,13 +34,13 @@ groups:
 }
 
 func TestPlanValidation(t *testing.T) {
-	_, err := runners.ParsePlan("bad.yaml", []byte(`version: 1
+	_, err := plan.ParsePlan("bad.yaml", []byte(`version: 1
 groups:
   - id: q
     runner: quic
     quic: {mode: stream, addr: "nohost", connection: shared}
     load: {concurrency: 1}
-`), func(string) (string, bool) { return "", false })
+`), func(string) (string, bool) { return "", false }, testRegistry)
 	if err == nil {
 		t.Fatal("a bad quic section passed validation")
 	}

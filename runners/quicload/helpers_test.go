@@ -10,8 +10,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/demo"
+	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/runnertest"
-	"github.com/benchtui/benchtui/runners/target/demo"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -92,4 +93,4 @@ func runOps(t testing.TB, r *Runner, rec recorder, workers, perWorker int) resul
 
 func (r result) mean() time.Duration { return r.total / time.Duration(max(1, r.ops)) }
 
-func durationOf(d time.Duration) runners.Duration { return runners.Duration{Duration: d} }
+func durationOf(d time.Duration) plan.Duration { return plan.Duration{Duration: d} }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
-	"github.com/benchtui/benchtui/runners/target/demo"
+	"github.com/benchtui/benchtui/runners/demo"
 )
 
 func streamSpec(addr net.Addr, conn, request string) Spec {

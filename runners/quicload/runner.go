@@ -14,8 +14,8 @@ import (
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
 
-	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // recorder is what workers record into; *runners.Recorder is one.
@@ -43,7 +43,6 @@ type Runner struct {
 	tr    *quic.Transport
 	raddr *net.UDPAddr
 	pool  []*conn
-	owned map[*conn]struct{} // per-worker connections, closed in Finish
 }
 
 var (
@@ -51,7 +50,7 @@ var (
 	_ runners.Worker = (*worker)(nil)
 )
 
-func newKind(g *runners.Group, _ *runners.RunEnv) (runners.Runner, error) {
+func newKind(g *plan.Group, _ *runners.RunEnv) (runners.Runner, error) {
 	s := specOf(g)
 	if s == nil {
 		return nil, fmt.Errorf("group %s: no quic section", g.ID)
@@ -73,7 +72,6 @@ func New(s Spec) (*Runner, error) {
 		spec: s, mode: s.mode(), policy: s.connection(), tlsConf: tlsConf,
 		h3:      &http3.Transport{},
 		timeout: defaultOpTimeout,
-		owned:   map[*conn]struct{}{},
 	}
 	r.qconf = &quic.Config{
 		HandshakeIdleTimeout: orDefault(s.HandshakeTimeout.D(), defaultHandshakeTimeout),
@@ -199,21 +197,13 @@ func (r *Runner) newWorker(id int, rec recorder) *worker {
 	return w
 }
 
-// Finish closes the per-worker connections of the step.
-func (r *Runner) Finish(context.Context, *runners.StepEnv, *artifacts.Step) error {
-	r.mu.Lock()
-	owned := r.owned
-	r.owned = map[*conn]struct{}{}
-	r.mu.Unlock()
-	for c := range owned {
-		c.close()
-	}
-	return nil
+// Finish has nothing to add: the workers close their own connections.
+func (r *Runner) Finish(context.Context, *runners.StepEnv, runners.Summary) (runners.Findings, error) {
+	return runners.Findings{}, nil
 }
 
-// Close closes every connection and the UDP socket.
+// Close closes the pooled connections and the UDP socket.
 func (r *Runner) Close() error {
-	_ = r.Finish(context.Background(), nil, nil)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i, c := range r.pool {

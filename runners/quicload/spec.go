@@ -14,10 +14,10 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // Modes and connection policies of the quic section.
@@ -69,36 +69,33 @@ type Spec struct {
 	ServerName         string `yaml:"server_name"`
 	// HandshakeTimeout aborts a silent handshake (quic-go's handshake idle
 	// timeout, default 5s); IdleTimeout closes an idle connection (30s).
-	HandshakeTimeout runners.Duration `yaml:"handshake_timeout"`
-	IdleTimeout      runners.Duration `yaml:"idle_timeout"`
+	HandshakeTimeout plan.Duration `yaml:"handshake_timeout"`
+	IdleTimeout      plan.Duration `yaml:"idle_timeout"`
 }
 
-const envNoBufWarning = "QUIC_GO_DISABLE_RECEIVE_BUFFER_WARNING"
+// Section is the plan key of the QUIC section.
+const Section = "quic"
 
-func init() {
-	// quic-go logs a UDP buffer-size warning through the standard log
-	// package, which would land on the console's screen.
-	if os.Getenv(envNoBufWarning) == "" {
-		_ = os.Setenv(envNoBufWarning, "true")
+// Kind is `runner: quic`: streams or HTTP/3 requests through quic-go,
+// driven by the engine's loops.
+func Kind() runners.Kind {
+	return runners.Kind{
+		Name: "quic", Sections: map[string]func() any{Section: func() any { return &Spec{} }},
+		Validate: validate, New: newKind,
 	}
-	runners.RegisterSection("quic", func() any { return &Spec{} })
-	runners.RegisterKind(runners.Kind{Name: "quic", Validate: validate, New: newKind})
 }
 
-func specOf(g *runners.Group) *Spec {
-	s, _ := g.Section("quic").(*Spec)
-	return s
-}
+func specOf(g *plan.Group) *Spec { return plan.Section[Spec](g, Section) }
 
-func validate(g *runners.Group) []error {
+func validate(g *plan.Group) []error {
 	s := specOf(g)
 	if s == nil {
-		return []error{runners.Errorf(g.Pos, "quic", "runner quic needs a quic: section")}
+		return []error{plan.Errorf(g.Pos, "quic", "runner quic needs a quic: section")}
 	}
-	pos := g.SectionPos["quic"]
-	var errs []error
+	pos := g.SectionPos[Section]
+	errs := g.LoopProblems()
 	for _, e := range s.problems() {
-		errs = append(errs, runners.Errorf(pos, "quic", "%s", e))
+		errs = append(errs, plan.Errorf(pos, "quic", "%s", e))
 	}
 	return errs
 }

@@ -109,19 +109,19 @@ type worker struct {
 	body bytes.Buffer // the reply, when it is checked
 }
 
-func (w *worker) own(c *conn) {
-	w.c = c
-	w.r.mu.Lock()
-	w.r.owned[c] = struct{}{}
-	w.r.mu.Unlock()
-}
+func (w *worker) own(c *conn) { w.c = c }
 
 func (w *worker) disown() {
-	w.r.mu.Lock()
-	delete(w.r.owned, w.c)
-	w.r.mu.Unlock()
 	w.c.close()
 	w.c = nil
+}
+
+// Close closes the worker's own connection, if it has one.
+func (w *worker) Close() error {
+	if w.c != nil {
+		w.disown()
+	}
+	return nil
 }
 
 // conn returns the connection for one operation.

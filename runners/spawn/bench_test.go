@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // benchCycles times whole cycles of spec (start to ready, stop, reap,
@@ -17,7 +18,7 @@ func benchCycles(b *testing.B, spec Spec) {
 	}
 	defer r.Close()
 	ctx := context.Background()
-	if err := r.Prepare(ctx, runners.NewStepEnv(&runners.Group{ID: "b"}, runners.Load{}, 1)); err != nil {
+	if err := r.Prepare(ctx, runners.NewStepEnv(&plan.Group{ID: "b"}, plan.Load{}, 1)); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

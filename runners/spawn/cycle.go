@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/benchtui/benchtui/runners/target"
+	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // cycleResult is how one cycle went.
@@ -29,7 +29,7 @@ func (r *Runner) proc() *proc {
 
 // cycle runs one cycle, ready: exit or otherwise.
 func (r *Runner) cycle(ctx context.Context) cycleResult {
-	if r.ready.Kind == target.ReadyExit {
+	if r.ready.Kind == watch.ReadyExit {
 		return r.exitCycle(ctx)
 	}
 	return r.readyCycle(ctx)
@@ -63,7 +63,7 @@ func (r *Runner) exitCycle(ctx context.Context) cycleResult {
 func (r *Runner) readyCycle(ctx context.Context) cycleResult {
 	p := r.proc()
 	var out, outW *os.File
-	if r.ready.Kind == target.ReadyStdout {
+	if r.ready.Kind == watch.ReadyStdout {
 		var err error
 		if out, outW, err = os.Pipe(); err != nil {
 			now := time.Now()

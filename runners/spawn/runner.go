@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,18 +13,17 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
-	"github.com/benchtui/benchtui/runners/target"
+	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // Runner starts the group's command again and again and times each start
 // to ready. It is a runners.Driver.
 type Runner struct {
 	spec   Spec
-	ready  target.Ready
+	ready  watch.Ready
 	client *http.Client // for ready: http(s)://…
-	self   *target.Sampler
+	self   *watch.Sampler
 
 	// Set in Prepare, for every cycle of the step.
 	path    string
@@ -53,8 +51,8 @@ func NewRunner(spec *Spec) (*Runner, error) {
 	// connects afresh, as a client's first request would) and self-signed
 	// certificates accepted.
 	return &Runner{
-		spec: s, ready: ready, self: target.SelfSampler(),
-		client: &http.Client{Transport: target.NewProbeTransport(), Timeout: time.Second},
+		spec: s, ready: ready, self: watch.SelfSampler(),
+		client: &http.Client{Transport: watch.NewProbeTransport(), Timeout: time.Second},
 	}, nil
 }
 
@@ -174,12 +172,9 @@ func (r *Runner) Summary() Summary {
 
 // Finish puts the warm-up trend and benchtui's RSS growth per cycle into
 // the step's extra figures.
-func (r *Runner) Finish(_ context.Context, _ *runners.StepEnv, res *artifacts.Step) error {
+func (r *Runner) Finish(context.Context, *runners.StepEnv, runners.Summary) (runners.Findings, error) {
 	s := r.Summary()
-	if res.Extra == nil {
-		res.Extra = map[string]any{}
-	}
-	maps.Copy(res.Extra, map[string]any{
+	return runners.Findings{Extra: map[string]any{
 		"ready":                 r.readyName(),
 		"cycles":                s.Cycles + sumValues(s.Failed),
 		"warmup_cycles":         r.spec.Warmup,
@@ -188,8 +183,7 @@ func (r *Runner) Finish(_ context.Context, _ *runners.StepEnv, res *artifacts.St
 		"self_rss_mb_per_cycle": round6(s.SelfRSSMBPerCycle),
 		"self_rss_mb_first":     round3(s.SelfRSSMBFirst),
 		"self_rss_mb_last":      round3(s.SelfRSSMBLast),
-	})
-	return nil
+	}}, nil
 }
 
 func (r *Runner) readyName() string {

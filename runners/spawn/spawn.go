@@ -1,6 +1,5 @@
-// Package spawn holds benchtui's process runners: `spawn`, repeated cold
-// starts of a command (seed group G11), and `shutdown`, a signal sent to the
-// watched target while HTTP load runs (seed group G14).
+// Package spawn is benchtui's `spawn` runner: repeated cold starts of a
+// command (seed group G11).
 //
 // A spawn cycle starts the command in a process group of its own and times
 // it to ready: to its exit with status 0 (ready: exit), or until a TCP
@@ -13,16 +12,8 @@
 // no zombie is left, and the group is swept with SIGKILL after each cycle,
 // so no stray grandchild outlives it.
 //
-// A shutdown step runs the group's HTTP load (httpload's workers) against
-// the watched target, sends a frozen batch of slow requests just before
-// `after`, signals the target, and sorts every request by when it ran
-// against the signal: in flight at it (then completed or dropped), refused
-// after it (counted apart, never as dropped work), or ordinary load. It
-// waits for the exit up to `grace` (then kills the target) and reports the
-// time to exit, the exit status and the check dropped_in_flight == 0.
-//
-// Both runners are Drivers: they run until their work is done (all cycles,
-// or the target's exit) and then return from Drive, which ends the step.
+// The runner is a Driver: it runs until all its cycles are done and then
+// returns from Drive, which ends the step.
 package spawn
 
 import (
@@ -30,7 +21,8 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
-	"github.com/benchtui/benchtui/runners/target"
+	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // Spec is the `spawn:` section of a group.
@@ -51,10 +43,10 @@ type Spec struct {
 	// self-signed certificate is accepted) or stdout:/regex/.
 	Ready string `yaml:"ready"`
 	// Timeout bounds one cycle's wait for ready (default 10s).
-	Timeout runners.Duration `yaml:"timeout"`
+	Timeout plan.Duration `yaml:"timeout"`
 	// StopGrace is how long a ready process may take to exit after SIGTERM
 	// before its group is killed (default 2s).
-	StopGrace runners.Duration `yaml:"stop_grace"`
+	StopGrace plan.Duration `yaml:"stop_grace"`
 }
 
 // Defaults of the spawn section.
@@ -64,22 +56,23 @@ const (
 	DefaultStopGrace = 2 * time.Second
 )
 
-func init() {
-	runners.RegisterSection("spawn", func() any { return &Spec{} })
-	runners.RegisterSection("shutdown", func() any { return &ShutdownSpec{} })
-	driven := func(*runners.Group) bool { return true }
-	runners.RegisterKind(runners.Kind{Name: "spawn", Validate: validateSpawn, New: New, Driven: driven})
-	runners.RegisterKind(runners.Kind{Name: "shutdown", Validate: validateShutdown, New: NewShutdown, Driven: driven, TargetExits: true})
+// Section is the plan key of the spawn section.
+const Section = "spawn"
+
+// Kind is `runner: spawn`: repeated cold starts, driven by the runner
+// itself (a Driver) until its cycles are done.
+func Kind() runners.Kind {
+	return runners.Kind{Name: "spawn", Sections: map[string]func() any{Section: func() any { return &Spec{} }}, Validate: validateSpawn, New: New}
 }
 
-func validateSpawn(g *runners.Group) []error {
-	spec, _ := g.Section("spawn").(*Spec)
+func validateSpawn(g *plan.Group) []error {
+	spec := plan.Section[Spec](g, Section)
 	if spec == nil {
-		return []error{runners.Errorf(g.Pos, "group "+g.ID+": spawn", "missing (required for runner spawn)")}
+		return []error{plan.Errorf(g.Pos, "group "+g.ID+": spawn", "missing (required for runner spawn)")}
 	}
-	errs := spec.Validate(g.SectionPos["spawn"], "group "+g.ID+": spawn")
+	errs := spec.Validate(g.SectionPos[Section], "group "+g.ID+": spawn")
 	at := func(k, format string, args ...any) {
-		errs = append(errs, runners.Errorf(g.Pos, "group "+g.ID+": "+k, format, args...))
+		errs = append(errs, plan.Errorf(g.Pos, "group "+g.ID+": "+k, format, args...))
 	}
 	if spec.Concurrency > 0 && (g.Load.Concurrency > 0 || g.Sweep["concurrency"] != nil) {
 		at("spawn.concurrency", "give it in spawn or in load/sweep, not both")
@@ -91,7 +84,7 @@ func validateSpawn(g *runners.Group) []error {
 	for _, v := range g.Sweep["concurrency"] {
 		most = max(most, int(v))
 	}
-	if r, err := parseReady(spec.Ready); err == nil && most > 1 && (r.Kind == target.ReadyTCP || r.Kind == target.ReadyHTTP) {
+	if r, err := parseReady(spec.Ready); err == nil && most > 1 && (r.Kind == watch.ReadyTCP || r.Kind == watch.ReadyHTTP) {
 		at("load.concurrency", "cycles that wait on a fixed address cannot overlap; use ready: exit or stdout:/regex/")
 	}
 	return errs
@@ -99,10 +92,10 @@ func validateSpawn(g *runners.Group) []error {
 
 // Validate reports every problem of the section at once; pos is where it
 // starts and key names it in messages.
-func (s *Spec) Validate(pos runners.Pos, key string) []error {
+func (s *Spec) Validate(pos plan.Pos, key string) []error {
 	var errs []error
 	at := func(k, format string, args ...any) {
-		errs = append(errs, runners.Errorf(pos, key+"."+k, format, args...))
+		errs = append(errs, plan.Errorf(pos, key+"."+k, format, args...))
 	}
 	if len(s.Command) == 0 || s.Command[0] == "" {
 		at("command", "needs at least the program to run")
@@ -114,7 +107,7 @@ func (s *Spec) Validate(pos runners.Pos, key string) []error {
 	if err != nil {
 		at("ready", "%v", err)
 	}
-	if err == nil && s.Concurrency > 1 && (r.Kind == target.ReadyTCP || r.Kind == target.ReadyHTTP) {
+	if err == nil && s.Concurrency > 1 && (r.Kind == watch.ReadyTCP || r.Kind == watch.ReadyHTTP) {
 		at("concurrency", "cycles that wait on a fixed address cannot overlap; use ready: exit or stdout:/regex/")
 	}
 	return errs
@@ -126,17 +119,17 @@ func (s Spec) withDefaults() Spec {
 		s.Cycles = DefaultCycles
 	}
 	if s.Timeout.D() <= 0 {
-		s.Timeout = runners.Duration{Duration: DefaultTimeout}
+		s.Timeout = plan.Duration{Duration: DefaultTimeout}
 	}
 	if s.StopGrace.D() <= 0 {
-		s.StopGrace = runners.Duration{Duration: DefaultStopGrace}
+		s.StopGrace = plan.Duration{Duration: DefaultStopGrace}
 	}
 	return s
 }
 
 // New builds the spawn runner of a group.
-func New(g *runners.Group, _ *runners.RunEnv) (runners.Runner, error) {
-	spec, _ := g.Section("spawn").(*Spec)
+func New(g *plan.Group, _ *runners.RunEnv) (runners.Runner, error) {
+	spec := plan.Section[Spec](g, Section)
 	if spec == nil {
 		return nil, fmt.Errorf("group %s has no spawn section", g.ID)
 	}

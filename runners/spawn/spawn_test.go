@@ -10,6 +10,8 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
 // drive runs spec's cycles through Prepare, Drive and Finish on a step
@@ -21,33 +23,10 @@ func drive(t *testing.T, ctx context.Context, spec Spec) (*Runner, *artifacts.St
 		t.Fatalf("NewRunner: %v", err)
 	}
 	defer r.Close()
-	env := runners.NewStepEnv(&runners.Group{ID: "cs", Runner: "spawn"}, runners.Load{}, 2)
-	res := driveStep(t, ctx, r, env)
+	env := runners.NewStepEnv(&plan.Group{ID: "cs", Runner: "spawn"}, plan.Load{}, 2)
+	res := runnertest.DriveStep(t, ctx, r, env)
 	assertNoZombies(t)
 	return r, res
-}
-
-// stepDriver is a runner that drives its own step: both of this package's.
-type stepDriver interface {
-	runners.Runner
-	runners.Driver
-}
-
-// driveStep runs r through Prepare, Drive and Finish on env, as the engine
-// runs a step, and returns the figures Finish added.
-func driveStep(t *testing.T, ctx context.Context, r stepDriver, env *runners.StepEnv) *artifacts.Step {
-	t.Helper()
-	if err := r.Prepare(ctx, env); err != nil {
-		t.Fatalf("Prepare: %v", err)
-	}
-	if err := r.Drive(ctx, env); err != nil {
-		t.Fatalf("Drive: %v", err)
-	}
-	res := &artifacts.Step{}
-	if err := r.Finish(ctx, env, res); err != nil {
-		t.Fatalf("Finish: %v", err)
-	}
-	return res
 }
 
 func TestSpawnReadyKinds(t *testing.T) {
@@ -115,7 +94,7 @@ func TestSpawnTimeoutKillsGroup(t *testing.T) {
 		t.Run(ready, func(t *testing.T) {
 			spec := Spec{
 				Command: []string{"/bin/sh", "-c", "sleep " + marker + " & sleep " + marker + "; wait"},
-				Cycles:  1, Ready: ready, Timeout: runners.Duration{Duration: 300 * time.Millisecond},
+				Cycles:  1, Ready: ready, Timeout: plan.Duration{Duration: 300 * time.Millisecond},
 			}
 			start := time.Now()
 			r, _ := drive(t, context.Background(), spec)
@@ -150,7 +129,7 @@ func TestSpawnHonoursGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	env := runners.NewStepEnv(&runners.Group{ID: "cs"}, runners.Load{}, 1)
+	env := runners.NewStepEnv(&plan.Group{ID: "cs"}, plan.Load{}, 1)
 	if err := r.Prepare(context.Background(), env); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +152,7 @@ func TestSpawnHonoursGate(t *testing.T) {
 }
 
 func TestSpawnValidate(t *testing.T) {
-	plan := `version: 1
+	src := `version: 1
 groups:
   - id: cs
     runner: spawn
@@ -187,7 +166,7 @@ groups:
     runner: spawn
     spawn: {command: ["/bin/true"], cycles: 5}
 `
-	_, err := runners.ParsePlan("plan.yaml", []byte(plan), func(string) (string, bool) { return "", false })
+	_, err := plan.ParsePlan("plan.yaml", []byte(src), func(string) (string, bool) { return "", false }, testRegistry)
 	if err == nil {
 		t.Fatal("want errors")
 	}

@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
-	"github.com/benchtui/benchtui/runners/target/demo"
+	"github.com/benchtui/benchtui/runners/demo"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // envBenchServe makes the test binary the benchmark's SSE server: the demo
@@ -79,7 +80,7 @@ func holdSubscribers(b *testing.B, addr string, n int) {
 	runtime.GC()
 	before, heapBefore := rssKB(b), goMemKB()
 	r, err := New(Spec{URL: "http://" + addr + "/events?rate=1", Ramp: "500/100ms",
-		Timeout: runners.Duration{Duration: 30 * time.Second}})
+		Timeout: plan.Duration{Duration: 30 * time.Second}})
 	if err != nil {
 		b.Fatal(err)
 	}

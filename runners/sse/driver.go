@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // Default reconnect backoff clamps.
@@ -55,7 +55,7 @@ var (
 	_ runners.Driver = (*Runner)(nil)
 )
 
-func newKind(g *runners.Group, _ *runners.RunEnv) (runners.Runner, error) {
+func newKind(g *plan.Group, _ *runners.RunEnv) (runners.Runner, error) {
 	s := specOf(g)
 	if s == nil {
 		return nil, fmt.Errorf("group %s: no sse section", g.ID)
@@ -92,9 +92,9 @@ func (r *Runner) NewWorker(int, *runners.Recorder) (runners.Worker, error) {
 }
 
 // Finish closes the idle connections left by the step.
-func (r *Runner) Finish(context.Context, *runners.StepEnv, *artifacts.Step) error {
+func (r *Runner) Finish(context.Context, *runners.StepEnv, runners.Summary) (runners.Findings, error) {
 	r.client.closeIdle()
-	return nil
+	return runners.Findings{}, nil
 }
 
 // Close releases the transport's connections.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchtui/benchtui/runners/demo"
 	"github.com/benchtui/benchtui/runners/runnertest"
-	"github.com/benchtui/benchtui/runners/target/demo"
 )
 
 // TestThroughEngine runs a reconnect storm through the engine: streams of
@@ -22,7 +22,7 @@ groups:
     sse: {url: "%s/events?rate=50&limit=5", subscribers: 4, reconnect: true}
     duration: 1500ms
 `, srv.URL)
-	st := runnertest.RunPlan(t, src, nil).Steps[0]
+	st := runnertest.RunPlan(t, testRegistry, src, nil).Steps[0]
 	if st.Requests < 20 || st.Errors != 0 {
 		t.Errorf("requests %d errors %d, want at least 4x5 events and no errors", st.Requests, st.Errors)
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 const defaultTimeout = 10 * time.Second
@@ -40,34 +41,32 @@ type Spec struct {
 	Reconnect bool `yaml:"reconnect"`
 	// Timeout bounds connecting and waiting for the response headers
 	// (default 10s); an open stream has no timeout.
-	Timeout runners.Duration `yaml:"timeout"`
+	Timeout plan.Duration `yaml:"timeout"`
 	// InsecureSkipVerify skips TLS verification for https URLs.
 	InsecureSkipVerify bool `yaml:"insecure_skip_verify"`
 }
 
-func init() {
-	runners.RegisterSection("sse", func() any { return &Spec{} })
-	runners.RegisterKind(runners.Kind{
-		Name:     "sse",
-		Validate: validate,
-		New:      newKind,
-		Driven:   func(*runners.Group) bool { return true },
-	})
+// Section is the plan key of the SSE section.
+const Section = "sse"
+
+// NewSpec returns an empty section for the plan decoder.
+func NewSpec() any { return &Spec{} }
+
+// Kind is `runner: sse`: subscribers the runner holds itself (a Driver).
+func Kind() runners.Kind {
+	return runners.Kind{Name: "sse", Sections: map[string]func() any{Section: NewSpec}, Validate: validate, New: newKind}
 }
 
-func specOf(g *runners.Group) *Spec {
-	s, _ := g.Section("sse").(*Spec)
-	return s
-}
+func specOf(g *plan.Group) *Spec { return plan.Section[Spec](g, Section) }
 
-func validate(g *runners.Group) []error {
+func validate(g *plan.Group) []error {
 	s := specOf(g)
 	if s == nil {
-		return []error{runners.Errorf(g.Pos, "sse", "runner sse needs an sse: section")}
+		return []error{plan.Errorf(g.Pos, "sse", "runner sse needs an sse: section")}
 	}
 	var errs []error
 	for _, p := range s.problems() {
-		errs = append(errs, runners.Errorf(g.SectionPos["sse"], "sse", "%s", p))
+		errs = append(errs, plan.Errorf(g.SectionPos["sse"], "sse", "%s", p))
 	}
 	return errs
 }

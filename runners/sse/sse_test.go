@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchtui/benchtui/runners/target/demo"
+	"github.com/benchtui/benchtui/runners/demo"
 )
 
 func withClamps(r *Runner, lo, hi time.Duration) *Runner {

@@ -1,7 +1,7 @@
 // Package testbin builds the binaries that tests run (a helper server, the
 // real benchtui) with `go build`, once per test process. It is for tests
 // only and imports nothing of benchtui, so the tests of any package,
-// runners/target's included, can use it.
+// runners/watch's included, can use it.
 //
 // The binaries go to a temporary folder of the process that Exit removes:
 //

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"os"
+
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/httpload"
+	"github.com/benchtui/benchtui/runners/pgload"
+	"github.com/benchtui/benchtui/runners/quicload"
+	"github.com/benchtui/benchtui/runners/shutdown"
+	"github.com/benchtui/benchtui/runners/spawn"
+	"github.com/benchtui/benchtui/runners/sse"
+)
+
+// kinds is every runner kind benchtui ships, handed to the pl decoder,
+// the engine and the console. A new protocol is one package under runners/
+// and one line here.
+var kinds = runners.MustRegistry(
+	httpload.Kind(), // runner: http
+	sse.Kind(),      // runner: sse
+	pgload.Kind(),   // runner: postgres, and the verify: list of any group
+	quicload.Kind(), // runner: quic
+	spawn.Kind(),    // runner: spawn
+	shutdown.Kind(), // runner: shutdown
+)
+
+// quietQUIC stops quic-go's UDP buffer-size warning, which it writes with
+// the standard log package and would land on the console's screen (the
+// doctor command reports the buffer sizes instead).
+func quietQUIC() {
+	const env = "QUIC_GO_DISABLE_RECEIVE_BUFFER_WARNING"
+	if os.Getenv(env) == "" {
+		_ = os.Setenv(env, "true")
+	}
+}

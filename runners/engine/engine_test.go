@@ -1,0 +1,252 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// sleepSpec is the section of the test runner kind "sleep": each operation
+// takes Delay; every Fail-th one fails.
+type sleepSpec struct {
+	Delay plan.Duration `yaml:"delay,required"`
+	Fail  int           `yaml:"fail"`
+}
+
+type sleepRunner struct{ spec *sleepSpec }
+
+type sleepWorker struct {
+	spec *sleepSpec
+	n    int
+}
+
+// testRegistry knows the sleep kind only.
+var testRegistry = runners.MustRegistry(runners.Kind{
+	Name:     "sleep",
+	Sections: map[string]func() any{"sleep": func() any { return &sleepSpec{} }},
+	Validate: (*plan.Group).LoopProblems,
+	New: func(g *plan.Group, _ *runners.RunEnv) (runners.Runner, error) {
+		return &sleepRunner{spec: plan.Section[sleepSpec](g, "sleep")}, nil
+	},
+})
+
+func (r *sleepRunner) Prepare(context.Context, *runners.StepEnv) error { return nil }
+func (r *sleepRunner) NewWorker(int, *runners.Recorder) (runners.Worker, error) {
+	return &sleepWorker{spec: r.spec}, nil
+}
+func (r *sleepRunner) Finish(context.Context, *runners.StepEnv, runners.Summary) (runners.Findings, error) {
+	return runners.Findings{}, nil
+}
+func (r *sleepRunner) Close() error { return nil }
+
+func (w *sleepWorker) Close() error { return nil }
+
+func (w *sleepWorker) Do(ctx context.Context) runners.Outcome {
+	w.n++
+	t := time.NewTimer(w.spec.Delay.D())
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return runners.Outcome{Err: "cancelled"}
+	}
+	if w.spec.Fail > 0 && w.n%w.spec.Fail == 0 {
+		return runners.Outcome{Err: "boom"}
+	}
+	return runners.Outcome{}
+}
+
+// sleepPlan is a one-group plan of the sleep kind.
+func sleepPlan(t *testing.T, load, extra string) (*plan.Plan, *plan.Group) {
+	t.Helper()
+	src := fmt.Sprintf(`version: 1
+groups:
+  - id: g
+    runner: sleep
+    sleep: {delay: 10ms}
+    load: %s
+    duration: 1s
+%s`, load, extra)
+	p, err := plan.ParsePlan("test.yaml", []byte(src), func(string) (string, bool) { return "", false }, testRegistry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, p.Groups[0]
+}
+
+// runSession runs a session to its end, calling during(s) once it started.
+func runSession(t *testing.T, p *plan.Plan, g *plan.Group, during func(*Session)) *artifacts.Artifact {
+	t.Helper()
+	s, err := NewSession(testRegistry, p, g, SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start(context.Background())
+	if during != nil {
+		during(s)
+	}
+	for range s.Snapshots() {
+	}
+	<-s.Done()
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return s.Result()
+}
+
+func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
+
+func TestClosedLoopCountsAndLatency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, g := sleepPlan(t, "{concurrency: 4}", "")
+		a := runSession(t, p, g, nil)
+		st := a.Steps[0]
+		// 4 workers, 10 ms each, for 1 s: 400 operations (the last ones of
+		// each worker may finish while draining).
+		if st.Requests < 396 || st.Requests > 404 {
+			t.Errorf("requests = %d, want 400±4", st.Requests)
+		}
+		if !near(st.LatencyMS.P50, 10, 0.1) || !near(st.LatencyMS.Max, 10, 0.1) {
+			t.Errorf("latency = %+v, want 10ms everywhere", st.LatencyMS)
+		}
+		if a.Run.Partial || st.DurationS != 1 {
+			t.Errorf("partial=%v duration=%v, want complete 1s", a.Run.Partial, st.DurationS)
+		}
+	})
+}
+
+func TestOpenLoopRateAndDrops(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, g := sleepPlan(t, "{rate: 100, max_in_flight: 5}", "")
+		st := runSession(t, p, g, nil).Steps[0]
+		if st.Requests < 99 || st.Requests > 101 || st.Dropped != 0 {
+			t.Errorf("requests=%d dropped=%d, want 100 and 0", st.Requests, st.Dropped)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		// 100 ms operations, 5 slots: at most 50/s can be served, so about
+		// half of 100 arrivals find no free slot and are dropped.
+		p, g := sleepPlan(t, "{rate: 100, max_in_flight: 5}", "")
+		g.Sections["sleep"].(*sleepSpec).Delay = plan.Duration{Duration: 100 * time.Millisecond}
+		st := runSession(t, p, g, nil).Steps[0]
+		if st.Requests+st.Dropped < 99 || st.Dropped < 45 || st.Dropped > 55 {
+			t.Errorf("requests=%d dropped=%d, want about 50 dropped of 100", st.Requests, st.Dropped)
+		}
+	})
+}
+
+func TestPauseShiftsScheduleAndIsExcluded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, g := sleepPlan(t, "{rate: 100, max_in_flight: 5}", "")
+		a := runSession(t, p, g, func(s *Session) {
+			time.Sleep(500 * time.Millisecond)
+			if !s.Pause() {
+				t.Error("Pause returned false")
+			}
+			time.Sleep(2 * time.Second)
+			s.Resume()
+		})
+		st := a.Steps[0]
+		if st.PausedS != 2 || st.DurationS != 1 {
+			t.Errorf("paused_s=%v duration_s=%v, want 2 and 1", st.PausedS, st.DurationS)
+		}
+		// The schedule moved by the pause: no burst of overdue arrivals,
+		// so no latency beyond the operation itself and no drops.
+		if st.Requests < 99 || st.Requests > 101 || st.Dropped != 0 || st.LatencyMS.Max > 10.1 {
+			t.Errorf("requests=%d dropped=%d max=%vms", st.Requests, st.Dropped, st.LatencyMS.Max)
+		}
+		if !near(st.ThroughputRPS, 100, 1.5) {
+			t.Errorf("throughput %v, want 100 (paused time excluded)", st.ThroughputRPS)
+		}
+		assertEvents(t, st, artifacts.EventPaused, artifacts.EventResumed)
+	})
+}
+
+func TestExtendLengthensStep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, g := sleepPlan(t, "{rate: 100, max_in_flight: 5}", "")
+		st := runSession(t, p, g, func(s *Session) {
+			time.Sleep(300 * time.Millisecond)
+			if !s.Extend(500*time.Millisecond, "") {
+				t.Error("Extend returned false")
+			}
+		}).Steps[0]
+		if st.DurationS != 1.5 || st.Requests < 149 || st.Requests > 151 {
+			t.Errorf("duration_s=%v requests=%d, want 1.5 and 150", st.DurationS, st.Requests)
+		}
+		assertEvents(t, st, artifacts.EventExtended)
+	})
+}
+
+func TestStopMarksPartial(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, g := sleepPlan(t, "{concurrency: 2}", "")
+		a := runSession(t, p, g, func(s *Session) {
+			time.Sleep(400 * time.Millisecond)
+			s.Stop("test")
+		})
+		st := a.Steps[0]
+		if !a.Run.Partial || st.DurationS != 0.4 || st.Requests < 78 || st.Requests > 82 {
+			t.Errorf("partial=%v duration=%v requests=%d", a.Run.Partial, st.DurationS, st.Requests)
+		}
+		assertEvents(t, st, artifacts.EventStopped)
+	})
+}
+
+func TestWarmupIsNotRecordedAndSweepMakesSteps(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, g := sleepPlan(t, "{concurrency: 1}", "    warmup: 2s\n    sweep: {concurrency: [1, 2]}\n    thresholds: {p99: 5ms, error_rate: 0}")
+		a := runSession(t, p, g, nil)
+		if len(a.Steps) != 2 || a.Steps[0].Label != "concurrency=1" || a.Steps[1].Label != "concurrency=2" {
+			t.Fatalf("steps = %+v", a.Steps)
+		}
+		// Operations straddling the warmup's end and the step's end are
+		// counted: up to one per worker at each boundary.
+		for i, want := range []int64{100, 200} {
+			if got := a.Steps[i].Requests; got < want-int64(2*(i+1)) || got > want+int64(2*(i+1)) {
+				t.Errorf("step %d: requests = %d, want %d (warmup excluded)", i, got, want)
+			}
+		}
+		if c := a.Steps[0].Checks; len(c) != 2 || c[0].OK || !c[1].OK {
+			t.Errorf("checks = %+v, want p99 failed and error_rate passed", c)
+		}
+		if !a.Failed() {
+			t.Error("artifact with a failed threshold not Failed()")
+		}
+	})
+}
+
+func TestErrorsAreCountedByKind(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, g := sleepPlan(t, "{concurrency: 1}", "")
+		g.Sections["sleep"].(*sleepSpec).Fail = 4
+		st := runSession(t, p, g, nil).Steps[0]
+		if st.ErrorKinds["boom"] != st.Errors || st.Errors < 24 || st.Errors > 26 {
+			t.Errorf("errors=%d kinds=%v, want 25 boom", st.Errors, st.ErrorKinds)
+		}
+	})
+}
+
+func assertEvents(t *testing.T, st artifacts.Step, kinds ...string) {
+	t.Helper()
+	have := map[string]bool{}
+	for _, e := range st.Events {
+		have[e.Kind] = true
+	}
+	for _, k := range kinds {
+		if !have[k] {
+			t.Errorf("no %q event in %+v", k, st.Events)
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+)
+
+// Loop is one set of workers and how their operations are recorded. The
+// engine drives a group's workers with it; a runner that composes several
+// loads (shutdown: HTTP workers around a signal) drives its own.
+type Loop struct {
+	Env     *runners.StepEnv
+	Workers []runners.Worker
+	// Record records one finished operation of the worker whose recorder is
+	// rec: due is when it was due, called when Do was called, end when it
+	// returned. Nil records it with rec.Done from due and the Outcome's
+	// Sent (else called).
+	Record func(rec *runners.Recorder, due, called, end time.Time, out runners.Outcome)
+	// Backoff, when set, is how long a closed-loop worker waits after an
+	// operation before asking for the next (after a refused connection,
+	// say). The wait is not part of any operation's latency.
+	Backoff func(out runners.Outcome) time.Duration
+}
+
+// NewWorkers asks r for n workers, the recorder of each from env. On an
+// error the workers made so far are closed.
+func NewWorkers(r runners.Runner, env *runners.StepEnv, n int) ([]runners.Worker, error) {
+	workers := make([]runners.Worker, 0, n)
+	for i := range n {
+		w, err := r.NewWorker(i, env.Recorder(i))
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("starting worker %d: %w", i, err), CloseWorkers(workers))
+		}
+		workers = append(workers, w)
+	}
+	return workers, nil
+}
+
+// CloseWorkers closes every worker, once their loop has returned.
+func CloseWorkers(workers []runners.Worker) error {
+	var errs []error
+	for _, w := range workers {
+		errs = append(errs, w.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// startLoad starts the step's load goroutines: the runner's own Drive, or
+// the engine's closed or open loop over its workers. The returned group is
+// done when every load goroutine has returned.
+func (st *stepRun) startLoad(loadCtx, opCtx context.Context) (*sync.WaitGroup, error) {
+	var wg sync.WaitGroup
+	if d, ok := st.runner.(runners.Driver); ok {
+		wg.Go(func() {
+			err := d.Drive(loadCtx, st.env)
+			if loadCtx.Err() != nil {
+				return
+			}
+			if err != nil {
+				st.event(artifacts.EventNote, "runner stopped: "+err.Error())
+			}
+			st.finishEarly() // a driver that returns has done its work
+		})
+		return &wg, nil
+	}
+	load := st.env.Load
+	// Each worker holds a connection: the target's fd growth per worker is
+	// its fds per connection.
+	st.env.SetUnits(load.Workers())
+	workers, err := NewWorkers(st.runner, st.env, load.Workers())
+	if err != nil {
+		return nil, fmt.Errorf("group %s: %w", st.s.group.ID, err)
+	}
+	st.workers = workers
+	l := Loop{Env: st.env, Workers: workers}
+	if load.OpenLoop() {
+		OpenLoop(loadCtx, opCtx, l, &wg)
+	} else {
+		ClosedLoop(loadCtx, opCtx, l, &wg)
+	}
+	return &wg, nil
+}
+
+// runOp performs one operation of w that was due at due, records it, and
+// returns when it ended.
+func (l *Loop) runOp(ctx context.Context, w runners.Worker, rec *runners.Recorder, due time.Time) (time.Time, runners.Outcome) {
+	called := time.Now()
+	if due.IsZero() {
+		due = called
+	}
+	l.Env.AddInFlight(1)
+	out := w.Do(ctx)
+	end := time.Now()
+	l.Env.AddInFlight(-1)
+	if l.Record != nil {
+		l.Record(rec, due, called, end, out)
+		return end, out
+	}
+	sent := out.Sent
+	if sent.IsZero() {
+		sent = called
+	}
+	rec.Done(due, sent, end, out.Err)
+	return end, out
+}
+
+// Once performs one operation of worker i under ctx and records it, as
+// the loops do: for a batch a runner sends by itself (shutdown's frozen
+// requests).
+func (l *Loop) Once(ctx context.Context, i int) runners.Outcome {
+	_, out := l.runOp(ctx, l.Workers[i], l.Env.Recorder(i), time.Time{})
+	return out
+}
+
+// ClosedLoop runs each of l's workers back to back until loadCtx ends;
+// operations run under opCtx, which outlives loadCtx by the grace for
+// in-flight work. An operation is due when its worker asks for it, so
+// latency equals service time plus any wait the worker itself does. The
+// worker asks again as soon as an operation ends, so that end is the next
+// one's due time (one clock read per operation; after a pause or a
+// backoff, a fresh one). wg is done when every worker has returned.
+func ClosedLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
+	for i, w := range l.Workers {
+		rec := l.Env.Recorder(i)
+		wg.Go(func() {
+			var due time.Time // zero: now
+			for {
+				waited, err := l.Env.Gate().Wait(loadCtx)
+				if err != nil || loadCtx.Err() != nil {
+					return
+				}
+				if waited > 0 {
+					due = time.Time{}
+				}
+				end, out := l.runOp(opCtx, w, rec, due)
+				due = end
+				if l.Backoff == nil {
+					continue
+				}
+				if d := l.Backoff(out); d > 0 {
+					if !runners.SleepUntil(loadCtx, end.Add(d)) {
+						return
+					}
+					due = time.Time{}
+				}
+			}
+		})
+	}
+}
+
+// OpenLoop dispatches arrivals at l.Env.Load.Rate: arrival i is due at
+// start + i/rate + paused time, computed from the start and never from the
+// previous arrival, so a slow server cannot slow the schedule. An arrival
+// that finds every worker busy (max_in_flight reached) is dropped and
+// counted. Latency is measured from the due time. wg is done when the
+// dispatcher and every worker have returned.
+func OpenLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
+	// A slot is taken when an arrival is dispatched and given back when its
+	// operation ends, so jobs never holds more than len(workers) arrivals
+	// and a send to it never blocks.
+	slots := make(chan struct{}, len(l.Workers))
+	jobs := make(chan time.Time, len(l.Workers))
+	var workersWG sync.WaitGroup
+	for i, w := range l.Workers {
+		rec := l.Env.Recorder(i)
+		workersWG.Go(func() {
+			for due := range jobs {
+				l.runOp(opCtx, w, rec, due)
+				<-slots
+			}
+		})
+	}
+	wg.Go(func() {
+		dispatch(loadCtx, l.Env, slots, jobs)
+		close(jobs)
+		workersWG.Wait()
+	})
+}
+
+func dispatch(ctx context.Context, env *runners.StepEnv, slots chan<- struct{}, jobs chan<- time.Time) {
+	rate := env.Load.Rate
+	start, pausedBefore := time.Now(), env.Gate().PausedTotal()
+	dropRec := env.Recorder(0)
+	for i := int64(0); ; {
+		if _, err := env.Gate().Wait(ctx); err != nil || ctx.Err() != nil {
+			return
+		}
+		// Every pause, whenever it began, moves the rest of the schedule.
+		shift := env.Gate().PausedTotal() - pausedBefore
+		now := time.Now()
+		for ; ; i++ {
+			due := start.Add(shift + time.Duration(float64(i)*float64(time.Second)/rate))
+			if due.After(now) {
+				if !runners.SleepUntil(ctx, due) {
+					return
+				}
+				break
+			}
+			select {
+			case slots <- struct{}{}:
+				jobs <- due
+			default:
+				dropRec.Drop()
+			}
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/plan"
+)
+
+// measured returns the active time of the measured phase and the paused
+// time within it.
+func (st *stepRun) measured() (active, paused time.Duration) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.measuring {
+		return 0, 0
+	}
+	paused = st.pausedAll
+	if !st.pausedAt.IsZero() && st.phase == PhaseMeasure {
+		paused += time.Since(st.pausedAt)
+	}
+	return st.activeLocked(time.Now()), paused
+}
+
+func (st *stepRun) snapshot(state State) Snapshot {
+	active, paused := st.measured()
+	v := st.tally.view(active)
+	st.mu.Lock()
+	snap := Snapshot{
+		GroupID: st.s.group.ID, State: state, Phase: st.phase,
+		Step: st.index + 1, Steps: len(st.s.steps), StepLabel: st.spec.Label,
+		Elapsed: st.activeLocked(time.Now()), Planned: st.planned, Paused: paused,
+		Interval: v.last, Total: v.total, ErrorKinds: v.kinds,
+		InFlight: int(st.env.InFlight()), Series: v.series,
+		Events: append([]artifacts.Event(nil), st.events...),
+	}
+	st.mu.Unlock()
+	st.watched.fill(&snap, st.s)
+	st.s.mu.Lock()
+	snap.Done = append([]artifacts.Step(nil), st.s.results...)
+	st.s.mu.Unlock()
+	return snap
+}
+
+// result builds the artifact step from the tally after the load stopped.
+func (st *stepRun) result(live bool) *artifacts.Step {
+	active, paused := st.measured()
+	if !live {
+		st.mu.Lock()
+		if st.measuring {
+			active = st.activeLocked(st.stopAt())
+		}
+		st.mu.Unlock()
+		st.tally.final(active)
+	}
+	t := st.tally
+	t.mu.Lock()
+	hist, err := artifacts.EncodeHistogram(t.latency)
+	if err != nil {
+		hist = ""
+	}
+	res := &artifacts.Step{
+		Label: st.spec.Label, Params: maps.Clone(st.spec.Params),
+		DurationS: round3(active.Seconds()), PausedS: round3(paused.Seconds()),
+		Requests: t.counts.requests, Errors: t.counts.errors, Dropped: t.counts.dropped,
+		ErrorKinds: maps.Clone(t.kinds), LatencyMS: artifacts.PercentilesOf(t.latency),
+		ServiceMS: artifacts.PercentilesOf(t.service), Histogram: hist,
+		Series: t.series.points(), Counters: maps.Clone(t.counters),
+	}
+	if active > 0 {
+		res.ThroughputRPS = round3(float64(res.Requests) / active.Seconds())
+	}
+	if len(t.extra) > 0 {
+		res.ExtraMS = map[string]artifacts.Percentiles{}
+		for k, h := range t.extra {
+			res.ExtraMS[k] = artifacts.PercentilesOf(h)
+		}
+	}
+	t.mu.Unlock()
+	st.watched.summarize(res, st)
+	st.mu.Lock()
+	res.Events = append([]artifacts.Event{}, st.events...)
+	st.mu.Unlock()
+	res.Checks = thresholdChecks(st.s.group.Thresholds, res)
+	for _, c := range res.Checks {
+		if !c.OK {
+			res.Events = append(res.Events, artifacts.Event{T: res.DurationS, Kind: artifacts.EventThresholdFailed, Note: c.Name})
+		}
+	}
+	return res
+}
+
+// stopAt is when the measured clock stopped: now, since the result is
+// built right after the load drained. Kept apart so the drain time is not
+// counted as measured time.
+func (st *stepRun) stopAt() time.Time {
+	if !st.drainAt.IsZero() {
+		return st.drainAt
+	}
+	return time.Now()
+}
+
+// partialResult is the running step's figures so far, for a mid-run export.
+func (st *stepRun) partialResult() artifacts.Step {
+	return *st.result(true)
+}
+
+// thresholdChecks judges a step against the thresholds that are set.
+func thresholdChecks(th plan.Thresholds, s *artifacts.Step) []artifacts.Check {
+	checks := []artifacts.Check{}
+	lat := func(name string, limit *plan.Duration, got float64) {
+		if limit != nil {
+			ms := float64(limit.D()) / float64(time.Millisecond)
+			checks = append(checks, artifacts.Check{Name: fmt.Sprintf("%s <= %s", name, limit.D()), OK: got <= ms, Value: got})
+		}
+	}
+	lat("p50", th.P50, s.LatencyMS.P50)
+	lat("p90", th.P90, s.LatencyMS.P90)
+	lat("p99", th.P99, s.LatencyMS.P99)
+	lat("p999", th.P999, s.LatencyMS.P999)
+	lat("max", th.Max, s.LatencyMS.Max)
+	if th.ErrorRate != nil {
+		rate := 0.0
+		if s.Requests > 0 {
+			rate = float64(s.Errors) / float64(s.Requests)
+		}
+		checks = append(checks, artifacts.Check{Name: fmt.Sprintf("error_rate <= %g", *th.ErrorRate), OK: rate <= *th.ErrorRate, Value: rate})
+	}
+	if th.MinRPS != nil {
+		checks = append(checks, artifacts.Check{Name: fmt.Sprintf("rps >= %g", *th.MinRPS), OK: s.ThroughputRPS >= *th.MinRPS, Value: s.ThroughputRPS})
+	}
+	if th.Dropped != nil {
+		checks = append(checks, artifacts.Check{Name: fmt.Sprintf("dropped <= %d", *th.Dropped), OK: s.Dropped <= *th.Dropped, Value: float64(s.Dropped)})
+	}
+	return checks
+}

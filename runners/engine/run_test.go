@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/plan"
+)
+
+// TestTargetExitMidRun: a target that exits during the step gives a
+// target_exited event with its status and a complete artifact of what was
+// measured; the step stops early.
+func TestTargetExitMidRun(t *testing.T) {
+	for _, policy := range []string{"", "continue"} {
+		src := `version: 1
+targets:
+  short: {command: ["sh", "-c", "sleep 1.5; exit 3"]}
+groups:
+  - id: g
+    runner: sleep
+    target: short
+    sleep: {delay: 10ms}
+    load: {concurrency: 2}
+    duration: 4s
+    on_target_exit: "` + policy + `"
+`
+		src = strings.Replace(src, `    on_target_exit: ""`+"\n", "", 1)
+		p, err := plan.ParsePlan("t.yaml", []byte(src), func(string) (string, bool) { return "", false }, testRegistry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := NewRun(p, testRegistry, t.TempDir(), "test")
+		s, err := run.Session(context.Background(), p.Groups[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Start(context.Background())
+		for range s.Snapshots() {
+		}
+		run.Close()
+		st := s.Result().Steps[0]
+		var exited *artifacts.Event
+		for i, e := range st.Events {
+			if e.Kind == artifacts.EventTargetExited {
+				exited = &st.Events[i]
+			}
+		}
+		if exited == nil || !strings.Contains(exited.Note, "exit 3") {
+			t.Fatalf("policy %q: events %+v, want target_exited with exit 3", policy, st.Events)
+		}
+		stoppedEarly := st.DurationS < 3.5
+		if stoppedEarly != (policy == "") || st.Requests == 0 || st.Target == nil {
+			t.Errorf("policy %q: duration %.2fs, %d requests, target %+v, events %+v", policy, st.DurationS, st.Requests, st.Target, st.Events)
+		}
+	}
+}

@@ -1,0 +1,328 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
+)
+
+// Tick is how often the engine merges the workers' histograms and
+// publishes a snapshot.
+const Tick = 250 * time.Millisecond
+
+// DefaultGrace is how long in-flight operations may finish after a step
+// stops starting new ones.
+const DefaultGrace = 2 * time.Second
+
+// SessionOptions tune a session.
+type SessionOptions struct {
+	// Duration, when positive, replaces every step's duration (quick tries).
+	Duration time.Duration
+	// Grace bounds the wait for in-flight operations at a step's end.
+	Grace time.Duration
+	// Target is the group's watched target and Watch samples it; both may
+	// be nil. TargetName labels its figures.
+	Target     runners.TargetHandle
+	Watch      Watcher
+	TargetName string
+	// Self samples benchtui's own process; nil means no self figures.
+	Self Watcher
+	// SampleEvery is the sampling period (default SampleEvery).
+	SampleEvery time.Duration
+	// Env is passed to the runner kind's New.
+	Env *runners.RunEnv
+	// RunID and ToolVersion go into the artifact.
+	RunID       string
+	ToolVersion string
+}
+
+func (o SessionOptions) sampleEvery() time.Duration {
+	if o.SampleEvery > 0 {
+		return o.SampleEvery
+	}
+	return SampleEvery
+}
+
+// Session runs one group: its steps one after the other. Every method is
+// safe from any goroutine. The session owns every goroutine of the run and
+// stops them through its context; Snapshots is closed when it ends.
+type Session struct {
+	plan  *plan.Plan
+	group *plan.Group
+	kind  runners.Kind
+	hooks []runners.StepHook // the registry's addons' AfterStep
+	opts  SessionOptions
+	steps []plan.Step
+	snaps chan Snapshot
+	done  chan struct{}
+
+	mu       sync.Mutex
+	started  time.Time
+	finished time.Time
+	cur      *stepRun // the step being run, nil between steps
+	results  []artifacts.Step
+	notes    []string
+	stopAll  bool
+	partial  bool
+	// late is a watcher a runner named during the run (WatchProcess).
+	late     Watcher
+	lateName string
+	err      error
+	cancel   context.CancelFunc
+}
+
+// NewSession prepares a session for group g of plan p, whose runner kind
+// reg names.
+func NewSession(reg *runners.Registry, p *plan.Plan, g *plan.Group, opts SessionOptions) (*Session, error) {
+	kind, ok := reg.Kind(g.Runner)
+	if !ok {
+		return nil, fmt.Errorf("group %s: unknown runner %q", g.ID, g.Runner)
+	}
+	var hooks []runners.StepHook
+	for _, a := range reg.Addons() {
+		if a.AfterStep != nil {
+			hooks = append(hooks, a.AfterStep)
+		}
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = DefaultGrace
+	}
+	if opts.Env == nil {
+		opts.Env = &runners.RunEnv{Plan: p, Cleanup: func(func()) {}}
+	}
+	return &Session{
+		plan: p, group: g, kind: kind, hooks: hooks, opts: opts,
+		steps: plan.Steps(g, opts.Duration),
+		snaps: make(chan Snapshot, 1),
+		done:  make(chan struct{}),
+	}, nil
+}
+
+// Group is the group the session runs.
+func (s *Session) Group() *plan.Group { return s.group }
+
+// Steps is the number of steps the session will run.
+func (s *Session) Steps() int { return len(s.steps) }
+
+// Snapshots delivers the newest snapshot; older ones are dropped when the
+// reader is slow. It is closed when the session ends.
+func (s *Session) Snapshots() <-chan Snapshot { return s.snaps }
+
+// Done is closed when the session has ended and Result is final.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Err is the error that ended the session early, if any.
+func (s *Session) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Start runs the session's steps in a goroutine of the session's own.
+func (s *Session) Start(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.started = time.Now()
+	s.cancel = cancel
+	s.mu.Unlock()
+	go s.run(ctx)
+}
+
+func (s *Session) run(ctx context.Context) {
+	defer close(s.done)
+	defer close(s.snaps)
+	defer s.cancel()
+	runner, err := s.kind.New(s.group, s.opts.Env)
+	if err != nil {
+		s.fail(fmt.Errorf("group %s: %w", s.group.ID, err))
+		return
+	}
+	defer runner.Close()
+	for i, spec := range s.steps {
+		if s.stopping() || ctx.Err() != nil {
+			break
+		}
+		st := newStepRun(s, runner, i, spec)
+		s.setCurrent(st)
+		res, err := st.run(ctx)
+		s.finishStep(res, err)
+		if err != nil {
+			break
+		}
+	}
+	s.mu.Lock()
+	s.finished = time.Now()
+	s.mu.Unlock()
+}
+
+func (s *Session) setCurrent(st *stepRun) {
+	s.mu.Lock()
+	s.cur = st
+	s.mu.Unlock()
+}
+
+func (s *Session) finishStep(res *artifacts.Step, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cur = nil
+	if res != nil {
+		s.results = append(s.results, *res)
+	}
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+}
+
+func (s *Session) fail(err error) {
+	s.mu.Lock()
+	s.err = err
+	s.mu.Unlock()
+	s.publish(Snapshot{GroupID: s.group.ID, State: StateFailed, Err: err, Steps: len(s.steps)})
+}
+
+func (s *Session) stopping() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopAll
+}
+
+// publish hands snap to the reader, replacing an unread older one.
+func (s *Session) publish(snap Snapshot) {
+	for {
+		select {
+		case s.snaps <- snap:
+			return
+		default:
+		}
+		select {
+		case <-s.snaps:
+		default:
+		}
+	}
+}
+
+func (s *Session) current() *stepRun {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur
+}
+
+// Pause stops the clock and holds the workers; it returns false when
+// nothing was running or it was already paused.
+func (s *Session) Pause() bool {
+	if st := s.current(); st != nil {
+		return st.pause()
+	}
+	return false
+}
+
+// Resume undoes Pause.
+func (s *Session) Resume() bool {
+	if st := s.current(); st != nil {
+		return st.resume()
+	}
+	return false
+}
+
+// Extend lengthens the running step by d of active time.
+func (s *Session) Extend(d time.Duration, why string) bool {
+	if st := s.current(); st != nil {
+		return st.extend(d, why)
+	}
+	return false
+}
+
+// StopStep ends the running step early (it is kept, marked by a stopped
+// event); the next step, if any, starts.
+func (s *Session) StopStep(why string) {
+	if st := s.current(); st != nil {
+		st.stop(why)
+	}
+}
+
+// Stop ends the session: the running step stops (its figures are kept and
+// the artifact is marked partial) and no further step starts.
+func (s *Session) Stop(why string) {
+	s.mu.Lock()
+	s.stopAll = true
+	st := s.cur
+	if st != nil {
+		s.partial = true
+	}
+	s.mu.Unlock()
+	if st != nil {
+		st.stop(why)
+	}
+}
+
+// watcher is the watched target's sampler and name: the plan's target,
+// else one a runner named, else none.
+func (s *Session) watcher() (Watcher, string) {
+	if s.opts.Watch != nil {
+		return s.opts.Watch, s.opts.TargetName
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.late, s.lateName
+}
+
+func (s *Session) watchLate(name string, w Watcher) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.opts.Watch == nil {
+		s.late, s.lateName = w, name
+	}
+}
+
+func (s *Session) markPartial() {
+	s.mu.Lock()
+	s.partial = true
+	s.mu.Unlock()
+}
+
+// Note records an operator's note in the artifact (and as an event of the
+// running step).
+func (s *Session) Note(text string) {
+	text = s.plan.Redact(text)
+	if st := s.current(); st != nil {
+		st.event(artifacts.EventNote, text)
+	}
+	s.mu.Lock()
+	s.notes = append(s.notes, text)
+	s.mu.Unlock()
+}
+
+// Result is the artifact of what has been measured so far: the finished
+// steps and, while one runs, the running step's figures (the artifact is
+// then partial). It may be called at any time.
+func (s *Session) Result() *artifacts.Artifact {
+	s.mu.Lock()
+	steps := append([]artifacts.Step(nil), s.results...)
+	cur, partial := s.cur, s.partial || len(s.results) < len(s.steps)
+	a := &artifacts.Artifact{
+		Schema: artifacts.Schema,
+		Run: artifacts.Run{
+			ID: s.opts.RunID, Started: s.started, Finished: s.finished,
+			Host:        artifacts.Host{OS: runtime.GOOS, CPUs: runtime.NumCPU(), Go: runtime.Version()},
+			ToolVersion: s.opts.ToolVersion, PlanSHA256: s.plan.SHA256,
+		},
+		Group: artifacts.Group{ID: s.group.ID, Title: s.group.Title, Runner: s.group.Runner, Config: s.group.Raw},
+		Notes: append([]string{}, s.notes...),
+	}
+	s.mu.Unlock()
+	if cur != nil {
+		steps = append(steps, cur.partialResult())
+	}
+	a.Steps = steps
+	a.Run.Partial = partial
+	if a.Run.Finished.IsZero() {
+		a.Run.Finished = time.Now()
+	}
+	return a
+}

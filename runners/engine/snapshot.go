@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
+
+// State is where a session or step stands.
+type State string
+
+// Session states.
+const (
+	StateIdle    State = "idle"
+	StateRunning State = "running"
+	StatePaused  State = "paused"
+	StateDone    State = "done"
+	StateFailed  State = "failed"
+)
+
+// Phase is the part of a step being run.
+type Phase string
+
+// Step phases.
+const (
+	PhasePrepare Phase = "prepare"
+	PhaseWarmup  Phase = "warmup"
+	PhaseMeasure Phase = "measure"
+	PhaseDrain   Phase = "drain"
+	PhaseDone    Phase = "done"
+)
+
+// Stats are latency and rate figures over some span of a step.
+type Stats struct {
+	Requests int64
+	Errors   int64
+	Dropped  int64
+	RPS      float64
+	// Latency percentiles in milliseconds (from the due time).
+	P50, P90, P99, Max float64
+}
+
+// ProcSample is one reading of a process's resources.
+type ProcSample struct {
+	RSSMB    float64
+	FDs      int
+	Threads  int
+	CPUCores float64
+}
+
+// Snapshot is an immutable view of a running group, published every tick.
+// Consumers may keep it; nothing in it is shared with the engine.
+type Snapshot struct {
+	GroupID   string
+	State     State
+	Phase     Phase
+	Step      int // 1-based
+	Steps     int
+	StepLabel string
+	// Elapsed is active (unpaused) time in the current phase; Planned is the
+	// phase's length including extensions.
+	Elapsed, Planned time.Duration
+	Paused           time.Duration
+	// Interval covers the last tick; Total the step's measured part so far.
+	Interval, Total Stats
+	ErrorKinds      map[string]int64
+	InFlight        int
+	// Target is the watched target's latest sample, nil without a target.
+	// TargetName says whose figures they are.
+	Target     *ProcSample
+	TargetName string
+	// Self is benchtui's own process.
+	Self *ProcSample
+	// RSSSlope is the target's (else benchtui's) RSS tail slope in MB/min
+	// over the soak window, and RSSRising whether it is above the group's
+	// soak threshold (or 1 MB/min without a soak policy).
+	RSSSlope  float64
+	RSSRising bool
+	// Series is the step's thinned time series so far.
+	Series []artifacts.Point
+	// Events of the current step so far.
+	Events []artifacts.Event
+	// Err is set when the session failed.
+	Err error
+	// Finished steps, for the console's last-result column.
+	Done []artifacts.Step
+}

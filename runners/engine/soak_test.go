@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
+)
+
+// TestSoakPolicyAgainstRealTargets watches two real processes: one that
+// retains 1 MiB every 100 ms (600 MiB/min) and one that stays flat. The
+// leaky one's step is extended by the policy until its max, each extension
+// an event, and its measured slope is near the truth; the flat one is left
+// alone.
+func TestSoakPolicyAgainstRealTargets(t *testing.T) {
+	bin := testbin.Build(t, "../watch/testdata/leaky")
+	src := fmt.Sprintf(`version: 1
+targets:
+  leaky: {command: [%[1]q, "-leak-mb", "1", "-every", "100ms"], sample: 250ms}
+  flat: {command: [%[1]q], sample: 250ms}
+groups:
+  - id: leaky
+    runner: sleep
+    target: leaky
+    sleep: {delay: 10ms}
+    load: {concurrency: 1}
+    duration: 2s
+    soak: {extend_while_rss_rising: {slope_mb_per_min: 1.0, window: 1s, step: 500ms, max: 1500ms}}
+  - id: flat
+    runner: sleep
+    target: flat
+    sleep: {delay: 10ms}
+    load: {concurrency: 1}
+    duration: 2s
+    soak: {extend_while_rss_rising: {slope_mb_per_min: 1.0, window: 1s, step: 500ms, max: 1500ms}}
+`, bin)
+	p, err := plan.ParsePlan("soak.yaml", []byte(src), func(string) (string, bool) { return "", false }, testRegistry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := NewRun(p, testRegistry, t.TempDir(), "test")
+	defer run.Close()
+	leaky, flat := runGroupOf(t, run, p.Groups[0]), runGroupOf(t, run, p.Groups[1])
+	t.Logf("leaky: %.2fs, slope %.1f MB/min; flat: %.2fs, slope %.2f MB/min",
+		leaky.DurationS, leaky.Target.RSSSlopeMBPerMin, flat.DurationS, flat.Target.RSSSlopeMBPerMin)
+
+	if n := countEvents(leaky, artifacts.EventExtended); n != 3 || leaky.DurationS < 3.4 {
+		t.Errorf("leaky: %d extensions, %.2fs; want 3 (to the 1.5s max) and 3.5s", n, leaky.DurationS)
+	}
+	if s := leaky.Target.RSSSlopeMBPerMin; s < 450 || s > 750 {
+		t.Errorf("leaky: slope %.1f MB/min, want 600 ±25%%", s)
+	}
+	if n := countEvents(flat, artifacts.EventExtended); n != 0 || flat.DurationS > 2.3 {
+		t.Errorf("flat: %d extensions, %.2fs; want none", n, flat.DurationS)
+	}
+	if s := flat.Target.RSSSlopeMBPerMin; s > 1 {
+		t.Errorf("flat: slope %.2f MB/min, want below the 1 MB/min threshold", s)
+	}
+}
+
+func runGroupOf(t *testing.T, run *Run, g *plan.Group) artifacts.Step {
+	t.Helper()
+	s, err := run.Session(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start(context.Background())
+	for range s.Snapshots() {
+	}
+	a := s.Result()
+	if len(a.Steps) != 1 || a.Steps[0].Target == nil {
+		t.Fatalf("%s: steps %+v", g.ID, a.Steps)
+	}
+	return a.Steps[0]
+}
+
+func countEvents(st artifacts.Step, kind string) int {
+	n := 0
+	for _, e := range st.Events {
+		if e.Kind == kind {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,351 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/watch"
+)
+
+// stepRun is one step being run: its clock, its controls and its tally.
+type stepRun struct {
+	s      *Session
+	runner runners.Runner
+	index  int
+	spec   plan.Step
+	env    *runners.StepEnv
+
+	mu        sync.Mutex
+	phase     Phase
+	phaseAt   time.Time     // when the current phase's clock started
+	planned   time.Duration // of the current phase, extensions included
+	extended  time.Duration // by the soak policy and the operator
+	pausedAt  time.Time     // zero while running
+	pausedIn  time.Duration // paused time within the current phase
+	pausedAll time.Duration // paused time within the measured phase
+	stopped   bool
+	measuring bool      // the measured phase has begun
+	drainAt   time.Time // when the load was told to stop
+	stopCh    chan struct{}
+	events    []artifacts.Event
+
+	tally   *tally
+	watched watchState
+	workers []runners.Worker // the engine's loop's, closed after the drain
+}
+
+func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
+	st := &stepRun{s: s, runner: r, index: i, spec: spec, stopCh: make(chan struct{}), phase: PhasePrepare}
+	workers := spec.Load.Workers()
+	if _, driver := r.(runners.Driver); driver {
+		workers = math.MaxInt32 // a Driver's goroutines are its own: shard fully
+	}
+	st.env = runners.NewStepEnv(s.group, spec.Load, shardCount(workers))
+	st.env.Index, st.env.Label, st.env.Params = i, spec.Label, spec.Params
+	st.env.Target = s.opts.Target
+	st.env.OnEvent = st.event
+	st.env.OnWatch = func(name string, pid int) { s.watchLate(name, watch.NewTreeSampler(pid)) }
+	st.tally = newTally(st.env.Recorders())
+	return st
+}
+
+// shardCount bounds the recorders of a step: one per worker up to twice the
+// CPUs, so memory does not grow with thousands of workers.
+func shardCount(workers int) int {
+	return max(1, min(workers, 2*runtime.GOMAXPROCS(0)))
+}
+
+// activeLocked is the unpaused time spent in the current phase.
+func (st *stepRun) activeLocked(now time.Time) time.Duration {
+	d := now.Sub(st.phaseAt) - st.pausedIn
+	if !st.pausedAt.IsZero() {
+		d -= now.Sub(st.pausedAt)
+	}
+	return max(d, 0)
+}
+
+func (st *stepRun) startPhase(p Phase, planned time.Duration) {
+	st.mu.Lock()
+	now := time.Now()
+	if p == PhaseMeasure && !st.pausedAt.IsZero() {
+		// A pause spanning the switch counts from here on.
+		st.pausedAt = now
+	}
+	st.phase, st.phaseAt, st.planned, st.pausedIn = p, now, planned, 0
+	st.measuring = st.measuring || p == PhaseMeasure
+	st.mu.Unlock()
+}
+
+func (st *stepRun) event(kind, note string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.eventLocked(kind, note)
+}
+
+func (st *stepRun) eventLocked(kind, note string) {
+	t := 0.0
+	if st.phase == PhaseMeasure || st.phase == PhaseDrain {
+		t = st.activeLocked(time.Now()).Seconds()
+	}
+	st.events = append(st.events, artifacts.Event{T: round3(t), Kind: kind, Note: st.s.plan.Redact(note)})
+}
+
+func (st *stepRun) pause() bool {
+	if !st.env.Gate().Pause() {
+		return false
+	}
+	st.mu.Lock()
+	st.pausedAt = time.Now()
+	st.eventLocked(artifacts.EventPaused, "")
+	st.mu.Unlock()
+	return true
+}
+
+func (st *stepRun) resume() bool {
+	st.mu.Lock()
+	if st.pausedAt.IsZero() {
+		st.mu.Unlock()
+		return false
+	}
+	d := time.Since(st.pausedAt)
+	st.pausedIn += d
+	if st.phase == PhaseMeasure {
+		st.pausedAll += d
+	}
+	st.pausedAt = time.Time{}
+	st.eventLocked(artifacts.EventResumed, fmt.Sprintf("after %.1fs", d.Seconds()))
+	st.mu.Unlock()
+	st.env.Gate().Resume()
+	return true
+}
+
+func (st *stepRun) extend(d time.Duration, why string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.stopped || st.phase != PhaseMeasure || d <= 0 {
+		return false
+	}
+	st.planned += d
+	st.extended += d
+	if why == "" {
+		why = "by the operator"
+	}
+	st.eventLocked(artifacts.EventExtended, fmt.Sprintf("+%s %s", d, why))
+	return true
+}
+
+func (st *stepRun) stop(why string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.stopped {
+		return
+	}
+	st.stopped = true
+	if st.phase == PhaseMeasure || st.phase == PhaseWarmup {
+		if why == "" {
+			why = "by the operator"
+		}
+		st.eventLocked(artifacts.EventStopped, why)
+	}
+	close(st.stopCh)
+	st.s.markPartial() // a cut step makes the artifact partial
+}
+
+// finishEarly ends the step before its planned time without a stopped
+// event: a Driver that has done all its work (spawn cycles, say).
+func (st *stepRun) finishEarly() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.stopped {
+		st.stopped = true
+		close(st.stopCh)
+	}
+}
+
+// run runs the step: prepare, warmup, measure, drain, finish.
+func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
+	if err := st.runner.Prepare(ctx, st.env); err != nil {
+		return nil, fmt.Errorf("group %s step %s: preparing: %w", st.s.group.ID, st.spec.Label, err)
+	}
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	opCtx, abortOps := context.WithCancel(context.WithoutCancel(ctx))
+	defer abortOps()
+	loops, err := st.startLoad(loadCtx, opCtx)
+	if err != nil {
+		stopLoad()
+		return nil, err
+	}
+	st.clock(ctx)
+	stopLoad()
+	st.mu.Lock()
+	st.drainAt = time.Now()
+	st.phase = PhaseDrain
+	st.mu.Unlock()
+	st.env.Gate().Resume() // paused workers must see the stop
+	st.drain(loops, abortOps)
+	if err := CloseWorkers(st.workers); err != nil {
+		st.event(artifacts.EventNote, "closing workers: "+err.Error())
+	}
+	res := st.result(false)
+	st.finish(context.WithoutCancel(ctx), res)
+	st.setPhase(PhaseDone)
+	st.s.publish(st.snapshot(StateDone))
+	return res, nil
+}
+
+// finish runs the runner's Finish and the step hooks and adds what they
+// found to res; a failure of either becomes a failed check or a note, so
+// the figures are never lost to it.
+func (st *stepRun) finish(ctx context.Context, res *artifacts.Step) {
+	sum := runners.Summary{Requests: res.Requests, Errors: res.Errors}
+	found, err := st.runner.Finish(ctx, st.env, sum)
+	if err != nil {
+		found.Checks = append(found.Checks, artifacts.Check{Name: "finish", OK: false, Note: err.Error()})
+	}
+	for _, hook := range st.s.hooks {
+		checks, err := hook(ctx, st.s.group, sum)
+		found.Checks = append(found.Checks, checks...)
+		if err != nil {
+			res.Events = append(res.Events, artifacts.Event{T: res.DurationS, Kind: artifacts.EventNote, Note: st.s.plan.Redact(err.Error())})
+		}
+	}
+	addFindings(res, found, st.s.plan.Redact)
+}
+
+// addFindings copies a runner's findings into a step's result, redacting
+// the notes of its checks (a database error may echo a secret).
+func addFindings(res *artifacts.Step, f runners.Findings, redact func(string) string) {
+	for _, c := range f.Checks {
+		c.Note = redact(c.Note)
+		res.Checks = append(res.Checks, c)
+	}
+	for k, v := range f.Counters {
+		if res.Counters == nil {
+			res.Counters = map[string]int64{}
+		}
+		res.Counters[k] = v // the runner's final count replaces the recorded one
+	}
+	for k, v := range f.Extra {
+		if res.Extra == nil {
+			res.Extra = map[string]any{}
+		}
+		res.Extra[k] = v
+	}
+}
+
+func (st *stepRun) setPhase(p Phase) {
+	st.mu.Lock()
+	st.phase = p
+	st.mu.Unlock()
+}
+
+// drain waits for the load goroutines; after the grace period it cancels
+// the operations still in flight and waits for them to notice.
+func (st *stepRun) drain(loops *sync.WaitGroup, abort context.CancelFunc) {
+	done := make(chan struct{})
+	go func() { loops.Wait(); close(done) }()
+	t := time.NewTimer(st.s.opts.Grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		abort()
+		<-done
+	}
+}
+
+// clock runs the warmup and measured phases, ticking the tally, until the
+// step's time is up, it is stopped, or ctx ends.
+func (st *stepRun) clock(ctx context.Context) {
+	ticker := time.NewTicker(Tick)
+	defer ticker.Stop()
+	if st.spec.Warmup > 0 {
+		st.startPhase(PhaseWarmup, st.spec.Warmup)
+		if !st.tickUntilDone(ctx, ticker) {
+			return
+		}
+		st.tally.reset()
+	}
+	st.startPhase(PhaseMeasure, st.spec.Duration)
+	st.tally.begin()
+	st.tickUntilDone(ctx, ticker)
+}
+
+// tickUntilDone ticks until the phase's planned time has passed; it
+// returns false when the step was stopped or ctx ended.
+func (st *stepRun) tickUntilDone(ctx context.Context, ticker *time.Ticker) bool {
+	exited := st.targetExited()
+	for {
+		select {
+		case <-ctx.Done():
+			st.stop("interrupted")
+			return false
+		case <-st.stopCh:
+			return false
+		case <-exited:
+			exited = nil
+			if st.onTargetExit() {
+				return false
+			}
+		case <-ticker.C:
+		}
+		if st.tick() {
+			return true
+		}
+	}
+}
+
+// targetExited is closed when the watched target exits; nil without one.
+func (st *stepRun) targetExited() <-chan struct{} {
+	if st.env.Target == nil {
+		return nil
+	}
+	return st.env.Target.Exited()
+}
+
+// onTargetExit records the exit and, unless the group says
+// on_target_exit: continue, stops the step and the steps after it (they
+// would only measure refusals). It reports whether it stopped.
+func (st *stepRun) onTargetExit() bool {
+	st.event(artifacts.EventTargetExited, fmt.Sprintf("%s %s", st.s.opts.TargetName, st.env.Target.ExitStatus()))
+	if st.s.group.OnTargetExit == "continue" || st.s.kind.TargetExits {
+		return false
+	}
+	st.s.mu.Lock()
+	st.s.stopAll = true
+	st.s.mu.Unlock()
+	st.stop("target exited")
+	return true
+}
+
+// tick merges the interval, publishes a snapshot and reports whether the
+// phase's time is up (after giving the soak policy its say).
+func (st *stepRun) tick() bool {
+	now := time.Now()
+	st.mu.Lock()
+	phase, active, planned := st.phase, st.activeLocked(now), st.planned
+	st.mu.Unlock()
+	st.tally.tick(now, active, phase == PhaseMeasure, st.env)
+	st.sampleTarget(active, phase == PhaseMeasure)
+	st.s.publish(st.snapshot(st.state()))
+	if planned <= 0 || active < planned {
+		return false // no planned time: a Driver ends the step itself
+	}
+	return phase != PhaseMeasure || !st.soakExtend()
+}
+
+func (st *stepRun) state() State {
+	if st.env.Gate().Paused() {
+		return StatePaused
+	}
+	return StateRunning
+}
+
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }

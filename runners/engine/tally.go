@@ -1,0 +1,173 @@
+package engine
+
+import (
+	"maps"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+)
+
+// tally merges the recorders of a step on every tick into interval and
+// step totals and the thinned series. Its histograms are its own: the
+// recorders hand theirs over in swap and get emptied spares back.
+type tally struct {
+	recorders []*runners.Recorder
+
+	mu       sync.Mutex
+	spares   []*hdrhistogram.Histogram
+	interval *hdrhistogram.Histogram // the last tick's latencies
+	latency  *hdrhistogram.Histogram // the measured phase so far
+	service  *hdrhistogram.Histogram
+	extra    map[string]*hdrhistogram.Histogram
+	counts   counts
+	kinds    map[string]int64
+	counters map[string]int64
+	last     Stats // the last tick
+	lastAt   time.Duration
+	series   series
+}
+
+type counts struct{ requests, errors, dropped int64 }
+
+func newTally(recs []*runners.Recorder) *tally {
+	t := &tally{
+		recorders: recs,
+		interval:  artifacts.NewHistogram(),
+		latency:   artifacts.NewHistogram(),
+		service:   artifacts.NewHistogram(),
+		extra:     map[string]*hdrhistogram.Histogram{},
+		kinds:     map[string]int64{},
+		counters:  map[string]int64{},
+	}
+	t.series.init()
+	return t
+}
+
+func (t *tally) spare() *hdrhistogram.Histogram {
+	if n := len(t.spares); n > 0 {
+		h := t.spares[n-1]
+		t.spares = t.spares[:n-1]
+		return h
+	}
+	return artifacts.NewHistogram()
+}
+
+func (t *tally) recycle(h *hdrhistogram.Histogram) {
+	h.Reset()
+	t.spares = append(t.spares, h)
+}
+
+// collect swaps every recorder's interval out. With keep it adds what was
+// collected to the step totals; otherwise (warmup) only to the interval.
+func (t *tally) collect(keep bool) counts {
+	t.interval.Reset()
+	var c counts
+	for _, r := range t.recorders {
+		iv := r.Swap(t.spare(), t.spare())
+		t.interval.Merge(iv.Latency)
+		c.requests += iv.Requests
+		c.errors += iv.Errors
+		c.dropped += iv.Dropped
+		if keep {
+			t.latency.Merge(iv.Latency)
+			t.service.Merge(iv.Service)
+			t.mergeMaps(iv)
+		}
+		t.recycle(iv.Latency)
+		t.recycle(iv.Service)
+	}
+	if keep {
+		t.counts.requests += c.requests
+		t.counts.errors += c.errors
+		t.counts.dropped += c.dropped
+	}
+	return c
+}
+
+func (t *tally) mergeMaps(iv runners.Interval) {
+	for k, n := range iv.Kinds {
+		t.kinds[k] += n
+	}
+	for k, n := range iv.Counters {
+		t.counters[k] += n
+	}
+	for k, h := range iv.Extra {
+		if t.extra[k] == nil {
+			t.extra[k] = artifacts.NewHistogram()
+		}
+		t.extra[k].Merge(h)
+	}
+}
+
+// tick merges one interval ending at active time `active`.
+func (t *tally) tick(now time.Time, active time.Duration, measuring bool, env *runners.StepEnv) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.collect(measuring)
+	dt := (active - t.lastAt).Seconds()
+	t.lastAt = active
+	t.last = statsOf(t.interval, c, dt)
+	if measuring && dt > 0 {
+		t.series.add(t.interval, c, dt, active, int(env.InFlight()))
+	}
+}
+
+// reset discards what was recorded so far (the warmup) and restarts the
+// tally's clock.
+func (t *tally) reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.collect(false)
+	t.lastAt = 0
+}
+
+// begin restarts the tally's clock for the measured phase.
+func (t *tally) begin() {
+	t.mu.Lock()
+	t.lastAt = 0
+	t.mu.Unlock()
+}
+
+// final collects what the recorders hold after the load stopped (work that
+// finished while draining) into the totals, and the series' last bucket.
+func (t *tally) final(active time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.collect(true)
+	if dt := (active - t.lastAt).Seconds(); dt > 0 {
+		t.series.add(t.interval, c, dt, active, 0)
+		t.lastAt = active
+	}
+	t.series.flush(active, 0)
+}
+
+func statsOf(h *hdrhistogram.Histogram, c counts, seconds float64) Stats {
+	p := artifacts.PercentilesOf(h)
+	s := Stats{Requests: c.requests, Errors: c.errors, Dropped: c.dropped, P50: p.P50, P90: p.P90, P99: p.P99, Max: p.Max}
+	if seconds > 0 {
+		s.RPS = float64(c.requests) / seconds
+	}
+	return s
+}
+
+// view copies what a snapshot or a result needs, under the lock.
+type tallyView struct {
+	last, total Stats
+	kinds       map[string]int64
+	series      []artifacts.Point
+}
+
+func (t *tally) view(measured time.Duration) tallyView {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return tallyView{
+		last:   t.last,
+		total:  statsOf(t.latency, t.counts, measured.Seconds()),
+		kinds:  maps.Clone(t.kinds),
+		series: t.series.points(),
+	}
+}

@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/watch"
+)
+
+// SampleEvery is how often the target and benchtui itself are sampled
+// unless the target's `sample:` says otherwise.
+const SampleEvery = time.Second
+
+// Watcher samples a process's (or cgroup's) resources; *watch.Sampler is one.
+type Watcher interface {
+	Sample() (watch.Sample, error)
+}
+
+var _ runners.TargetHandle = (*watch.Process)(nil)
+
+// watch samples the step's target and benchtui itself during the measured
+// phase (heap growth while warming up is not a leak), keeps the samples in
+// bounded histories for the step's analysis, and applies the soak policy.
+type watchState struct {
+	mu           sync.Mutex
+	lastSample   time.Time
+	target, self *ProcSample
+	targetHist   watch.History
+	selfHist     watch.History
+}
+
+// sampleTarget takes a sample when one is due.
+func (st *stepRun) sampleTarget(active time.Duration, measuring bool) {
+	w := &st.watched
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.lastSample.IsZero() && now.Sub(w.lastSample) < st.s.opts.sampleEvery()-Tick/2 {
+		return
+	}
+	w.lastSample = now
+	watcher, _ := st.s.watcher()
+	w.target = takeSample(watcher, &w.targetHist, active, measuring)
+	w.self = takeSample(st.s.opts.Self, &w.selfHist, active, measuring)
+	var rss, fds, self float64
+	if w.target != nil {
+		rss, fds = w.target.RSSMB, float64(w.target.FDs)
+	}
+	if w.self != nil {
+		self = w.self.RSSMB
+	}
+	st.tally.mu.Lock()
+	st.tally.series.target(rss, fds, self)
+	st.tally.mu.Unlock()
+}
+
+func takeSample(w Watcher, h *watch.History, active time.Duration, measuring bool) *ProcSample {
+	if w == nil {
+		return nil
+	}
+	s, err := w.Sample()
+	if err != nil {
+		return nil
+	}
+	if measuring {
+		h.Add(watch.TimedSample{T: active, Sample: s})
+	}
+	return &ProcSample{RSSMB: s.RSSMB(), FDs: s.FDs, Threads: s.Threads, CPUCores: s.CPUCores}
+}
+
+// minSlopeSamples is how many samples a slope needs before it is believed.
+const minSlopeSamples = 5
+
+// fill puts the latest samples and the RSS verdict into a snapshot: the
+// target's, else benchtui's own.
+func (w *watchState) fill(snap *Snapshot, s *Session) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, name := s.watcher()
+	snap.Target, snap.Self, snap.TargetName = w.target, w.self, name
+	hist := &w.targetHist
+	if w.target == nil {
+		hist = &w.selfHist
+	}
+	window, threshold := s.group.SoakRule()
+	snap.RSSSlope = hist.TailSlope(window)
+	snap.RSSRising = hist.Len() >= minSlopeSamples && snap.RSSSlope > threshold
+}
+
+// soakExtend applies the soak policy at the end of the planned time: while
+// the target's RSS tail slope is above the threshold, extend by the rule's
+// step up to its max. It reports whether it extended.
+func (st *stepRun) soakExtend() bool {
+	g := st.s.group
+	if g.Soak == nil || g.Soak.ExtendWhileRSSRising == nil {
+		return false
+	}
+	rule := g.Soak.ExtendWhileRSSRising
+	window, threshold := g.SoakRule()
+	st.watched.mu.Lock()
+	slope := st.watched.targetHist.TailSlope(window)
+	enough := st.watched.targetHist.Len() >= minSlopeSamples
+	st.watched.mu.Unlock()
+	st.mu.Lock()
+	extended := st.extended
+	st.mu.Unlock()
+	if !enough || !watch.ShouldExtend(slope, threshold, extended, rule.Step.D(), rule.Max.D()) {
+		return false
+	}
+	return st.extend(rule.Step.D(), fmt.Sprintf("RSS rising %.2f MB/min > %g MB/min", slope, threshold))
+}
+
+// summarize adds the target's and benchtui's resource figures to a step.
+func (w *watchState) summarize(res *artifacts.Step, st *stepRun) {
+	window, _ := st.s.group.SoakRule()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	res.Target = analyzed(&w.targetHist, window, st.env.PeakUnits())
+	res.Self = analyzed(&w.selfHist, window, 0)
+}
+
+func analyzed(h *watch.History, window time.Duration, units int) *artifacts.TargetStats {
+	if h.Len() == 0 {
+		return nil
+	}
+	s := h.Analyze(0, window, units)
+	return &s
+}

@@ -1,0 +1,187 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// LoadPlan reads, expands and validates the plan file at path. The error,
+// when there is one, joins every problem found, each naming file:line:column
+// and key.
+func LoadPlan(path string, schema Schema) (*Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading plan: %w", err)
+	}
+	return ParsePlan(path, data, os.LookupEnv, schema)
+}
+
+// Schema is what the decoder needs to know of the runner kinds: the
+// sections a group may carry, the kinds' names and each kind's own checks.
+// runners.Registry is one.
+type Schema interface {
+	// Section returns the constructor of a group-level section's value.
+	Section(name string) (newSpec func() any, ok bool)
+	// KindNames lists the kinds, for messages.
+	KindNames() []string
+	// ValidateGroup runs the group's kind's checks (and any that apply to
+	// every group); known is false when no kind has the group's runner name.
+	ValidateGroup(g *Group) (known bool, errs []error)
+}
+
+// ParsePlan parses a plan from data; file names it in messages, lookup
+// resolves ${VAR}s and schema knows the runner kinds and their sections.
+func ParsePlan(file string, data []byte, lookup func(string) (string, bool), schema Schema) (*Plan, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if len(root.Content) == 0 {
+		return nil, fmt.Errorf("%s:1:1: empty plan", file)
+	}
+	d := &decoder{file: file, schema: schema}
+	ex := &expander{d: d, lookup: lookup}
+	ex.walk(root.Content[0])
+	plan := &Plan{Path: file, Secrets: ex.secrets}
+	sum := sha256.Sum256(data)
+	plan.SHA256 = hex.EncodeToString(sum[:])
+	d.plan(root.Content[0], plan)
+	if len(d.errs) == 0 {
+		d.errs = append(d.errs, plan.validate(schema)...)
+	}
+	if len(d.errs) > 0 {
+		return nil, &PlanError{Errs: d.errs, plan: plan}
+	}
+	return plan, nil
+}
+
+// PlanError holds every problem of a plan file, each a *PosError. Its
+// message has the plan's secrets redacted: a bad value may be one.
+type PlanError struct {
+	Errs []error
+	plan *Plan
+}
+
+func (e *PlanError) Error() string { return e.plan.Redact(errors.Join(e.Errs...).Error()) }
+
+// Unwrap gives the single problems to errors.Is and errors.As.
+func (e *PlanError) Unwrap() []error { return e.Errs }
+
+func (d *decoder) plan(n *yaml.Node, p *Plan) {
+	v := reflect.ValueOf(p).Elem()
+	d.structure(n, v, "", func(k, _ *yaml.Node) bool { return k.Value == "groups" })
+	groups := mappingValue(n, "groups")
+	if groups == nil {
+		d.errorf(n, "groups", "missing (required)")
+		return
+	}
+	if groups.Kind != yaml.SequenceNode {
+		d.errorf(groups, "groups", "want a list, got a %s", kindName(groups))
+		return
+	}
+	for i, gn := range groups.Content {
+		g := d.group(gn, fmt.Sprintf("groups[%d]", i))
+		g.Raw, _ = redactedTree(gn, p.Redact).(map[string]any)
+		p.Groups = append(p.Groups, g)
+	}
+	for name, t := range p.Targets {
+		tn := mappingValue(mappingValue(n, "targets"), name)
+		if t == nil {
+			d.errorf(tn, "targets."+name, "empty target: give command, pid, pidfile or cgroup")
+			delete(p.Targets, name)
+			continue
+		}
+		t.Pos = d.pos(tn)
+	}
+}
+
+func (d *decoder) group(n *yaml.Node, key string) *Group {
+	g := &Group{Pos: d.pos(n), Sections: map[string]any{}, SectionPos: map[string]Pos{}}
+	d.structure(n, reflect.ValueOf(g).Elem(), key, func(k, val *yaml.Node) bool {
+		newSpec, ok := d.schema.Section(k.Value)
+		if !ok {
+			return false
+		}
+		spec := newSpec()
+		d.decode(val, reflect.ValueOf(spec).Elem(), joinKey(key, k.Value))
+		g.Sections[k.Value] = spec
+		g.SectionPos[k.Value] = d.pos(val)
+		return true
+	})
+	return g
+}
+
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// expander replaces ${VAR} and ${VAR:-default} in every scalar of the tree,
+// after parsing, so an expanded value can never change the YAML structure.
+type expander struct {
+	d       *decoder
+	lookup  func(string) (string, bool)
+	secrets []string
+}
+
+var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+
+func (e *expander) walk(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode {
+		if strings.Contains(n.Value, "${") {
+			n.Value = e.expand(n)
+		}
+		return
+	}
+	for _, c := range n.Content {
+		e.walk(c)
+	}
+}
+
+func (e *expander) expand(n *yaml.Node) string {
+	return varRef.ReplaceAllStringFunc(n.Value, func(ref string) string {
+		m := varRef.FindStringSubmatch(ref)
+		val, ok := e.lookup(m[1])
+		if !ok || (val == "" && m[2] != "") {
+			if m[2] == "" {
+				e.d.errorf(n, "${"+m[1]+"}", "environment variable %s is not set (write ${%s:-default} for a default)", m[1], m[1])
+				return ref
+			}
+			val = m[3]
+		}
+		if SecretName(m[1]) && val != "" {
+			e.secrets = append(e.secrets, val)
+		}
+		return val
+	})
+}
+
+// SecretName reports whether a variable or key name is one whose value must
+// never be shown: *PASSWORD*, *TOKEN*, *SECRET*, *KEY*, Authorization, Cookie.
+func SecretName(name string) bool {
+	u := strings.ToUpper(name)
+	for _, s := range []string{"PASSWORD", "PASSWD", "TOKEN", "SECRET", "KEY", "AUTHORIZATION", "COOKIE"} {
+		if strings.Contains(u, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortStrings(s []string) { sort.Strings(s) }

@@ -1,0 +1,129 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+)
+
+func env(vars map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+}
+
+const goodPlan = `version: 1
+artifacts: ./out
+targets:
+  api:
+    command: ["./server", "--port", "8080"]
+    ready: tcp://127.0.0.1:8080
+groups:
+  - id: G1
+    title: sleepy
+    target: api
+    runner: sleep
+    sleep: {delay: 5ms}
+    load: {concurrency: 4}
+    duration: 2s
+    soak: {extend_while_rss_rising: {slope_mb_per_min: 1.0, window: 60s, step: 60s, max: 540s}}
+    thresholds: {p99: 50ms, error_rate: 0}
+`
+
+func TestParseGoodPlan(t *testing.T) {
+	p, err := ParsePlan("plan.yaml", []byte(goodPlan), env(nil), testSchema{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := p.Groups[0]
+	if g.ID != "G1" || g.Load.Concurrency != 4 || g.Duration.D().Seconds() != 2 || g.Sections["sleep"] == nil {
+		t.Errorf("group = %+v", g)
+	}
+	if r := g.Soak.ExtendWhileRSSRising; r.Max.D().Seconds() != 540 || r.SlopeMBPerMin != 1 {
+		t.Errorf("soak = %+v", r)
+	}
+	if *g.Thresholds.ErrorRate != 0 || g.Thresholds.P99.D().Milliseconds() != 50 {
+		t.Errorf("thresholds = %+v", g.Thresholds)
+	}
+	if p.Targets["api"].Pos.Line != 5 {
+		t.Errorf("target pos = %v", p.Targets["api"].Pos)
+	}
+}
+
+func TestPlanErrorsNamePlaceAndKey(t *testing.T) {
+	cases := []struct {
+		name, from, to string
+		want           []string
+	}{
+		{"unknown key", "    title: sleepy\n", "    title: sleepy\n    colour: red\n", []string{"plan.yaml:10:5: groups[0].colour: unknown key"}},
+		{"bad duration", "duration: 2s", "duration: 2 seconds", []string{"plan.yaml:14:15: groups[0].duration: bad duration \"2 seconds\""}},
+		{"wrong type", "concurrency: 4", "concurrency: four", []string{"plan.yaml:13:25: groups[0].load.concurrency: want a whole number, got \"four\""}},
+		{"missing field", "    runner: sleep\n", "", []string{"plan.yaml:8:5: groups[0].runner: missing (required)"}},
+		{"nested unknown", "window: 60s", "windw: 60s", []string{"plan.yaml:15:61: groups[0].soak.extend_while_rss_rising.windw: unknown key"}},
+		{"section key", "delay: 5ms", "delay: 5ms, dela: 1", []string{"plan.yaml:12:25: groups[0].sleep.dela: unknown key"}},
+		{"unset var", "./out", "${OUT_DIR}", []string{"plan.yaml:2:12: ${OUT_DIR}: environment variable OUT_DIR is not set"}},
+		{"unknown target", "target: api", "target: db", []string{"group G1: target: no target named \"db\""}},
+		{"unknown runner", "runner: sleep", "runner: slep", []string{"group G1: runner: unknown runner \"slep\""}},
+		{"all at once", "duration: 2s", "duration: 2x\n    bogus: 1", []string{"14:15: groups[0].duration", "15:5: groups[0].bogus: unknown key"}},
+		{"open loop without slots", "{concurrency: 4}", "{rate: 100}", []string{"load.max_in_flight: an open loop needs max_in_flight"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := strings.Replace(goodPlan, c.from, c.to, 1)
+			_, err := ParsePlan("plan.yaml", []byte(src), env(nil), testSchema{})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error\n%v\ndoes not contain\n%s", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestEnvExpansionAndSecrets(t *testing.T) {
+	src := strings.Replace(goodPlan, "./out", "${OUT:-./dflt}", 1)
+	src = strings.Replace(src, `"--port", "8080"`, `"--token", "${API_TOKEN}"`, 1)
+	p, err := ParsePlan("plan.yaml", []byte(src), env(map[string]string{"API_TOKEN": "s3cr3t"}), testSchema{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Artifacts != "./dflt" || p.Targets["api"].Command[2] != "s3cr3t" {
+		t.Errorf("artifacts=%q command=%q", p.Artifacts, p.Targets["api"].Command)
+	}
+	if got := p.Redact("auth s3cr3t and postgres://u:pw@127.0.0.1/db"); strings.Contains(got, "s3cr3t") || strings.Contains(got, "pw@") {
+		t.Errorf("Redact left a secret: %q", got)
+	}
+}
+
+func TestPlanErrorsHideSecrets(t *testing.T) {
+	src := strings.Replace(goodPlan, "concurrency: 4", `concurrency: "${DB_PASSWORD}"`, 1)
+	_, err := ParsePlan("plan.yaml", []byte(src), env(map[string]string{"DB_PASSWORD": "hunter2"}), testSchema{})
+	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "load.concurrency") {
+		t.Errorf("error %v: want the bad key named and the secret hidden", err)
+	}
+}
+
+func TestRawConfigIsRedacted(t *testing.T) {
+	src := strings.Replace(goodPlan, "    title: sleepy\n", "    title: postgres://bob:hunter2@127.0.0.1/x\n", 1)
+	p, err := ParsePlan("plan.yaml", []byte(src), env(nil), testSchema{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Groups[0].Raw["title"].(string); strings.Contains(s, "hunter2") {
+		t.Errorf("raw config kept a password: %q", s)
+	}
+}
+
+func FuzzParsePlan(f *testing.F) {
+	f.Add([]byte(goodPlan))
+	f.Add([]byte("version: 1\ngroups: []\n"))
+	f.Add([]byte("version: 1\ngroups:\n  - id: x\n    runner: sleep\n    load: {rate: 1e9, max_in_flight: -1}\n"))
+	f.Add([]byte("a: &x [*x]\n"))
+	f.Add([]byte("version: ${V:-1}\ngroups: {}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParsePlan("fuzz.yaml", data, env(nil), testSchema{})
+		if err == nil && p == nil {
+			t.Fatal("nil plan without error")
+		}
+	})
+}

@@ -1,0 +1,166 @@
+package plan
+
+import (
+	"fmt"
+	"time"
+)
+
+// Plan is a parsed and validated plan file.
+type Plan struct {
+	// Path is the file the plan was read from ("<built-in demo>" for the demo).
+	Path string `yaml:"-"`
+	// SHA256 is the hex digest of the file's bytes before ${VAR} expansion.
+	SHA256    string                 `yaml:"-"`
+	Version   int                    `yaml:"version,required"`
+	Artifacts string                 `yaml:"artifacts"`
+	Targets   map[string]*TargetSpec `yaml:"targets"`
+	// Groups are decoded by hand (their runner sections come from the Schema).
+	Groups []*Group `yaml:"-"`
+	// Secrets are the expanded values of ${VAR}s named like secrets; they are
+	// redacted wherever they appear in output.
+	Secrets []string `yaml:"-"`
+}
+
+// TargetSpec is a watched process: spawned from Command, or attached by PID,
+// PIDFile or Cgroup.
+type TargetSpec struct {
+	Command      []string          `yaml:"command"`
+	Build        []string          `yaml:"build"`
+	Ready        string            `yaml:"ready"`
+	ReadyTimeout Duration          `yaml:"ready_timeout"`
+	Env          map[string]string `yaml:"env"`
+	Dir          string            `yaml:"dir"`
+	PID          int               `yaml:"pid"`
+	PIDFile      string            `yaml:"pidfile"`
+	Cgroup       string            `yaml:"cgroup"`
+	Sample       Duration          `yaml:"sample"`
+	StopGrace    Duration          `yaml:"stop_grace"`
+	Pos          Pos               `yaml:"-"`
+}
+
+// Group is one bench group of a plan.
+type Group struct {
+	ID           string               `yaml:"id,required"`
+	Title        string               `yaml:"title"`
+	Target       string               `yaml:"target"`
+	Runner       string               `yaml:"runner,required"`
+	Load         Load                 `yaml:"load"`
+	Sweep        map[string][]float64 `yaml:"sweep"`
+	Warmup       Duration             `yaml:"warmup"`
+	Duration     Duration             `yaml:"duration"`
+	Soak         *Soak                `yaml:"soak"`
+	Thresholds   Thresholds           `yaml:"thresholds"`
+	OnTargetExit string               `yaml:"on_target_exit"`
+	// Sections holds the runner sections (`http:`, `postgres:`, …) decoded
+	// into the types registered with the group's runner kind declares (runners.Kind.Sections).
+	Sections map[string]any `yaml:"-"`
+	// SectionPos is where each section starts in the file.
+	SectionPos map[string]Pos `yaml:"-"`
+	// Raw is the group as written, with secrets redacted, for the artifact.
+	Raw map[string]any `yaml:"-"`
+	Pos Pos            `yaml:"-"`
+}
+
+// Load is the shape of the load: closed loop with Concurrency workers, or
+// open loop at Rate arrivals per second with at most MaxInFlight pending.
+type Load struct {
+	Concurrency int     `yaml:"concurrency"`
+	Rate        float64 `yaml:"rate"`
+	MaxInFlight int     `yaml:"max_in_flight"`
+	// Timeout bounds one operation; 0 means the runner's default.
+	Timeout Duration `yaml:"timeout"`
+}
+
+// OpenLoop reports whether arrivals are scheduled at a fixed rate.
+func (l Load) OpenLoop() bool { return l.Rate > 0 }
+
+// Workers is the number of worker goroutines the load needs.
+func (l Load) Workers() int {
+	if l.OpenLoop() {
+		return l.MaxInFlight
+	}
+	return l.Concurrency
+}
+
+// Soak holds the soak policy of a group.
+type Soak struct {
+	ExtendWhileRSSRising *RSSRule `yaml:"extend_while_rss_rising"`
+}
+
+// RSSRule extends a step by Step while the target's RSS tail slope over
+// Window is above SlopeMBPerMin, up to Max in all.
+type RSSRule struct {
+	SlopeMBPerMin float64  `yaml:"slope_mb_per_min,required"`
+	Window        Duration `yaml:"window"`
+	Step          Duration `yaml:"step,required"`
+	Max           Duration `yaml:"max,required"`
+}
+
+// Thresholds are the pass/fail limits of a group's steps. A nil field is
+// not checked.
+type Thresholds struct {
+	P50       *Duration `yaml:"p50"`
+	P90       *Duration `yaml:"p90"`
+	P99       *Duration `yaml:"p99"`
+	P999      *Duration `yaml:"p999"`
+	Max       *Duration `yaml:"max"`
+	ErrorRate *float64  `yaml:"error_rate"`
+	MinRPS    *float64  `yaml:"min_rps"`
+	Dropped   *int64    `yaml:"dropped"`
+}
+
+// Section returns g's decoded section of that name as the *T its kind
+// declared, or nil when g has no such section.
+func Section[T any](g *Group, name string) *T {
+	v, _ := g.Sections[name].(*T)
+	return v
+}
+
+// SoakRule is the group's soak window and RSS slope threshold (MB/min),
+// with defaults (60 s, 1 MB/min) for groups without a soak policy: the
+// console's "RSS rising" banner uses them too.
+func (g *Group) SoakRule() (window time.Duration, slope float64) {
+	window, slope = 60*time.Second, 1.0
+	if g.Soak != nil && g.Soak.ExtendWhileRSSRising != nil {
+		r := g.Soak.ExtendWhileRSSRising
+		slope = r.SlopeMBPerMin
+		if r.Window.D() > 0 {
+			window = r.Window.D()
+		}
+	}
+	return window, slope
+}
+
+// Pos is a place in a plan file.
+type Pos struct {
+	File   string
+	Line   int
+	Column int
+}
+
+func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column) }
+
+// PosError is a plan problem at a place in the file.
+type PosError struct {
+	Pos Pos
+	Key string
+	Msg string
+}
+
+func (e *PosError) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("%s: %s", e.Pos, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.Pos, e.Key, e.Msg)
+}
+
+// Errorf builds a PosError; runners use it in Kind.Validate.
+func Errorf(p Pos, key, format string, args ...any) error {
+	return &PosError{Pos: p, Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Duration is a time.Duration written in the plan as "250ms", "5s", "2m".
+type Duration struct{ time.Duration }
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return d.Duration }

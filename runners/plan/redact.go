@@ -1,0 +1,68 @@
+package plan
+
+import (
+	"regexp"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Redacted replaces a secret wherever benchtui shows or stores one.
+const Redacted = "[redacted]"
+
+// Redact removes from s every secret the plan knows (expanded ${…} values
+// named like secrets) and the password of any URL or DSN in it.
+func (p *Plan) Redact(s string) string {
+	if p != nil {
+		for _, sec := range p.Secrets {
+			s = strings.ReplaceAll(s, sec, Redacted)
+		}
+	}
+	return RedactURLs(s)
+}
+
+var urlPassword = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^:/@\s]*):([^@/\s]+)@`)
+var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
+
+// RedactURLs hides the password part of URLs ("scheme://user:pass@host")
+// and of key=value DSNs ("password=…") in s.
+func RedactURLs(s string) string {
+	s = urlPassword.ReplaceAllString(s, "${1}:"+Redacted+"@")
+	return kvPassword.ReplaceAllString(s, "${1}"+Redacted)
+}
+
+// redactedTree renders a YAML node as plain values for an artifact's group
+// config, with the values of secret-named keys (authorization, cookie,
+// password, token, …) replaced and every string passed through redact.
+func redactedTree(n *yaml.Node, redact func(string) string) any {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			if SecretName(k) && n.Content[i+1].Kind == yaml.ScalarNode {
+				m[k] = Redacted
+				continue
+			}
+			m[k] = redactedTree(n.Content[i+1], redact)
+		}
+		return m
+	case yaml.SequenceNode:
+		l := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			l[i] = redactedTree(c, redact)
+		}
+		return l
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return redact(n.Value)
+	}
+	if s, ok := v.(string); ok {
+		return redact(s)
+	}
+	return v
+}

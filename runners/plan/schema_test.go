@@ -1,0 +1,25 @@
+package plan
+
+// testSchema knows one kind, "sleep", with a `sleep:` section: enough for
+// the decoder's tests without the runner packages (which import plan).
+type testSchema struct{}
+
+type sleepSpec struct {
+	Delay Duration `yaml:"delay"`
+}
+
+func (testSchema) Section(name string) (func() any, bool) {
+	if name == "sleep" {
+		return func() any { return &sleepSpec{} }, true
+	}
+	return nil, false
+}
+
+func (testSchema) KindNames() []string { return []string{"sleep"} }
+
+func (testSchema) ValidateGroup(g *Group) (bool, []error) {
+	if g.Runner != "sleep" {
+		return false, nil
+	}
+	return true, g.LoopProblems()
+}

@@ -1,0 +1,93 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Step is one step of a group: its sweep values applied to the load.
+type Step struct {
+	Label    string
+	Params   map[string]float64
+	Load     Load
+	Warmup   time.Duration
+	Duration time.Duration
+}
+
+// Steps turns a group's sweep into steps: the cartesian product of
+// the sweep's values, keys in name order. Sweep keys concurrency, rate and
+// max_in_flight set the load; any other key is a parameter the runner reads
+// from StepEnv.Params.
+func Steps(g *Group, override time.Duration) []Step {
+	dur := g.Duration.D()
+	if override > 0 && dur > 0 {
+		// A step without a duration (spawn cycles, shutdown) ends when its
+		// work is done; cutting it short would measure nothing.
+		dur = override
+	}
+	base := Step{Params: map[string]float64{}, Load: g.Load, Warmup: g.Warmup.D(), Duration: dur}
+	if override > 0 && base.Warmup > override/4 {
+		base.Warmup = override / 4
+	}
+	steps := []Step{base}
+	keys := make([]string, 0, len(g.Sweep))
+	for k := range g.Sweep {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var next []Step
+		for _, st := range steps {
+			for _, v := range g.Sweep[k] {
+				next = append(next, st.with(k, v))
+			}
+		}
+		steps = next
+	}
+	for i := range steps {
+		steps[i].Label = labelOf(steps[i].Params, keys, steps[i].Load)
+	}
+	return steps
+}
+
+func (s Step) with(key string, v float64) Step {
+	params := make(map[string]float64, len(s.Params)+1)
+	for k, x := range s.Params {
+		params[k] = x
+	}
+	params[key] = v
+	s.Params = params
+	switch key {
+	case "concurrency":
+		s.Load.Concurrency = int(v)
+	case "rate":
+		s.Load.Rate = v
+	case "max_in_flight":
+		s.Load.MaxInFlight = int(v)
+	}
+	return s
+}
+
+func labelOf(params map[string]float64, keys []string, l Load) string {
+	if len(keys) == 0 {
+		switch {
+		case l.OpenLoop():
+			params["rate"] = l.Rate
+			return "rate=" + num(l.Rate)
+		case l.Concurrency > 0:
+			params["concurrency"] = float64(l.Concurrency)
+			return fmt.Sprintf("concurrency=%d", l.Concurrency)
+		}
+		return "run"
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + num(params[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

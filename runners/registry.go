@@ -1,0 +1,151 @@
+package runners
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/plan"
+)
+
+// Kind is a runner kind of the plan's `runner:` key.
+type Kind struct {
+	// Name is the value of `runner:`.
+	Name string
+	// Sections are the group-level plan keys (such as `http:`) this kind
+	// reads, each with the function that returns a fresh value (a pointer
+	// to a struct with yaml tags) for the decoder to fill. Two kinds may
+	// read the same section when its type is the same.
+	Sections map[string]func() any
+	// Validate reports problems of a group using this kind, beyond what the
+	// plan decoder checks (a missing section, a load it cannot drive).
+	Validate func(g *plan.Group) []error
+	// New builds the runner for a group.
+	New func(g *plan.Group, env *RunEnv) (Runner, error)
+	// TargetExits says the runner makes the target exit (shutdown under
+	// load): the exit is recorded, but never stops the step, whatever
+	// on_target_exit says.
+	TargetExits bool
+	// Addons are group-level sections any group may carry, whatever its
+	// runner, that come with this kind (pgload's `verify:` list).
+	Addons []Addon
+}
+
+// Addon is a group-level section that any group may carry: its decoder,
+// its checks at plan time, and a hook run after every step of the group.
+type Addon struct {
+	Section   string
+	New       func() any
+	Validate  func(g *plan.Group) []error
+	AfterStep StepHook
+}
+
+// StepHook runs after every step of a group, once its figures are final:
+// group-level checks that belong to no runner, such as a `verify:` list
+// reconciling accepted requests against database rows. An error is noted
+// in the artifact.
+type StepHook func(ctx context.Context, g *plan.Group, sum Summary) ([]Check, error)
+
+// Check is a pass/fail judgement a runner or a hook adds to a step.
+type Check = artifacts.Check
+
+// Registry lists the runner kinds a plan may name. It is a plain value:
+// cmd/benchtui builds one with every kind, tests build their own; it is
+// not changed after NewRegistry returns, so it is safe from any goroutine.
+type Registry struct {
+	kinds    map[string]Kind
+	sections map[string]func() any
+	addons   []Addon
+}
+
+var _ plan.Schema = (*Registry)(nil)
+
+// NewRegistry returns a registry of kinds. A kind given twice, or two
+// sections of one name with different types, is an error.
+func NewRegistry(kinds ...Kind) (*Registry, error) {
+	r := &Registry{kinds: map[string]Kind{}, sections: map[string]func() any{}}
+	for _, k := range kinds {
+		if _, dup := r.kinds[k.Name]; dup || k.Name == "" || k.New == nil {
+			return nil, fmt.Errorf("runner kind %q: given twice, unnamed or without New", k.Name)
+		}
+		r.kinds[k.Name] = k
+		for name, newSpec := range k.Sections {
+			if err := r.addSection(name, newSpec); err != nil {
+				return nil, err
+			}
+		}
+		for _, a := range k.Addons {
+			if err := r.addSection(a.Section, a.New); err != nil {
+				return nil, err
+			}
+			if !slices.ContainsFunc(r.addons, func(b Addon) bool { return b.Section == a.Section }) {
+				r.addons = append(r.addons, a)
+			}
+		}
+	}
+	return r, nil
+}
+
+// MustRegistry is NewRegistry for a fixed list of kinds; it panics on a
+// programming error (a kind given twice).
+func MustRegistry(kinds ...Kind) *Registry {
+	r, err := NewRegistry(kinds...)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+func (r *Registry) addSection(name string, newSpec func() any) error {
+	if old, ok := r.sections[name]; ok {
+		if reflect.TypeOf(old()) != reflect.TypeOf(newSpec()) {
+			return fmt.Errorf("plan section %q declared twice with different types", name)
+		}
+		return nil
+	}
+	r.sections[name] = newSpec
+	return nil
+}
+
+// Kind returns the kind of that name.
+func (r *Registry) Kind(name string) (Kind, bool) {
+	k, ok := r.kinds[name]
+	return k, ok
+}
+
+// Addons are the group-level sections any group may carry.
+func (r *Registry) Addons() []Addon { return r.addons }
+
+// Section implements plan.Schema.
+func (r *Registry) Section(name string) (func() any, bool) {
+	f, ok := r.sections[name]
+	return f, ok
+}
+
+// KindNames implements plan.Schema: the kinds' names, sorted.
+func (r *Registry) KindNames() []string {
+	names := make([]string, 0, len(r.kinds))
+	for n := range r.kinds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ValidateGroup implements plan.Schema: the kind's own checks and every
+// addon's, and whether the kind is known.
+func (r *Registry) ValidateGroup(g *plan.Group) (known bool, errs []error) {
+	k, known := r.kinds[g.Runner]
+	if known && k.Validate != nil {
+		errs = append(errs, k.Validate(g)...)
+	}
+	for _, a := range r.addons {
+		if a.Validate != nil {
+			errs = append(errs, a.Validate(g)...)
+		}
+	}
+	return known, errs
+}

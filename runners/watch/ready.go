@@ -1,0 +1,232 @@
+package watch
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Readiness polling: period of the probes and bound of one probe.
+const (
+	readyPoll         = 50 * time.Millisecond
+	readyProbeTimeout = time.Second
+)
+
+// errReadyTimeout is the cause of the readiness context ending on time.
+var errReadyTimeout = errors.New("ready timeout")
+
+// ReadyKind is what a readiness value waits for.
+type ReadyKind int
+
+// The kinds of readiness.
+const (
+	// ReadyNone is the empty value: nothing to wait for.
+	ReadyNone ReadyKind = iota
+	// ReadyExit waits for the process's own exit with status 0; only a
+	// caller that allows it accepts "exit" (a target's exit is no start).
+	ReadyExit
+	// ReadyTCP waits until Addr accepts a connection.
+	ReadyTCP
+	// ReadyHTTP waits for a 2xx answer to a GET of URL.
+	ReadyHTTP
+	// ReadyStdout waits for a line of output that Pattern matches.
+	ReadyStdout
+)
+
+// Ready is a parsed readiness value (a target's or a spawn cycle's
+// `ready:`). Each caller probes it in its own way and at its own pace.
+type Ready struct {
+	Kind    ReadyKind
+	Addr    string         // ReadyTCP: host:port
+	URL     string         // ReadyHTTP: http://… or https://…
+	Pattern *regexp.Regexp // ReadyStdout
+}
+
+// ParseReady parses a readiness value: empty (ReadyNone), tcp://host:port,
+// http://… or https://…, stdout:/regex/ (the slashes may be left out) and,
+// when exitOK, exit.
+func ParseReady(s string, exitOK bool) (Ready, error) {
+	switch {
+	case s == "":
+		return Ready{Kind: ReadyNone}, nil
+	case s == "exit" && exitOK:
+		return Ready{Kind: ReadyExit}, nil
+	case strings.HasPrefix(s, "http://"), strings.HasPrefix(s, "https://"):
+		return Ready{Kind: ReadyHTTP, URL: s}, nil
+	case strings.HasPrefix(s, "tcp://"):
+		addr := strings.TrimPrefix(s, "tcp://")
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			return Ready{}, fmt.Errorf("parsing ready %q: %w", s, err)
+		}
+		return Ready{Kind: ReadyTCP, Addr: addr}, nil
+	case strings.HasPrefix(s, "stdout:"):
+		expr := strings.TrimPrefix(s, "stdout:")
+		if len(expr) >= 2 && strings.HasPrefix(expr, "/") && strings.HasSuffix(expr, "/") {
+			expr = expr[1 : len(expr)-1]
+		}
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return Ready{}, fmt.Errorf("parsing ready %q: %w", s, err)
+		}
+		return Ready{Kind: ReadyStdout, Pattern: re}, nil
+	}
+	want := "http://, https://, tcp://host:port or stdout:/regex/"
+	if exitOK {
+		want = "exit, " + want
+	}
+	return Ready{}, fmt.Errorf("parsing ready %q: want %s", s, want)
+}
+
+// NewProbeTransport returns the transport of an HTTP readiness probe. It
+// keeps no connection alive, so each probe connects afresh (as a client's
+// first request would) and leaves nothing idle behind. A probe only asks
+// whether the process answers and sends nothing secret, and local servers
+// often have self-signed certificates: it does not verify them.
+func NewProbeTransport() *http.Transport {
+	return &http.Transport{
+		DisableKeepAlives: true,
+		TLSClientConfig:   &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // readiness probe only
+	}
+}
+
+// probe reports nil once the target is ready.
+type probe func(ctx context.Context, p *Process) error
+
+// parseReady turns a Config.Ready string into its probe.
+func parseReady(s string) (probe, error) {
+	r, err := ParseReady(s, false)
+	if err != nil {
+		return nil, err
+	}
+	switch r.Kind {
+	case ReadyHTTP:
+		return httpProbe(r.URL), nil
+	case ReadyTCP:
+		return tcpProbe(r.Addr), nil
+	case ReadyStdout:
+		return stdoutProbe(r.Pattern), nil
+	}
+	return func(context.Context, *Process) error { return nil }, nil
+}
+
+// httpProbe is ready on a 2xx answer to a GET of url.
+func httpProbe(url string) probe {
+	return func(ctx context.Context, _ *Process) error {
+		// A fresh transport per probe leaves no goroutine behind; a probe
+		// runs a few times a second.
+		tr := NewProbeTransport()
+		defer tr.CloseIdleConnections()
+		client := &http.Client{Transport: tr, Timeout: readyProbeTimeout}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return fmt.Errorf("building request to %s: %w", url, err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return fmt.Errorf("probing %s: %w", url, err)
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			return fmt.Errorf("probing %s: status %s", url, resp.Status)
+		}
+		return nil
+	}
+}
+
+// tcpProbe is ready once addr accepts a connection.
+func tcpProbe(addr string) probe {
+	return func(ctx context.Context, _ *Process) error {
+		d := net.Dialer{Timeout: readyProbeTimeout}
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return fmt.Errorf("probing tcp %s: %w", addr, err)
+		}
+		return c.Close()
+	}
+}
+
+// stdoutProbe is ready once a line of the target's log matches re. It reads
+// the log incrementally, keeping an unfinished last line for the next poll.
+func stdoutProbe(re *regexp.Regexp) probe {
+	var offset int64
+	var partial []byte
+	return func(_ context.Context, p *Process) error {
+		if p.logPath == "" {
+			return fmt.Errorf("waiting for output /%s/: the target is not spawned", re)
+		}
+		b, err := readFrom(p.logPath, offset)
+		if err != nil {
+			return err
+		}
+		offset += int64(len(b))
+		partial = append(partial, b...)
+		for {
+			i := bytes.IndexByte(partial, '\n')
+			if i < 0 {
+				break
+			}
+			if re.Match(partial[:i]) {
+				return nil
+			}
+			partial = partial[i+1:]
+		}
+		return fmt.Errorf("no line of output matches /%s/ yet", re)
+	}
+}
+
+// readFrom reads the file at path from offset to its end.
+func readFrom(path string, offset int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("seeking in %s: %w", path, err)
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// waitReady polls probe until it passes, the target exits, ReadyTimeout
+// passes or ctx ends.
+func (p *Process) waitReady(ctx context.Context, ready probe) error {
+	ctx, cancel := context.WithTimeoutCause(ctx, p.cfg.ReadyTimeout, errReadyTimeout)
+	defer cancel()
+	tick := time.NewTicker(readyPoll)
+	defer tick.Stop()
+	var last error
+	for {
+		err := ready(ctx, p)
+		if err == nil {
+			return nil
+		}
+		// A probe cut short by the deadline says less than the one before.
+		if last == nil || ctx.Err() == nil {
+			last = err
+		}
+		select {
+		case <-p.exited:
+			return fmt.Errorf("target exited (%s) before it was ready (%s)", p.status, p.cfg.Ready)
+		case <-ctx.Done():
+			if errors.Is(context.Cause(ctx), errReadyTimeout) {
+				return fmt.Errorf("not ready (%s) within %s: %w", p.cfg.Ready, p.cfg.ReadyTimeout, last)
+			}
+			return fmt.Errorf("waiting for readiness (%s): %w", p.cfg.Ready, context.Cause(ctx))
+		case <-tick.C:
+		}
+	}
+}

@@ -1,0 +1,208 @@
+// Package target is the watched process of a bench: a server that benchtui
+// spawns (in its own process group, output to a log file, started only once
+// ready) or attaches to (by PID, a pidfile or a cgroup), and samples while
+// the load runs: resident memory, open fds, threads and CPU, read from /proc
+// (or the cgroup's files) directly, so a sample costs tens of microseconds
+// whatever the fd count.
+//
+// The samples of a step go into a History, which keeps memory constant on
+// any soak length, and Analyze turns them into the step's
+// artifacts.TargetStats: RSS start/peak/end, the RSS slope after warmup and
+// over the last window (MB/min), fds per unit of load, mean CPU cores. The
+// engine decides whether to extend a soak with ShouldExtend.
+//
+// This package is a leaf: it imports artifacts, never runners.
+package watch
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Defaults of Config's zero durations.
+const (
+	DefaultReadyTimeout = 30 * time.Second
+	DefaultSample       = time.Second
+	DefaultStopGrace    = 5 * time.Second
+)
+
+// Config says which process to watch and how. Exactly one of Command, PID,
+// PIDFile and Cgroup is set.
+type Config struct {
+	// Name names the target in errors and its log file.
+	Name string
+	// Command is spawned (argv, resolved as os/exec does, relative to Dir).
+	Command []string
+	// Env is added to benchtui's environment for Command.
+	Env map[string]string
+	// Dir is Command's working directory.
+	Dir string
+	// Ready says when the target is ready: "http://…" or "https://…" (a
+	// 2xx answer), "tcp://host:port" (a connection), "stdout:/regex/" (a
+	// line of its log, where stdout and stderr both go), or empty (at once).
+	Ready string
+	// ReadyTimeout bounds the wait for Ready (default 30s).
+	ReadyTimeout time.Duration
+	// PID attaches to a running process.
+	PID int
+	// PIDFile attaches to the process whose PID is the file's first line
+	// (as in Postgres's postmaster.pid).
+	PIDFile string
+	// Cgroup attaches to a cgroup folder (v2 or v1) and samples it whole.
+	Cgroup string
+	// Sample is the sampling period, also the period at which an attached
+	// process is checked for exit (default 1s).
+	Sample time.Duration
+	// StopGrace is how long Stop waits after SIGTERM before SIGKILL
+	// (default 5s).
+	StopGrace time.Duration
+	// LogDir holds <Name>.log (a '/' in Name becomes '_'), the spawned
+	// target's stdout and stderr, truncated at each start (default:
+	// benchtui-targets in the temp folder).
+	LogDir string
+}
+
+// Validate reports every problem of c at once.
+func (c Config) Validate() []error {
+	var errs []error
+	n := 0
+	for _, set := range []bool{len(c.Command) > 0, c.PID != 0, c.PIDFile != "", c.Cgroup != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		errs = append(errs, fmt.Errorf("target %q: exactly one of command, pid, pidfile, cgroup must be set (%d are)", c.Name, n))
+	}
+	if c.PID < 0 {
+		errs = append(errs, fmt.Errorf("target %q: pid %d is negative", c.Name, c.PID))
+	}
+	if _, err := parseReady(c.Ready); err != nil {
+		errs = append(errs, fmt.Errorf("target %q: %w", c.Name, err))
+	}
+	if strings.HasPrefix(c.Ready, "stdout:") && len(c.Command) == 0 {
+		errs = append(errs, fmt.Errorf("target %q: ready %q needs a spawned command", c.Name, c.Ready))
+	}
+	for _, d := range []time.Duration{c.ReadyTimeout, c.Sample, c.StopGrace} {
+		if d < 0 {
+			errs = append(errs, fmt.Errorf("target %q: negative duration %s", c.Name, d))
+		}
+	}
+	return errs
+}
+
+// withDefaults fills the zero fields of c.
+func (c Config) withDefaults() Config {
+	if c.Name == "" {
+		c.Name = "target"
+	}
+	if c.ReadyTimeout == 0 {
+		c.ReadyTimeout = DefaultReadyTimeout
+	}
+	if c.Sample == 0 {
+		c.Sample = DefaultSample
+	}
+	if c.StopGrace == 0 {
+		c.StopGrace = DefaultStopGrace
+	}
+	if c.LogDir == "" {
+		c.LogDir = filepath.Join(os.TempDir(), "benchtui-targets")
+	}
+	return c
+}
+
+// Process is a watched target, spawned or attached. Its methods are safe
+// for concurrent use.
+type Process struct {
+	cfg     Config
+	pid     int    // 0 for a cgroup
+	cgroup  string // set when attached to a cgroup
+	spawned bool
+	logPath string
+
+	exited   chan struct{} // closed when the target has exited
+	status   string        // set before exited is closed
+	stopOnce sync.Once
+	stopErr  error
+	quit     chan struct{} // ends the attach watcher
+	watcher  sync.WaitGroup
+}
+
+// PID is the watched process's id, 0 for a cgroup.
+func (p *Process) PID() int { return p.pid }
+
+// LogPath is the spawned target's log file, "" when attached.
+func (p *Process) LogPath() string { return p.logPath }
+
+// Exited is closed when the target has exited: for a spawned target once it
+// is reaped, for an attached one when a periodic check finds it gone (or a
+// zombie), for a cgroup when it holds no process.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// ExitStatus says how the target exited ("exit 0", "exit 3", "signal
+// killed"); "exited" for an attached target, whose status benchtui cannot
+// see; "" while it runs.
+func (p *Process) ExitStatus() string {
+	select {
+	case <-p.exited:
+		return p.status
+	default:
+		return ""
+	}
+}
+
+// Signal sends sig to the target: to its process group when spawned, to
+// the process when attached by PID, to every process of a cgroup.
+func (p *Process) Signal(sig os.Signal) error {
+	s, ok := sig.(syscall.Signal)
+	if !ok {
+		return fmt.Errorf("signalling target %q: %v is not a syscall.Signal", p.cfg.Name, sig)
+	}
+	var err error
+	switch {
+	case p.spawned:
+		err = syscall.Kill(-p.pid, s)
+	case p.cgroup != "":
+		err = signalCgroup(p.cgroup, s)
+	default:
+		err = syscall.Kill(p.pid, s)
+	}
+	if errors.Is(err, syscall.ESRCH) {
+		err = os.ErrProcessDone
+	}
+	if err != nil {
+		return fmt.Errorf("sending %v to target %q: %w", sig, p.cfg.Name, err)
+	}
+	return nil
+}
+
+// Stop ends a spawned target: SIGTERM to its process group, SIGKILL to the
+// group after StopGrace, and waits until it is reaped; then it kills what
+// is left of the group. For an attached target it only stops watching; the
+// process is left running. Stop may be called more than once.
+func (p *Process) Stop() error {
+	p.stopOnce.Do(func() {
+		if p.spawned {
+			p.stopErr = p.stopSpawned()
+			return
+		}
+		close(p.quit)
+		p.watcher.Wait()
+	})
+	return p.stopErr
+}
+
+// Sampler returns a new Sampler of the target: its process (the group's
+// leader when spawned) or its whole cgroup.
+func (p *Process) Sampler() *Sampler {
+	if p.cgroup != "" {
+		return newSampler(func() (Sample, error) { return SampleCgroup(p.cgroup) })
+	}
+	return NewSampler(p.pid)
+}
