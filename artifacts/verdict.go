@@ -21,7 +21,9 @@ const NoteNoSamples = "no independent samples (artifact predates samples)"
 func judgeSamples(row *Row, m metricDef, b, c *Samples, opts CompareOptions) {
 	xs, ys := sampleValues(b, m.sample), sampleValues(c, m.sample)
 	if len(xs) == 0 || len(ys) == 0 {
-		row.note(missingSamplesNote(m.sample, b, c))
+		if row.Base != 0 || row.Current != 0 { // 0 and 0, such as no errors, needs no footnote
+			row.note(missingSamplesNote(m.sample, b, c))
+		}
 		return
 	}
 	th := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
