@@ -2,8 +2,10 @@ package artifacts
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
+	"time"
 )
 
 // Verdicts of a comparison row.
@@ -13,47 +15,84 @@ const (
 	Same   = "same"
 )
 
+// Tests, as Row.Test names them.
+const (
+	// TestMannWhitney is benchmath.AssumeNothing's U-test on the metric's
+	// independent samples.
+	TestMannWhitney = "mann-whitney"
+	// TestTrend compares two fitted figures (slopes, CPU) with their
+	// standard errors.
+	TestTrend = "trend"
+	// TestNone marks a row that is shown but never judged.
+	TestNone = "none"
+	// TestGeomean marks a geomean row: a summary, never judged.
+	TestGeomean = "geomean"
+)
+
 // Defaults of CompareOptions.
 const (
-	DefaultAlpha              = 0.05
-	DefaultThresholdPct       = 5.0
-	DefaultUnsampledThreshold = 10.0
-	DefaultMinSamples         = 5
+	DefaultAlpha        = 0.05
+	DefaultConfidence   = 0.95
+	DefaultThresholdPct = 5.0
+	// DefaultMinTrendWindow is the soak policy's default window: a slope
+	// over less time says little about a leak.
+	DefaultMinTrendWindow = 60 * time.Second
+	// DefaultRSSSlopeFloor, in MB/min, is the smallest RSS slope change
+	// worth a verdict: the soak policy's default leak threshold.
+	DefaultRSSSlopeFloor = 1.0
+	// DefaultFDsSlopeFloor, in fds/min, is the smallest fd slope change
+	// worth a verdict: 1 fd/min is 1,440 a day, enough to exhaust the
+	// common soft limit of 1,024 within a day; slower leaks need soaks far
+	// longer than one window to stand out from connection churn.
+	DefaultFDsSlopeFloor = 1.0
+	// DefaultCPUFloor, in cores, is the smallest CPU change worth a
+	// verdict: run-to-run noise on a shared 2-core machine is a few
+	// hundredths of a core.
+	DefaultCPUFloor = 0.05
 )
 
 // CompareOptions tune how a difference is judged. The zero value uses the
 // defaults above.
 type CompareOptions struct {
-	// Alpha is the significance level of the Mann-Whitney U and
-	// two-proportion tests. Default 0.05.
+	// Alpha is the significance level of the U-test. Default 0.05.
 	Alpha float64
-	// ThresholdPct is the minimum effect, in percent of the base figure, for
-	// a verdict other than same on metrics judged by a test. Default 5.
+	// Confidence is the level of the confidence intervals shown beside each
+	// median. Default 0.95.
+	Confidence float64
+	// ThresholdPct is the minimum effect, in percent of the base figure,
+	// for a verdict other than same on sampled metrics and CPU. Default 5.
 	ThresholdPct float64
-	// UnsampledThresholdPct is the minimum effect, in percent, for metrics
-	// that have no per-interval samples and are judged by effect size alone
-	// (rss_slope, fds_per_unit, cpu). Default 10.
-	UnsampledThresholdPct float64
 	// Threshold overrides the minimum effect, in percent, per metric name
-	// (see MetricNames), e.g. {"p99": 10}.
+	// (see MetricNames), e.g. {"p99": 10}. Slopes ignore it: they have the
+	// absolute floors below.
 	Threshold map[string]float64
-	// MinSamples is the fewest per-interval samples per side for a test;
-	// with fewer the verdict is same and a warning says why. Default 5.
-	MinSamples int
+	// MinTrendWindow is the least time the target's samples must cover on
+	// both sides for a trend verdict (RSS and fd slopes, CPU). Default 60 s.
+	MinTrendWindow time.Duration
+	// RSSSlopeFloor is the least RSS slope change for a verdict, in MB/min.
+	// Default 1.
+	RSSSlopeFloor float64
+	// FDsSlopeFloor is the least fd slope change for a verdict, in fds/min.
+	// Default 1.
+	FDsSlopeFloor float64
+	// CPUFloor is the least CPU change for a verdict, in cores. Default 0.05.
+	CPUFloor float64
 }
 
 func (o CompareOptions) withDefaults() CompareOptions {
-	if o.Alpha <= 0 {
-		o.Alpha = DefaultAlpha
+	orDefault := func(v *float64, d float64) {
+		if *v <= 0 {
+			*v = d
+		}
 	}
-	if o.ThresholdPct <= 0 {
-		o.ThresholdPct = DefaultThresholdPct
-	}
-	if o.UnsampledThresholdPct <= 0 {
-		o.UnsampledThresholdPct = DefaultUnsampledThreshold
-	}
-	if o.MinSamples <= 0 {
-		o.MinSamples = DefaultMinSamples
+	orDefault(&o.Alpha, DefaultAlpha)
+	orDefault(&o.Confidence, DefaultConfidence)
+	orDefault(&o.ThresholdPct, DefaultThresholdPct)
+	orDefault(&o.RSSSlopeFloor, DefaultRSSSlopeFloor)
+	orDefault(&o.FDsSlopeFloor, DefaultFDsSlopeFloor)
+	orDefault(&o.CPUFloor, DefaultCPUFloor)
+	if o.MinTrendWindow <= 0 {
+		o.MinTrendWindow = DefaultMinTrendWindow
 	}
 	return o
 }
@@ -62,10 +101,18 @@ func (o CompareOptions) threshold(m metricDef) float64 {
 	if t, ok := o.Threshold[m.name]; ok {
 		return t
 	}
-	if m.judge == byEffect {
-		return o.UnsampledThresholdPct
-	}
 	return o.ThresholdPct
+}
+
+// floor is a trend metric's least absolute change for a verdict.
+func (o CompareOptions) floor(m metricDef) float64 {
+	switch m.name {
+	case MetricRSSSlope:
+		return o.RSSSlopeFloor
+	case MetricFDsSlope:
+		return o.FDsSlopeFloor
+	}
+	return o.CPUFloor
 }
 
 // Row is one figure of one step compared between a base and a current run.
@@ -73,33 +120,59 @@ type Row struct {
 	Group  string
 	Step   string
 	Metric string
-	// Base and Current are the step's summary figures: requests/s,
-	// milliseconds, a fraction for error_rate, a count for dropped, MB/min,
-	// fds per unit, cores.
+	// Base and Current are, for a row judged on samples, the medians of the
+	// samples (as benchstat shows them); otherwise the step's summary
+	// figures: requests/s, milliseconds, a fraction for error_rate, a count
+	// for dropped, MB/min, fds/min, fds per unit, cores.
 	Base    float64
 	Current float64
 	// DeltaPct is (Current-Base)/Base in percent; +Inf when Base is 0 and
 	// Current is not, 0 when both are 0.
 	DeltaPct float64
-	// Verdict is Better, Worse or Same (within noise or below the threshold).
+	// Verdict is Better, Worse or Same (within noise, below the minimum
+	// effect, or not judged: see Notes).
 	Verdict       string
 	LowerIsBetter bool
-	// Test names how the row was judged: "mann-whitney", "two-proportion"
-	// or "effect" (effect size alone).
+	// Test names how the row was judged: TestMannWhitney, TestTrend,
+	// TestNone or TestGeomean.
 	Test string
-	// P is the test's two-sided p-value; NaN for "effect".
+	// P is the U-test's p-value; NaN when no U-test ran.
 	P float64
-	// NBase and NCurrent are the samples per side of a Mann-Whitney test.
+	// NBase and NCurrent are the samples per side (steps, for a geomean).
 	NBase, NCurrent int
+	// BaseCIPct and CurrentCIPct are the half-widths of the confidence
+	// intervals of the medians, in percent of them (benchstat's "± 3%");
+	// +Inf with too few samples for an interval, NaN when unknown.
+	BaseCIPct, CurrentCIPct float64
+	// Samples says what the samples are: "runs", "blocks of 1s", or both
+	// kinds as "base vs current" when they differ; "" without samples.
+	Samples string
+	// BaseSE and CurrentSE are the standard errors of a trend row's figures;
+	// BaseSpanS and CurrentSpanS the seconds the target's samples cover.
+	BaseSE, CurrentSE       float64
+	BaseSpanS, CurrentSpanS float64
+	// Notes are footnotes: why a row has no verdict (too few samples, no
+	// samples, not enough data for a trend) or how to read its interval.
+	Notes []string
+}
+
+func (r *Row) note(n string) {
+	if !slices.Contains(r.Notes, n) {
+		r.Notes = append(r.Notes, n)
+	}
 }
 
 // Comparison is the result of comparing two sets of artifacts: built once,
 // rendered by every front end (text, markdown, JSON, the console).
 type Comparison struct {
 	Rows []Row
+	// Geomean holds, for each latency and throughput metric compared in
+	// more than one step, the geometric mean of its figures over those
+	// steps; summaries, never judged.
+	Geomean []Row
 	// Warnings are reasons to doubt or read carefully the rows: different
-	// plans, hosts or configs, too few samples, errors, partial runs,
-	// groups or steps present on one side only.
+	// plans, hosts or configs, samples of different kinds, errors, partial
+	// runs, groups or steps present on one side only.
 	Warnings []string
 }
 
@@ -113,13 +186,29 @@ func (c Comparison) Worse() bool {
 	return false
 }
 
+// Footnotes returns the distinct notes of the rows and geomean rows in
+// order of first appearance; footnote i is marked i+1 in the tables.
+func (c Comparison) Footnotes() []string {
+	var out []string
+	for _, r := range append(slices.Clip(c.Rows), c.Geomean...) {
+		for _, n := range r.Notes {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
 // Compare matches base and current artifacts by group id (the newest run of
 // a group when one side holds several) and their steps by label, and judges
-// every figure. A verdict other than same needs a significant difference
-// (Mann-Whitney U on the per-interval series samples, or a two-proportion
-// test on error and drop counts, at opts.Alpha) and an effect of at least
-// the metric's threshold. Figures without samples are judged on effect size
-// alone, with the larger UnsampledThresholdPct.
+// every figure. A sampled figure (throughput, latency percentiles, error
+// rate) is worse or better only when the U-test on its own independent
+// samples (Step.Samples: repetitions or blocks of one run) gives p <
+// opts.Alpha and its median moved by at least the minimum effect. A trend
+// (RSS and fd slopes, CPU) needs a change beyond twice its standard error
+// and an absolute floor, over at least opts.MinTrendWindow on both sides.
+// Anything less is same, with a footnote when the data could not decide.
 func Compare(base, current []*Artifact, opts CompareOptions) Comparison {
 	opts = opts.withDefaults()
 	b, c := newestByGroup(base), newestByGroup(current)
@@ -135,6 +224,7 @@ func Compare(base, current []*Artifact, opts CompareOptions) Comparison {
 			compareGroup(&out, ba, ca, opts)
 		}
 	}
+	out.Geomean = geomeans(out.Rows)
 	return out
 }
 
@@ -235,56 +325,31 @@ func stepName(label string) string {
 func compareStep(out *Comparison, group string, b, c *Step, opts CompareOptions) {
 	where := group + " " + stepName(c.Label)
 	out.Warnings = append(out.Warnings, countWarnings(where, b, c)...)
-	fewSamples := false
+	out.Warnings = append(out.Warnings, samplesWarnings(where, b.Samples, c.Samples)...)
 	for _, m := range metrics {
 		bv, bok := m.value(b)
 		cv, cok := m.value(c)
 		if !bok || !cok {
 			continue
 		}
-		if bv == 0 && cv == 0 && m.name != MetricErrorRate && m.name != MetricThroughput {
+		if bv == 0 && cv == 0 && b.Samples.N(m.sample) == 0 && c.Samples.N(m.sample) == 0 &&
+			m.name != MetricErrorRate && m.name != MetricThroughput {
 			continue // a figure neither run measured, such as dropped in a closed loop
 		}
 		row := Row{Group: group, Step: c.Label, Metric: m.name, Base: bv, Current: cv,
-			DeltaPct: deltaPct(bv, cv), LowerIsBetter: m.lowerBetter, P: math.NaN(), Verdict: Same}
-		fewSamples = judge(&row, m, b, c, opts) || fewSamples
+			DeltaPct: deltaPct(bv, cv), LowerIsBetter: m.lowerBetter, Verdict: Same, Test: TestNone,
+			P: math.NaN(), BaseCIPct: math.NaN(), CurrentCIPct: math.NaN()}
+		switch m.judge {
+		case bySamples:
+			judgeSamples(&row, m, b.Samples, c.Samples, opts)
+		case byTrend:
+			judgeTrend(&row, m, b.Target, c.Target, opts)
+		}
 		out.Rows = append(out.Rows, row)
-	}
-	if fewSamples {
-		out.warn(where + ": too few per-interval samples to judge (need " +
-			strconv.Itoa(opts.MinSamples) + " per side); verdict same")
 	}
 	if (b.Target == nil) != (c.Target == nil) {
 		out.warn(where + ": target resources measured on one side only")
 	}
-}
-
-// judge sets row's verdict and test figures; it returns true when a test
-// lacked samples.
-func judge(row *Row, m metricDef, b, c *Step, opts CompareOptions) (fewSamples bool) {
-	significant := false
-	switch m.judge {
-	case bySamples:
-		xs, ys := samplesOf(m, b), samplesOf(m, c)
-		row.Test, row.NBase, row.NCurrent = "mann-whitney", len(xs), len(ys)
-		if len(xs) < opts.MinSamples || len(ys) < opts.MinSamples {
-			return true
-		}
-		row.P = MannWhitneyU(xs, ys).P
-		significant = row.P < opts.Alpha
-	case byCounts:
-		bk, bn := m.count(b)
-		ck, cn := m.count(c)
-		row.Test, row.P = "two-proportion", TwoProportions(bk, bn, ck, cn)
-		significant = row.P < opts.Alpha
-	case byEffect:
-		row.Test = "effect"
-		significant = math.Abs(row.Current-row.Base) >= m.minAbs
-	}
-	if significant && math.Abs(row.DeltaPct) >= opts.threshold(m) {
-		row.Verdict = direction(row.Current > row.Base, m.lowerBetter)
-	}
-	return false
 }
 
 func direction(increased, lowerBetter bool) string {

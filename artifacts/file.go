@@ -98,14 +98,56 @@ func Decode(data []byte) (*Artifact, error) {
 	if a.Group.ID == "" {
 		return nil, errors.New("damaged artifact: no group id")
 	}
-	for i, s := range a.Steps {
-		if s.Histogram != "" {
-			if _, err := DecodeHistogram(s.Histogram); err != nil {
-				return nil, fmt.Errorf("damaged artifact: step %d histogram: %w", i+1, err)
-			}
+	for i := range a.Steps {
+		if err := checkStep(&a.Steps[i]); err != nil {
+			return nil, fmt.Errorf("damaged artifact: step %d %w", i+1, err)
 		}
 	}
 	return &a, nil
+}
+
+// checkStep reports the first figure of s that no benchtui writes: a
+// histogram that does not decode, samples of an unknown kind or with
+// negative values, a negative standard error or span. Fields a step lacks
+// (an artifact older than them) are fine.
+func checkStep(s *Step) error {
+	if s.Histogram != "" {
+		if _, err := DecodeHistogram(s.Histogram); err != nil {
+			return fmt.Errorf("histogram: %w", err)
+		}
+	}
+	if err := checkSamples(s.Samples); err != nil {
+		return fmt.Errorf("samples: %w", err)
+	}
+	for _, t := range []*TargetStats{s.Target, s.Self} {
+		if t == nil {
+			continue
+		}
+		if min(t.RSSSlopeSE, t.RSSTailSlopeSE, t.FDsSlopeSE, t.CPUCoresSE, t.SpanS) < 0 {
+			return errors.New("target: negative standard error or span")
+		}
+	}
+	return nil
+}
+
+func checkSamples(sm *Samples) error {
+	if sm == nil {
+		return nil
+	}
+	switch {
+	case sm.Of != SamplesOfRuns && sm.Of != SamplesOfBlocks:
+		return fmt.Errorf("of %q, want %q or %q", sm.Of, SamplesOfRuns, SamplesOfBlocks)
+	case sm.Of == SamplesOfBlocks && sm.BlockS <= 0:
+		return fmt.Errorf("blocks of %v s, want a positive block_s", sm.BlockS)
+	}
+	for key, vs := range sm.Values {
+		for _, v := range vs {
+			if v < 0 {
+				return fmt.Errorf("%s: negative value %v", key, v)
+			}
+		}
+	}
+	return nil
 }
 
 // Entry is an artifact file found in a folder.

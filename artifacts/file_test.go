@@ -28,15 +28,21 @@ func fixture(t testing.TB) *Artifact {
 	return &Artifact{
 		Schema: Schema,
 		Run: Run{ID: "r1", Started: started, Finished: started.Add(9 * time.Minute), Partial: true,
-			Host: Host{OS: "linux", CPUs: 2, Go: "go1.26"}, ToolVersion: "dev", PlanSHA256: "abc"},
+			Host: Host{OS: "linux", CPUs: 2, Go: "go1.26"}, ToolVersion: "dev", VCSRevision: "9198213", PlanSHA256: "abc"},
 		Group: Group{ID: "G5", Title: "Sustained", Runner: "http", Config: map[string]any{"load": map[string]any{"concurrency": 50.0}}},
 		Steps: []Step{{
 			Label: "concurrency=50", Params: map[string]float64{"concurrency": 50}, DurationS: 540, PausedS: 3.5,
-			Requests: 3198945, Errors: 2, Dropped: 1, ErrorKinds: map[string]int64{"timeout": 2}, ThroughputRPS: 5924.1,
+			Requests: 3198945, Errors: 2, Dropped: 1, Drained: 7, ErrorKinds: map[string]int64{"timeout": 2}, ThroughputRPS: 5924.1,
+			OKRPS: 5924.09, OfferedRPS: 6000, Late: 12,
 			LatencyMS: PercentilesOf(h), ServiceMS: Percentiles{P50: 1.1, P99: 7.9},
 			ExtraMS: map[string]Percentiles{"pool_wait": {P50: 0.1}}, Histogram: enc,
-			Target: &TargetStats{RSSMB: Range{40.1, 90.2, 88}, RSSSlopeMBPerMin: 6.52, RSSTailSlopeMBMin: 0.57,
-				FDs: Range{12, 713, 14}, FDsPerUnit: 1.41, CPUCores: 0.37},
+			Target: &TargetStats{RSSMB: Range{40.1, 90.2, 88}, RSSSlopeMBPerMin: 6.52, RSSSlopeSE: 0.21,
+				RSSTailSlopeMBMin: 0.57, RSSTailSlopeSE: 0.4, FDs: Range{12, 713, 14}, FDsSlopePerMin: 0.5,
+				FDsSlopeSE: 0.1, FDsPerUnit: 1.41, CPUCores: 0.37, CPUCoresSE: 0.02, SpanS: 540},
+			Samples: &Samples{Of: SamplesOfBlocks, BlockS: 1, Values: map[string][]float64{
+				SampleRPS: {5900, 5950}, SampleOKRPS: {5900, 5949}, SampleErrorRate: {0, 0.0002},
+				SampleP50: {1.2, 1.1}, SampleP90: {3.1, 3}, SampleP99: {8, 8.2}, SampleP999: {20, 21},
+				SampleMax: {46, 40}, SampleMean: {1.6, 1.5}}},
 			Series:   []Point{{T: 1, DT: 1, RPS: 5900, P50MS: 1.2, P99MS: 8, InFlight: 50, RSSMB: 41, FDs: 64}},
 			Checks:   []Check{{Name: "p99 <= 50ms", OK: true, Value: 8.1}},
 			Events:   []Event{{T: 300, Kind: EventExtended, Note: "RSS rising 6.5 MB/min > 1.0 MB/min"}},
@@ -102,6 +108,10 @@ func TestLoadRejectsOtherSchemaAndDamage(t *testing.T) {
 		"cut.json":      `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [`,
 		"noschema.json": `{"group": {"id": "x"}}`,
 		"badhist.json":  `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"histogram": "HISTFAAAnotreally"}]}`,
+		"badof.json":    `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"samples": {"of": "seconds", "values": {}}}]}`,
+		"noblock.json":  `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"samples": {"of": "blocks", "values": {}}}]}`,
+		"negative.json": `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"samples": {"of": "runs", "values": {"p99": [1, -2]}}}]}`,
+		"negse.json":    `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"target": {"rss_slope_se_mb_per_min": -1}}]}`,
 	}
 	for name, body := range cases {
 		path := filepath.Join(dir, name)
@@ -109,6 +119,23 @@ func TestLoadRejectsOtherSchemaAndDamage(t *testing.T) {
 		if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: error %v does not name the file", name, err)
 		}
+	}
+}
+
+// TestLoadOldArtifact reads an artifact written before samples, standard
+// errors, drained, ok_rps and vcs_revision: additions must not break it.
+func TestLoadOldArtifact(t *testing.T) {
+	old := `{"schema": "benchtui.artifact/v1", "run": {"id": "r0", "tool_version": "dev"},
+		"group": {"id": "G1"}, "steps": [{"label": "", "requests": 10, "throughput_rps": 5,
+		"latency_ms": {"p99": 3}, "target": {"rss_slope_mb_per_min": 0.03, "cpu_cores": 0.1},
+		"series": [{"t": 0.5, "rps": 5}]}], "notes": []}`
+	a, err := Decode([]byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := a.Steps[0]
+	if s.Samples != nil || s.Samples.N(SampleP99) != 0 || s.Target.SpanS != 0 || s.OKRPS != 0 || a.Run.VCSRevision != "" {
+		t.Errorf("old artifact grew figures: %+v", s)
 	}
 }
 

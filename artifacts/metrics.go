@@ -4,6 +4,7 @@ package artifacts
 // of CompareOptions.Threshold.
 const (
 	MetricThroughput = "throughput_rps"
+	MetricOKRPS      = "ok_rps"
 	MetricP50        = "p50"
 	MetricP90        = "p90"
 	MetricP99        = "p99"
@@ -12,6 +13,7 @@ const (
 	MetricErrorRate  = "error_rate"
 	MetricDropped    = "dropped"
 	MetricRSSSlope   = "rss_slope"
+	MetricFDsSlope   = "fds_slope"
 	MetricFDsPerUnit = "fds_per_unit"
 	MetricCPU        = "cpu"
 )
@@ -20,9 +22,15 @@ const (
 type judgement int
 
 const (
-	bySamples judgement = iota // Mann-Whitney U on per-interval samples, plus effect size
-	byCounts                   // two-proportion test on event counts, plus effect size
-	byEffect                   // effect size alone: the artifact keeps one number per step
+	// bySamples: the U-test of benchmath.AssumeNothing on the metric's own
+	// values in Step.Samples, plus the minimum effect.
+	bySamples judgement = iota
+	// byTrend: the difference against twice its standard error, an absolute
+	// floor, and a minimum span of samples on both sides.
+	byTrend
+	// notJudged: shown for reading, never a verdict; the artifact keeps one
+	// number per step and no error bar for it.
+	notJudged
 )
 
 // metricDef describes one compared figure of a step.
@@ -30,64 +38,62 @@ type metricDef struct {
 	name        string
 	lowerBetter bool
 	judge       judgement
-	// value returns the step's figure, and false when the step has none.
+	// sample is the key of the metric in Samples.Values (bySamples).
+	sample string
+	// value returns the step's summary figure, and false when it has none.
 	value func(s *Step) (float64, bool)
-	// sample returns one interval's sample, and false to skip the interval.
-	sample func(p Point) (float64, bool)
-	// count returns the events and the trials for a byCounts metric.
-	count func(s *Step) (k, n int64)
-	// minAbs is the smallest absolute difference worth a verdict, for
-	// figures near zero where a percentage means little.
-	minAbs float64
+	// trend returns a byTrend figure of the target and its standard error.
+	trend func(t *TargetStats) (v, se float64)
+	// relative: a byTrend metric that is a level, not a slope, so the
+	// minimum effect in percent applies too (a percentage of a slope near
+	// zero means nothing: 0.03 -> 3.46 MB/min is +11,000%).
+	relative bool
+	// geomean: the metric has a geomean row over the compared steps.
+	geomean bool
 }
 
-func rpsSample(p Point) (float64, bool) { return p.RPS, true }
-
-// Latency samples skip intervals in which nothing completed: their
-// percentiles are zero, not fast.
-func p50Sample(p Point) (float64, bool) { return p.P50MS, p.RPS > 0 || p.P50MS > 0 }
-func p99Sample(p Point) (float64, bool) { return p.P99MS, p.RPS > 0 || p.P99MS > 0 }
-
-func latency(get func(Percentiles) float64) func(s *Step) (float64, bool) {
-	return func(s *Step) (float64, bool) { return get(s.LatencyMS), true }
+func latency(key string, get func(Percentiles) float64) metricDef {
+	return metricDef{name: key, lowerBetter: true, judge: bySamples, sample: key, geomean: true,
+		value: func(s *Step) (float64, bool) { return get(s.LatencyMS), true }}
 }
 
-func target(get func(*TargetStats) float64) func(s *Step) (float64, bool) {
+func targetValue(get func(*TargetStats) (float64, float64)) func(s *Step) (float64, bool) {
 	return func(s *Step) (float64, bool) {
 		if s.Target == nil {
 			return 0, false
 		}
-		return get(s.Target), true
+		v, _ := get(s.Target)
+		return v, true
 	}
 }
 
-// metrics lists the compared figures in row order. p90, p999 and max are
-// tested on the p99 series: the series keeps only p50 and p99 per interval.
+func trendMetric(name string, relative bool, get func(*TargetStats) (float64, float64)) metricDef {
+	return metricDef{name: name, lowerBetter: true, judge: byTrend, trend: get, relative: relative,
+		value: targetValue(get)}
+}
+
+// metrics lists the compared figures in row order. Each sampled metric is
+// tested on its own samples: p90 on the p90 of every sample, never on
+// another percentile's.
 var metrics = []metricDef{
-	{name: MetricThroughput, judge: bySamples, sample: rpsSample,
+	{name: MetricThroughput, judge: bySamples, sample: SampleRPS, geomean: true,
 		value: func(s *Step) (float64, bool) { return s.ThroughputRPS, true }},
-	{name: MetricP50, lowerBetter: true, judge: bySamples, sample: p50Sample,
-		value: latency(func(p Percentiles) float64 { return p.P50 })},
-	{name: MetricP90, lowerBetter: true, judge: bySamples, sample: p99Sample,
-		value: latency(func(p Percentiles) float64 { return p.P90 })},
-	{name: MetricP99, lowerBetter: true, judge: bySamples, sample: p99Sample,
-		value: latency(func(p Percentiles) float64 { return p.P99 })},
-	{name: MetricP999, lowerBetter: true, judge: bySamples, sample: p99Sample,
-		value: latency(func(p Percentiles) float64 { return p.P999 })},
-	{name: MetricMax, lowerBetter: true, judge: bySamples, sample: p99Sample,
-		value: latency(func(p Percentiles) float64 { return p.Max })},
-	{name: MetricErrorRate, lowerBetter: true, judge: byCounts,
-		value: func(s *Step) (float64, bool) { return ratio(s.Errors, s.Requests), true },
-		count: func(s *Step) (int64, int64) { return s.Errors, s.Requests }},
-	{name: MetricDropped, lowerBetter: true, judge: byCounts,
-		value: func(s *Step) (float64, bool) { return float64(s.Dropped), true },
-		count: func(s *Step) (int64, int64) { return s.Dropped, s.Requests + s.Dropped }},
-	{name: MetricRSSSlope, lowerBetter: true, judge: byEffect, minAbs: 0.5,
-		value: target(func(t *TargetStats) float64 { return t.RSSSlopeMBPerMin })},
-	{name: MetricFDsPerUnit, lowerBetter: true, judge: byEffect, minAbs: 0.1,
-		value: target(func(t *TargetStats) float64 { return t.FDsPerUnit })},
-	{name: MetricCPU, lowerBetter: true, judge: byEffect, minAbs: 0.02,
-		value: target(func(t *TargetStats) float64 { return t.CPUCores })},
+	{name: MetricOKRPS, judge: bySamples, sample: SampleOKRPS, geomean: true,
+		value: func(s *Step) (float64, bool) { return s.OKRPS, true }},
+	latency(MetricP50, func(p Percentiles) float64 { return p.P50 }),
+	latency(MetricP90, func(p Percentiles) float64 { return p.P90 }),
+	latency(MetricP99, func(p Percentiles) float64 { return p.P99 }),
+	latency(MetricP999, func(p Percentiles) float64 { return p.P999 }),
+	latency(MetricMax, func(p Percentiles) float64 { return p.Max }),
+	{name: MetricErrorRate, lowerBetter: true, judge: bySamples, sample: SampleErrorRate,
+		value: func(s *Step) (float64, bool) { return ratio(s.Errors, s.Requests), true }},
+	{name: MetricDropped, lowerBetter: true, judge: notJudged,
+		value: func(s *Step) (float64, bool) { return float64(s.Dropped), true }},
+	trendMetric(MetricRSSSlope, false, func(t *TargetStats) (float64, float64) { return t.RSSSlopeMBPerMin, t.RSSSlopeSE }),
+	trendMetric(MetricFDsSlope, false, func(t *TargetStats) (float64, float64) { return t.FDsSlopePerMin, t.FDsSlopeSE }),
+	{name: MetricFDsPerUnit, lowerBetter: true, judge: notJudged,
+		value: targetValue(func(t *TargetStats) (float64, float64) { return t.FDsPerUnit, 0 })},
+	trendMetric(MetricCPU, true, func(t *TargetStats) (float64, float64) { return t.CPUCores, t.CPUCoresSE }),
 }
 
 // MetricNames returns the names of the compared figures in row order.
@@ -104,15 +110,4 @@ func ratio(k, n int64) float64 {
 		return 0
 	}
 	return float64(k) / float64(n)
-}
-
-// samplesOf returns a metric's per-interval samples of a step.
-func samplesOf(m metricDef, s *Step) []float64 {
-	out := make([]float64, 0, len(s.Series))
-	for _, p := range s.Series {
-		if v, ok := m.sample(p); ok {
-			out = append(out, v)
-		}
-	}
-	return out
 }

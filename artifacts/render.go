@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -30,13 +31,17 @@ func (c Comparison) Render(w io.Writer, format string) error {
 	return fmt.Errorf("unknown format %q (want text, markdown or json)", format)
 }
 
-// WriteText writes c as an aligned table, like benchstat, then its warnings.
+// WriteText writes c as an aligned table, like benchstat, then its
+// footnotes and warnings.
 func (c Comparison) WriteText(w io.Writer) error {
 	var sb strings.Builder
-	t := c.table(true)
-	t.text(&sb)
+	notes := c.Footnotes()
+	c.table(notes).text(&sb)
 	if len(c.Rows) == 0 {
 		sb.WriteString("no rows: nothing in common to compare\n")
+	}
+	for i, n := range notes {
+		sb.WriteString(superscript(i+1) + " " + n + "\n")
 	}
 	for _, warn := range c.Warnings {
 		sb.WriteString("warning: " + warn + "\n")
@@ -45,11 +50,18 @@ func (c Comparison) WriteText(w io.Writer) error {
 	return err
 }
 
-// WriteMarkdown writes c as a markdown table followed by a list of warnings.
+// WriteMarkdown writes c as a markdown table followed by its footnotes and
+// a list of warnings.
 func (c Comparison) WriteMarkdown(w io.Writer) error {
 	var sb strings.Builder
-	t := c.table(false)
-	t.markdown(&sb)
+	notes := c.Footnotes()
+	c.table(notes).markdown(&sb)
+	if len(notes) > 0 {
+		sb.WriteString("\n")
+		for i, n := range notes {
+			sb.WriteString(superscript(i+1) + " " + n + "  \n")
+		}
+	}
 	if len(c.Warnings) > 0 {
 		sb.WriteString("\n**Warnings**\n\n")
 		for _, warn := range c.Warnings {
@@ -60,55 +72,90 @@ func (c Comparison) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-// jsonRow is a row as DESIGN.md specifies it. delta_pct is null when the
-// base is zero and the current is not.
+// jsonRow is a row as DESIGN.md specifies it (group to verdict), followed
+// by what the verdict rests on. delta_pct is null when the base is zero and
+// the current is not; p, the intervals and the standard errors are left
+// out where there are none, and an interval also when it is unbounded.
 type jsonRow struct {
-	Group    string   `json:"group"`
-	Step     string   `json:"step"`
-	Metric   string   `json:"metric"`
-	Base     float64  `json:"base"`
-	Current  float64  `json:"current"`
-	DeltaPct *float64 `json:"delta_pct"`
-	Verdict  string   `json:"verdict"`
+	Group        string   `json:"group"`
+	Step         string   `json:"step"`
+	Metric       string   `json:"metric"`
+	Base         float64  `json:"base"`
+	Current      float64  `json:"current"`
+	DeltaPct     *float64 `json:"delta_pct"`
+	Verdict      string   `json:"verdict"`
+	Test         string   `json:"test"`
+	P            *float64 `json:"p,omitempty"`
+	NBase        int      `json:"n_base,omitempty"`
+	NCurrent     int      `json:"n_current,omitempty"`
+	Samples      string   `json:"samples,omitempty"`
+	BaseCIPct    *float64 `json:"base_ci_pct,omitempty"`
+	CurrentCIPct *float64 `json:"current_ci_pct,omitempty"`
+	BaseSE       *float64 `json:"base_se,omitempty"`
+	CurrentSE    *float64 `json:"current_se,omitempty"`
+	BaseSpanS    float64  `json:"base_span_s,omitempty"`
+	CurrentSpanS float64  `json:"current_span_s,omitempty"`
+	Notes        []string `json:"notes,omitempty"`
 }
 
-// WriteJSON writes c as {"rows": [...], "warnings": [...]}, both always
-// arrays, one document followed by a newline.
+// WriteJSON writes c as {"rows": [...], "geomean": [...], "warnings":
+// [...]}, all three always arrays, one document followed by a newline.
 func (c Comparison) WriteJSON(w io.Writer) error {
 	doc := struct {
 		Rows     []jsonRow `json:"rows"`
+		Geomean  []jsonRow `json:"geomean"`
 		Warnings []string  `json:"warnings"`
-	}{Rows: make([]jsonRow, 0, len(c.Rows)), Warnings: c.Warnings}
+	}{Rows: jsonRows(c.Rows), Geomean: jsonRows(c.Geomean), Warnings: c.Warnings}
 	if doc.Warnings == nil {
 		doc.Warnings = []string{}
-	}
-	for _, r := range c.Rows {
-		jr := jsonRow{r.Group, r.Step, r.Metric, r.Base, r.Current, nil, r.Verdict}
-		if !math.IsInf(r.DeltaPct, 0) && !math.IsNaN(r.DeltaPct) {
-			d := math.Round(r.DeltaPct*100) / 100
-			jr.DeltaPct = &d
-		}
-		doc.Rows = append(doc.Rows, jr)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
 }
 
-// table lays out the rows; withTest adds the p-value and sample sizes.
-func (c Comparison) table(withTest bool) *table {
-	t := &table{header: []string{"group", "step", "metric", "base", "current", "delta", "verdict"},
-		right: []bool{false, false, false, true, true, true, false}}
-	if withTest {
-		t.header = append(t.header, "test")
-	}
-	for _, r := range c.Rows {
-		cells := []string{r.Group, r.Step, r.Metric, FormatValue(r.Metric, r.Base),
-			FormatValue(r.Metric, r.Current), FormatDelta(r.DeltaPct), verdictCell(r.Verdict)}
-		if withTest {
-			cells = append(cells, testNote(r))
+func jsonRows(rows []Row) []jsonRow {
+	out := make([]jsonRow, 0, len(rows))
+	for _, r := range rows {
+		jr := jsonRow{Group: r.Group, Step: r.Step, Metric: r.Metric, Base: round4(r.Base),
+			Current: round4(r.Current), DeltaPct: finite(r.DeltaPct, 100), Verdict: r.Verdict,
+			Test: r.Test, P: finite(r.P, 10000), NBase: r.NBase, NCurrent: r.NCurrent, Samples: r.Samples,
+			BaseCIPct: finite(r.BaseCIPct, 10), CurrentCIPct: finite(r.CurrentCIPct, 10),
+			BaseSpanS: r.BaseSpanS, CurrentSpanS: r.CurrentSpanS, Notes: r.Notes}
+		if r.Test == TestTrend {
+			jr.BaseSE, jr.CurrentSE = finite(r.BaseSE, 10000), finite(r.CurrentSE, 10000)
 		}
-		t.add(cells...)
+		out = append(out, jr)
+	}
+	return out
+}
+
+// finite rounds v to 1/scale, or returns nil for an infinite or NaN v.
+func finite(v, scale float64) *float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	r := math.Round(v*scale) / scale
+	return &r
+}
+
+// round4 keeps four significant digits, so that medians of noisy samples
+// do not print their last bits.
+func round4(v float64) float64 {
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
+	return f
+}
+
+// table lays out the rows and geomean rows, with the footnote marks of
+// notes, as benchstat does: each figure with its spread, the delta, the
+// verdict and what it rests on.
+func (c Comparison) table(notes []string) *table {
+	t := &table{header: []string{"group", "step", "metric", "base", "current", "delta", "verdict", "test"},
+		right: []bool{false, false, false, true, true, true, false, false}}
+	for _, r := range append(slices.Clip(c.Rows), c.Geomean...) {
+		t.add(r.Group, r.Step, r.Metric, sideCell(r, r.Base, r.BaseCIPct, r.BaseSE),
+			sideCell(r, r.Current, r.CurrentCIPct, r.CurrentSE), deltaCell(r),
+			verdictCell(r.Verdict)+marks(r, notes), testNote(r))
 	}
 	return t
 }
@@ -120,17 +167,83 @@ func verdictCell(v string) string {
 	return v
 }
 
+// sideCell is a figure with its spread: "8.10 ms ± 3%" for a median,
+// "6.50 ± 0.21 MB/min" for a trend, the bare figure otherwise.
+func sideCell(r Row, v, ciPct, se float64) string {
+	switch {
+	case r.Test == TestTrend && se > 0:
+		unit := FormatValue(r.Metric, v)
+		num, rest, _ := strings.Cut(unit, " ")
+		return strings.TrimSpace(num + " ± " + trendNumber(r.Metric, se) + " " + rest)
+	case r.Test != TestMannWhitney:
+		return FormatValue(r.Metric, v)
+	case math.IsInf(ciPct, 1):
+		return FormatValue(r.Metric, v) + " ± ∞"
+	case math.IsNaN(ciPct):
+		return FormatValue(r.Metric, v) + " ± ?"
+	}
+	return FormatValue(r.Metric, v) + fmt.Sprintf(" ± %.0f%%", ciPct)
+}
+
+func trendNumber(metric string, v float64) string {
+	if metric == MetricCPU || metric == MetricRSSSlope {
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// deltaCell is the change in percent, except for slopes, where a
+// percentage of a figure near zero means nothing: their change is absolute.
+func deltaCell(r Row) string {
+	if d := r.Current - r.Base; r.Metric == MetricRSSSlope || r.Metric == MetricFDsSlope {
+		return map[bool]string{true: "+", false: ""}[d >= 0] + FormatValue(r.Metric, d)
+	}
+	return FormatDelta(r.DeltaPct)
+}
+
+// testNote says what a verdict rests on: "p=0.008 n=5 runs",
+// "n=3+3 blocks of 1s", "spans 540+540 s", "over 3 steps".
 func testNote(r Row) string {
 	switch r.Test {
-	case "mann-whitney":
-		if math.IsNaN(r.P) {
-			return fmt.Sprintf("n=%d+%d too few", r.NBase, r.NCurrent)
+	case TestMannWhitney:
+		n := fmt.Sprintf("n=%d+%d", r.NBase, r.NCurrent)
+		if r.NBase == r.NCurrent {
+			n = fmt.Sprintf("n=%d", r.NBase)
 		}
-		return fmt.Sprintf("p=%.3f n=%d+%d", r.P, r.NBase, r.NCurrent)
-	case "two-proportion":
-		return fmt.Sprintf("p=%.3f counts", r.P)
+		if !math.IsNaN(r.P) {
+			n = fmt.Sprintf("p=%.3f %s", r.P, n)
+		}
+		return n + " " + r.Samples
+	case TestTrend:
+		return "spans " + trimFloat(r.BaseSpanS) + "+" + trimFloat(r.CurrentSpanS) + " s"
+	case TestGeomean:
+		return fmt.Sprintf("over %d steps", r.NBase)
 	}
-	return "effect only"
+	return ""
+}
+
+// marks are the superscript numbers of r's notes among notes: " ¹²".
+func marks(r Row, notes []string) string {
+	var sb strings.Builder
+	for _, n := range r.Notes {
+		if i := slices.Index(notes, n); i >= 0 {
+			sb.WriteString(superscript(i + 1))
+		}
+	}
+	if sb.Len() == 0 {
+		return ""
+	}
+	return " " + sb.String()
+}
+
+// superscript writes n in superscript digits, as benchstat marks footnotes.
+func superscript(n int) string {
+	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+	var sb strings.Builder
+	for _, d := range strconv.Itoa(n) {
+		sb.WriteString(string([]rune(digits)[d-'0']))
+	}
+	return sb.String()
 }
 
 // FormatDelta formats a percentage change: "+5.2%", "-50.0%", "0.0%", and
@@ -143,7 +256,7 @@ func FormatDelta(pct float64) string {
 		return "-∞"
 	case math.IsNaN(pct):
 		return "—"
-	case pct == 0:
+	case math.Abs(pct) < 0.05:
 		return "0.0%"
 	}
 	return fmt.Sprintf("%+.1f%%", pct)
@@ -153,7 +266,7 @@ func FormatDelta(pct float64) string {
 // "8.10 ms", "0.10%", "12", "6.52 MB/min", "1.41", "0.37 cores".
 func FormatValue(metric string, v float64) string {
 	switch metric {
-	case MetricThroughput:
+	case MetricThroughput, MetricOKRPS:
 		return FormatNumber(v) + " rps"
 	case MetricP50, MetricP90, MetricP99, MetricP999, MetricMax:
 		return FormatMS(v)
@@ -163,6 +276,8 @@ func FormatValue(metric string, v float64) string {
 		return FormatNumber(v)
 	case MetricRSSSlope:
 		return fmt.Sprintf("%.2f MB/min", v)
+	case MetricFDsSlope:
+		return fmt.Sprintf("%.3g fds/min", v)
 	case MetricCPU:
 		return fmt.Sprintf("%.2f cores", v)
 	}

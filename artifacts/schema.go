@@ -28,7 +28,10 @@ type Run struct {
 	Partial     bool      `json:"partial"`
 	Host        Host      `json:"host"`
 	ToolVersion string    `json:"tool_version"`
-	PlanSHA256  string    `json:"plan_sha256"`
+	// VCSRevision is the version-control revision benchtui was built from
+	// (debug.ReadBuildInfo's vcs.revision), when known.
+	VCSRevision string `json:"vcs_revision,omitempty"`
+	PlanSHA256  string `json:"plan_sha256"`
 }
 
 // Host describes the machine a run ran on.
@@ -49,17 +52,29 @@ type Group struct {
 // Step holds the figures of one step of a group: one sweep value, or the
 // whole group when it has no sweep.
 type Step struct {
-	Label         string             `json:"label"`
-	Params        map[string]float64 `json:"params"`
-	DurationS     float64            `json:"duration_s"`
-	PausedS       float64            `json:"paused_s"`
-	Requests      int64              `json:"requests"`
-	Errors        int64              `json:"errors"`
-	Dropped       int64              `json:"dropped"`
-	ErrorKinds    map[string]int64   `json:"error_kinds"`
-	ThroughputRPS float64            `json:"throughput_rps"`
-	LatencyMS     Percentiles        `json:"latency_ms"`
-	ServiceMS     Percentiles        `json:"service_ms"`
+	Label     string             `json:"label"`
+	Params    map[string]float64 `json:"params"`
+	DurationS float64            `json:"duration_s"`
+	PausedS   float64            `json:"paused_s"`
+	Requests  int64              `json:"requests"`
+	Errors    int64              `json:"errors"`
+	Dropped   int64              `json:"dropped"`
+	// Drained counts operations that completed after the measured window,
+	// in the drain: they belong to no second of the step and are not in
+	// ThroughputRPS.
+	Drained    int64            `json:"drained"`
+	ErrorKinds map[string]int64 `json:"error_kinds"`
+	// ThroughputRPS is the operations completed inside the measured window
+	// per second of it; OKRPS counts only the successful ones.
+	ThroughputRPS float64 `json:"throughput_rps"`
+	OKRPS         float64 `json:"ok_rps"`
+	// OfferedRPS is the rate an open loop was set to send at, and Late the
+	// arrivals it sent after their due time: offered above achieved is
+	// overload. Both are zero for closed loops.
+	OfferedRPS float64     `json:"offered_rps,omitempty"`
+	Late       int64       `json:"late,omitempty"`
+	LatencyMS  Percentiles `json:"latency_ms"`
+	ServiceMS  Percentiles `json:"service_ms"`
 	// ExtraMS holds further timings a runner keeps apart, such as "handshake"
 	// for fresh QUIC connections or "pool_wait" for Postgres.
 	ExtraMS   map[string]Percentiles `json:"extra_ms,omitempty"`
@@ -67,13 +82,54 @@ type Step struct {
 	Target    *TargetStats           `json:"target,omitempty"`
 	// Self is benchtui's own resource use, so a generator leak is never
 	// mistaken for a target leak.
-	Self   *TargetStats   `json:"self,omitempty"`
-	Series []Point        `json:"series"`
-	Checks []Check        `json:"checks"`
-	Events []Event        `json:"events"`
-	Extra  map[string]any `json:"extra,omitempty"`
+	Self *TargetStats `json:"self,omitempty"`
+	// Samples are the step's figures per independent sample, the ground of
+	// every comparison verdict; nil in artifacts written before samples.
+	Samples *Samples       `json:"samples,omitempty"`
+	Series  []Point        `json:"series"`
+	Checks  []Check        `json:"checks"`
+	Events  []Event        `json:"events"`
+	Extra   map[string]any `json:"extra,omitempty"`
 	// Counters are runner-specific counts: disconnects, reconnects, refused after a signal.
 	Counters map[string]int64 `json:"counters,omitempty"`
+}
+
+// Kinds of Samples.Of.
+const (
+	SamplesOfRuns   = "runs"
+	SamplesOfBlocks = "blocks"
+)
+
+// Keys of Samples.Values: the figures sampled, latencies in milliseconds
+// and error_rate a fraction.
+const (
+	SampleRPS       = "rps"
+	SampleOKRPS     = "ok_rps"
+	SampleErrorRate = "error_rate"
+	SampleP50       = "p50"
+	SampleP90       = "p90"
+	SampleP99       = "p99"
+	SampleP999      = "p999"
+	SampleMax       = "max"
+	SampleMean      = "mean"
+)
+
+// Samples are independent samples of a step's figures: one per repetition
+// (Of == "runs") or one per non-overlapping block of BlockS seconds of one
+// run (Of == "blocks"). Comparisons test these, never the series points,
+// which are autocorrelated and grow in number with the run's length.
+type Samples struct {
+	Of     string               `json:"of"`
+	BlockS float64              `json:"block_s,omitempty"`
+	Values map[string][]float64 `json:"values"` // metric -> one value per sample
+}
+
+// N is the number of samples of key, 0 when there are none.
+func (s *Samples) N(key string) int {
+	if s == nil {
+		return 0
+	}
+	return len(s.Values[key])
 }
 
 // Percentiles are latency figures in milliseconds.
@@ -87,14 +143,23 @@ type Percentiles struct {
 }
 
 // TargetStats summarise a watched process's resource use over a step.
+// Slopes are least-squares fits over the samples, each with its standard
+// error, so that a comparison can tell a trend from noise; SpanS is how many
+// seconds the samples cover (0 in artifacts written before it was kept).
 type TargetStats struct {
 	RSSMB             Range   `json:"rss_mb"`
 	RSSSlopeMBPerMin  float64 `json:"rss_slope_mb_per_min"`
+	RSSSlopeSE        float64 `json:"rss_slope_se_mb_per_min,omitempty"`
 	RSSTailSlopeMBMin float64 `json:"rss_tail_slope_mb_per_min"`
+	RSSTailSlopeSE    float64 `json:"rss_tail_slope_se_mb_per_min,omitempty"`
 	FDs               Range   `json:"fds"`
+	FDsSlopePerMin    float64 `json:"fds_slope_per_min,omitempty"`
+	FDsSlopeSE        float64 `json:"fds_slope_se_per_min,omitempty"`
 	FDsPerUnit        float64 `json:"fds_per_unit"`
 	CPUCores          float64 `json:"cpu_cores"`
+	CPUCoresSE        float64 `json:"cpu_cores_se,omitempty"`
 	Threads           Range   `json:"threads"`
+	SpanS             float64 `json:"span_s,omitempty"`
 }
 
 // Range is the start, peak and end of a sampled figure.

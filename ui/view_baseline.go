@@ -152,6 +152,9 @@ func (m *Model) compareAll(c artifacts.Comparison, w int) []string {
 	if len(c.Rows) == 0 {
 		lines = append(lines, m.st.Dim.Render("no rows: no step in common"))
 	}
+	for _, note := range c.Footnotes() {
+		lines = append(lines, m.st.Dim.Render(fit("note: "+note, w)))
+	}
 	for _, warn := range c.Warnings {
 		lines = append(lines, m.st.Dim.Render(fit("warning: "+warn, w)))
 	}

@@ -1,6 +1,7 @@
 // Package artifactstest builds synthetic artifacts for tests of the
-// packages that compare, report or show them: steps with a seeded, noisy
-// per-interval series whose summary figures are the series' means.
+// packages that compare, report or show them: steps with seeded, noisy
+// independent samples (blocks of one run, or repetitions) whose summary
+// figures are the samples' means, and a per-interval series for charts.
 package artifactstest
 
 import (
@@ -17,49 +18,113 @@ type Spec struct {
 	RPS      float64 // mean requests/s
 	P50, P99 float64 // mean latency, ms
 	CV       float64 // coefficient of variation of every sample
-	Points   int     // series length; 40 when zero
+	Points   int     // series length and step seconds; 40 when zero
 	Errors   int64
 	Dropped  int64
-	// Target adds target stats and an RSS series rising at RSSSlope MB/min.
-	Target   bool
-	RSSSlope float64
+	// Runs > 0 makes the samples Runs repetitions; otherwise they are one
+	// block of 1 s per point. NoSamples leaves them out, as in artifacts
+	// written before samples.
+	Runs      int
+	NoSamples bool
+	// Target adds target stats and an RSS series rising at RSSSlope MB/min,
+	// fitted with standard error RSSSlopeSE (0.1 when zero) over SpanS
+	// seconds (Points when zero).
+	Target     bool
+	RSSSlope   float64
+	RSSSlopeSE float64
+	SpanS      float64
 }
 
-// Step builds a step from spec, drawing normal noise from rng. Points are
-// one second apart; latency summaries derive from the series means (p90 the
-// mean of p50 and p99, p999 1.5 x p99, max 2 x p99).
+// Step builds a step from spec, drawing normal noise from rng. Latency
+// samples derive from P50 and P99: p90 their mean, p999 1.5 x p99, max
+// 2 x p99, mean 1.1 x p50; error_rate samples scatter around
+// Errors/Requests with the same CV.
 func Step(rng *rand.Rand, spec Spec) artifacts.Step {
 	if spec.Points == 0 {
 		spec.Points = 40
 	}
 	st := artifacts.Step{Label: spec.Label, Params: spec.Params, DurationS: float64(spec.Points),
 		Errors: spec.Errors, Dropped: spec.Dropped, ErrorKinds: map[string]int64{}}
-	noisy := func(v float64) float64 { return v * (1 + spec.CV*rng.NormFloat64()) }
-	var sumRPS, sum50, sum99 float64
+	st.Requests = int64(spec.RPS * float64(spec.Points))
+	sm := samples(rng, spec, float64(spec.Errors)/float64(max(st.Requests, 1)))
+	st.Series = series(rng, spec)
+	st.ThroughputRPS, st.OKRPS = mean(sm.Values[artifacts.SampleRPS]), mean(sm.Values[artifacts.SampleOKRPS])
+	st.LatencyMS = artifacts.Percentiles{P50: mean(sm.Values[artifacts.SampleP50]),
+		P90: mean(sm.Values[artifacts.SampleP90]), P99: mean(sm.Values[artifacts.SampleP99]),
+		P999: mean(sm.Values[artifacts.SampleP999]), Max: mean(sm.Values[artifacts.SampleMax]),
+		Mean: mean(sm.Values[artifacts.SampleMean])}
+	st.ServiceMS = st.LatencyMS
+	if !spec.NoSamples {
+		st.Samples = sm
+	}
+	if spec.Target {
+		st.Target = target(spec)
+	}
+	return st
+}
+
+// samples draws one value per sample of every figure.
+func samples(rng *rand.Rand, spec Spec, errFrac float64) *artifacts.Samples {
+	n, sm := spec.Points, &artifacts.Samples{Of: artifacts.SamplesOfBlocks, BlockS: 1, Values: map[string][]float64{}}
+	if spec.Runs > 0 {
+		n, sm.Of, sm.BlockS = spec.Runs, artifacts.SamplesOfRuns, 0
+	}
+	noisy := func(v float64) float64 { return max(v*(1+spec.CV*rng.NormFloat64()), 0) }
+	levels := []struct {
+		key string
+		v   float64
+	}{{artifacts.SampleRPS, spec.RPS}, {artifacts.SampleErrorRate, errFrac},
+		{artifacts.SampleP50, spec.P50}, {artifacts.SampleP90, (spec.P50 + spec.P99) / 2},
+		{artifacts.SampleP99, spec.P99}, {artifacts.SampleP999, 1.5 * spec.P99},
+		{artifacts.SampleMax, 2 * spec.P99}, {artifacts.SampleMean, 1.1 * spec.P50}}
+	for range n {
+		for _, l := range levels {
+			sm.Values[l.key] = append(sm.Values[l.key], noisy(l.v))
+		}
+		i := len(sm.Values[artifacts.SampleRPS]) - 1
+		ok := sm.Values[artifacts.SampleRPS][i] * (1 - sm.Values[artifacts.SampleErrorRate][i])
+		sm.Values[artifacts.SampleOKRPS] = append(sm.Values[artifacts.SampleOKRPS], ok)
+	}
+	return sm
+}
+
+// series draws the per-interval points, one second apart, that charts show.
+func series(rng *rand.Rand, spec Spec) []artifacts.Point {
+	noisy := func(v float64) float64 { return round(v * (1 + spec.CV*rng.NormFloat64())) }
+	var out []artifacts.Point
 	for i := range spec.Points {
 		p := artifacts.Point{T: float64(i + 1), DT: 1, RPS: noisy(spec.RPS),
 			P50MS: noisy(spec.P50), P99MS: noisy(spec.P99), InFlight: 50}
 		if spec.Target {
-			p.RSSMB = 40 + spec.RSSSlope*float64(i+1)/60
+			p.RSSMB = round(40 + spec.RSSSlope*float64(i+1)/60)
 			p.FDs = 12
 		}
-		sumRPS, sum50, sum99 = sumRPS+p.RPS, sum50+p.P50MS, sum99+p.P99MS
-		st.Series = append(st.Series, p)
+		out = append(out, p)
 	}
-	n := float64(spec.Points)
-	st.ThroughputRPS = round(sumRPS / n)
-	st.Requests = int64(sumRPS)
-	p50, p99 := round(sum50/n), round(sum99/n)
-	st.LatencyMS = artifacts.Percentiles{P50: p50, P90: round((p50 + p99) / 2), P99: p99,
-		P999: round(1.5 * p99), Max: round(2 * p99), Mean: round(1.1 * p50)}
-	st.ServiceMS = st.LatencyMS
-	if spec.Target {
-		end := round(40 + spec.RSSSlope*n/60)
-		st.Target = &artifacts.TargetStats{RSSMB: artifacts.Range{Start: 40, Peak: end, End: end},
-			RSSSlopeMBPerMin: spec.RSSSlope, RSSTailSlopeMBMin: round(spec.RSSSlope / 2),
-			FDs: artifacts.Range{Start: 12, Peak: 14, End: 12}, FDsPerUnit: 1.4, CPUCores: 0.37}
+	return out
+}
+
+func target(spec Spec) *artifacts.TargetStats {
+	se, span := spec.RSSSlopeSE, spec.SpanS
+	if se == 0 {
+		se = 0.1
 	}
-	return st
+	if span == 0 {
+		span = float64(spec.Points)
+	}
+	end := round(40 + spec.RSSSlope*float64(spec.Points)/60)
+	return &artifacts.TargetStats{RSSMB: artifacts.Range{Start: 40, Peak: end, End: end},
+		RSSSlopeMBPerMin: spec.RSSSlope, RSSSlopeSE: se, RSSTailSlopeMBMin: round(spec.RSSSlope / 2),
+		RSSTailSlopeSE: 2 * se, FDs: artifacts.Range{Start: 12, Peak: 14, End: 12}, FDsSlopeSE: 0.05,
+		FDsPerUnit: 1.4, CPUCores: 0.37, CPUCoresSE: 0.01, SpanS: span}
+}
+
+func mean(xs []float64) float64 {
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return round(sum / float64(max(len(xs), 1)))
 }
 
 // round keeps three decimals, so golden output does not hang on the last

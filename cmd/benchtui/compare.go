@@ -26,7 +26,7 @@ func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.Var(&thresholdFlag{opts: &opts}, "threshold",
 		"minimum effect for a verdict: `5%` for the metrics judged by a test, or METRIC=10% for one metric\n"+
 			"(repeatable; metrics: "+strings.Join(artifacts.MetricNames(), ", ")+
-			"; rss_slope, fds_per_unit and cpu default to 10%)")
+			"; rss_slope and fds_slope are judged by their standard errors and absolute floors instead)")
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK

@@ -1,0 +1,154 @@
+package artifacts
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"golang.org/x/perf/benchmath"
+)
+
+// NoteNoSamples is the footnote of a sampled row whose steps carry no
+// independent samples: an artifact written before they were kept.
+const NoteNoSamples = "no independent samples (artifact predates samples)"
+
+// judgeSamples judges a sampled metric the way benchstat does: the
+// medians and their confidence intervals from benchmath.AssumeNothing, and
+// its U-test. A verdict needs p < alpha, no warning from the test (such as
+// too few samples to ever reach alpha) and an effect of at least the
+// metric's threshold. Without samples the row keeps the step's summary
+// figures and a footnote.
+func judgeSamples(row *Row, m metricDef, b, c *Samples, opts CompareOptions) {
+	xs, ys := sampleValues(b, m.sample), sampleValues(c, m.sample)
+	if len(xs) == 0 || len(ys) == 0 {
+		if row.Base != 0 || row.Current != 0 { // 0 and 0, such as no errors, needs no footnote
+			row.note(missingSamplesNote(m.sample, b, c))
+		}
+		return
+	}
+	th := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
+	sx, sy := benchmath.NewSample(xs, th), benchmath.NewSample(ys, th)
+	bs := benchmath.AssumeNothing.Summary(sx, opts.Confidence)
+	cs := benchmath.AssumeNothing.Summary(sy, opts.Confidence)
+	row.Test, row.Samples = TestMannWhitney, describePair(b, c)
+	row.NBase, row.NCurrent = len(xs), len(ys)
+	row.Base, row.Current, row.DeltaPct = bs.Center, cs.Center, deltaPct(bs.Center, cs.Center)
+	row.BaseCIPct, row.CurrentCIPct = ciPct(bs), ciPct(cs)
+	for _, w := range append(bs.Warnings, cs.Warnings...) {
+		row.note(w.Error())
+	}
+	if allEqual(xs, ys) {
+		row.P = 1 // nothing varied and nothing changed, e.g. no errors on either side
+		return
+	}
+	cmp := benchmath.AssumeNothing.Compare(sx, sy)
+	row.P = cmp.P
+	for _, w := range cmp.Warnings {
+		row.note(w.Error())
+	}
+	if len(cmp.Warnings) == 0 && cmp.P < opts.Alpha && math.Abs(row.DeltaPct) >= opts.threshold(m) {
+		row.Verdict = direction(row.Current > row.Base, m.lowerBetter)
+	}
+}
+
+// sampleValues returns a copy of the samples of key (benchmath sorts the
+// values it is given in place), or nil.
+func sampleValues(s *Samples, key string) []float64 {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.Values[key])
+}
+
+func missingSamplesNote(key string, b, c *Samples) string {
+	switch {
+	case b == nil || c == nil:
+		return NoteNoSamples
+	case b.N(key) == 0 && c.N(key) == 0:
+		return "no " + key + " samples"
+	case b.N(key) == 0:
+		return "no " + key + " samples in base"
+	}
+	return "no " + key + " samples in current"
+}
+
+// allEqual reports whether every value of xs and ys is the same: the
+// U-test has nothing to rank, and there is nothing to report either.
+func allEqual(xs, ys []float64) bool {
+	for _, v := range append(slices.Clip(xs), ys...) {
+		if v != xs[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// ciPct is the half-width of a summary's confidence interval in percent of
+// its center, the larger side as benchmath's PctRangeString takes it; +Inf
+// when the interval is unbounded, NaN when it spans zero.
+func ciPct(s benchmath.Summary) float64 {
+	switch {
+	case math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0):
+		return math.Inf(1)
+	case s.Center == 0 && s.Lo == 0 && s.Hi == 0:
+		return 0
+	case s.Center <= 0 || s.Lo < 0 || s.Hi < 0:
+		return math.NaN()
+	}
+	return 100 * math.Max(s.Hi/s.Center-1, 1-s.Lo/s.Center)
+}
+
+// describe says what a step's samples are: "runs" or "blocks of 1s".
+func describe(s *Samples) string {
+	if s == nil {
+		return ""
+	}
+	if s.Of == SamplesOfBlocks {
+		return "blocks of " + trimFloat(s.BlockS) + "s"
+	}
+	return s.Of
+}
+
+func describePair(b, c *Samples) string {
+	db, dc := describe(b), describe(c)
+	if db == dc {
+		return db
+	}
+	return db + " vs " + dc
+}
+
+// samplesWarnings say when the two sides of a step rest on unlike samples:
+// repetitions against blocks of one run, or blocks of different lengths.
+// The U-test still runs, but its verdict compares unlike things.
+func samplesWarnings(where string, b, c *Samples) []string {
+	if b == nil || c == nil || describe(b) == describe(c) {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: samples differ in kind (base %s, current %s): verdicts compare unlike samples",
+		where, describe(b), describe(c))}
+}
+
+// judgeTrend judges a fitted figure of the target (a slope, or CPU) by its
+// standard errors: a verdict needs |Δ| > 2·sqrt(se_base² + se_current²), |Δ|
+// at least the metric's floor (and, for a level such as CPU, the minimum
+// effect in percent), and samples covering MinTrendWindow on both sides.
+// Anything less is same: a short run must never fail on a slope.
+func judgeTrend(row *Row, m metricDef, b, c *TargetStats, opts CompareOptions) {
+	bv, bse := m.trend(b)
+	cv, cse := m.trend(c)
+	row.Test, row.BaseSE, row.CurrentSE = TestTrend, bse, cse
+	row.BaseSpanS, row.CurrentSpanS = b.SpanS, c.SpanS
+	if window := opts.MinTrendWindow.Seconds(); min(b.SpanS, c.SpanS) < window {
+		row.note(fmt.Sprintf("not enough data: a trend needs at least %s of target samples on both sides",
+			trimFloat(window)+" s"))
+		return
+	}
+	diff := cv - bv
+	if math.Abs(diff) <= 2*math.Hypot(bse, cse) || math.Abs(diff) < opts.floor(m) {
+		return
+	}
+	if m.relative && math.Abs(row.DeltaPct) < opts.threshold(m) {
+		return
+	}
+	row.Verdict = direction(diff > 0, m.lowerBetter)
+}
