@@ -84,9 +84,22 @@ func artifact(started time.Time, rps, p50 float64) *artifacts.Artifact {
 		Steps: []artifacts.Step{{
 			Label: "concurrency=8", DurationS: 30, Requests: int64(rps * 30), ThroughputRPS: rps,
 			LatencyMS: artifacts.Percentiles{P50: p50, P90: p50 * 2.5, P99: p50 * 6.5, Max: p50 * 30},
-			Series:    pts,
+			Series:    pts, Samples: blockSamples(pts),
 		}},
 	}
+}
+
+// blockSamples are one-second block samples matching the points, as the
+// engine writes them: comparisons judge these, never the series.
+func blockSamples(pts []artifacts.Point) *artifacts.Samples {
+	v := map[string][]float64{}
+	for _, p := range pts {
+		for k, x := range map[string]float64{artifacts.SampleRPS: p.RPS, artifacts.SampleP50: p.P50MS,
+			artifacts.SampleP90: round2(p.P50MS * 2.5), artifacts.SampleP99: p.P99MS, artifacts.SampleMax: round2(p.P99MS * 4.6)} {
+			v[k] = append(v[k], x)
+		}
+	}
+	return &artifacts.Samples{Of: artifacts.SamplesOfBlocks, BlockS: 1, Values: v}
 }
 
 // newTestModel is a console on testPlan at w x h, with no engine.

@@ -117,11 +117,12 @@ func TestBadPlansExit2NamingThePlace(t *testing.T) {
 func TestRunBaselineFoldsVerdictIntoExitCode(t *testing.T) {
 	fast, _ := runnertest.CountingServer(t, time.Millisecond)
 	base := t.TempDir()
-	if code, _, stderr := runCmd(t, cmdRun, writePlan(t, fast.URL, ""), "-o", base, "-g", "closed", "--duration", "3s"); code != exitOK {
+	// Half-second blocks: 3 s give 6 samples a side, enough for a verdict.
+	if code, _, stderr := runCmd(t, cmdRun, writePlan(t, fast.URL, "    block: 500ms"), "-o", base, "-g", "closed", "--duration", "3s"); code != exitOK {
 		t.Fatalf("baseline run: exit %d\n%s", code, stderr)
 	}
 	slow, _ := runnertest.CountingServer(t, 8*time.Millisecond)
-	code, stdout, _ := runCmd(t, cmdRun, writePlan(t, slow.URL, ""), "-o", t.TempDir(), "-g", "closed", "--duration", "3s", "--baseline", base)
+	code, stdout, _ := runCmd(t, cmdRun, writePlan(t, slow.URL, "    block: 500ms"), "-o", t.TempDir(), "-g", "closed", "--duration", "3s", "--baseline", base)
 	if code != exitFail || !strings.Contains(stdout, "worse") {
 		t.Errorf("a server 8x slower: exit %d, want 1 with worse rows:\n%s", code, stdout)
 	}

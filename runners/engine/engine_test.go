@@ -250,3 +250,42 @@ func assertEvents(t *testing.T, st artifacts.Step, kinds ...string) {
 		}
 	}
 }
+
+// TestOverloadThroughputIsWhatWasServed: an open loop at twice what the
+// workers can serve reports the served rate as throughput, the set rate as
+// offered, the work finished after the window as drained, and one sample
+// block per second of the step.
+func TestOverloadThroughputIsWhatWasServed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// 100 ms operations, 5 slots: at most 50/s served of 100/s offered
+		// (a little less: on the fake clock a slot frees at the very instant
+		// the next arrival is due, and the arrival may come first).
+		p, g := sleepPlan(t, "{rate: 100, max_in_flight: 5}", "")
+		g.Duration = plan.Duration{Duration: 4 * time.Second}
+		g.Sections["sleep"].(*sleepSpec).Delay = plan.Duration{Duration: 100 * time.Millisecond}
+		st := runSession(t, p, g, nil).Steps[0]
+		if st.ThroughputRPS < 45 || st.ThroughputRPS > 50 || st.OKRPS != st.ThroughputRPS {
+			t.Errorf("throughput %.1f/s ok %.1f/s, want the 50/s served", st.ThroughputRPS, st.OKRPS)
+		}
+		if st.OfferedRPS < 99 || st.OfferedRPS > 101 {
+			t.Errorf("offered %.1f/s, want the set 100/s", st.OfferedRPS)
+		}
+		if st.Drained < 1 || st.Drained > 5 {
+			t.Errorf("drained %d, want the operations in flight at the end (at most 5)", st.Drained)
+		}
+		s := st.Samples
+		if s == nil || s.Of != artifacts.SamplesOfBlocks || s.BlockS != 1 || len(s.Values[artifacts.SampleRPS]) != 4 {
+			t.Fatalf("samples %+v, want 4 blocks of 1s", s)
+		}
+		sum := 0.0
+		for i, v := range s.Values[artifacts.SampleRPS] {
+			sum += v
+			if v < 40 || v > 50 {
+				t.Errorf("block %d: %.1f/s, want at most 50", i, v)
+			}
+		}
+		if inWindow := float64(st.Requests - st.Drained); math.Abs(sum-inWindow) > 0.5 {
+			t.Errorf("blocks hold %.0f operations, the window %.0f", sum, inWindow)
+		}
+	})
+}

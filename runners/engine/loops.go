@@ -154,6 +154,15 @@ func ClosedLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 	}
 }
 
+// LateAfter is how long after its due time an open-loop arrival may be
+// sent before it counts as late: the generator fell behind its schedule
+// (its latency, measured from the due time, includes the wait).
+const LateAfter = time.Millisecond
+
+// CounterLate counts late arrivals while a step runs; the artifact has
+// them as steps[].late.
+const CounterLate = "late"
+
 // OpenLoop dispatches arrivals at l.Env.Load.Rate: arrival i is due at
 // start + i/rate + paused time, computed from the start and never from the
 // previous arrival, so a slow server cannot slow the schedule. An arrival
@@ -171,6 +180,9 @@ func OpenLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 		rec := l.Env.Recorder(i)
 		workersWG.Go(func() {
 			for due := range jobs {
+				if time.Since(due) > LateAfter {
+					rec.Count(CounterLate, 1)
+				}
 				l.runOp(opCtx, w, rec, due)
 				<-slots
 			}

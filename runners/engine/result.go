@@ -69,8 +69,18 @@ func (st *stepRun) result(live bool) *artifacts.Step {
 		ServiceMS: artifacts.PercentilesOf(t.service), Histogram: hist,
 		Series: t.series.points(), Counters: maps.Clone(t.counters),
 	}
-	if active > 0 {
-		res.ThroughputRPS = round3(float64(res.Requests) / active.Seconds())
+	res.Drained, res.Samples = t.drained.requests, t.blocks.samples()
+	if late, ok := res.Counters[CounterLate]; ok {
+		res.Late = late
+		delete(res.Counters, CounterLate)
+	}
+	if secs := active.Seconds(); secs > 0 {
+		inWindow := res.Requests - res.Drained
+		res.ThroughputRPS = round3(float64(inWindow) / secs)
+		res.OKRPS = round3(float64(inWindow-(res.Errors-t.drained.errors)) / secs)
+		if st.env.Load.OpenLoop() {
+			res.OfferedRPS = round3(float64(res.Requests+res.Dropped) / secs)
+		}
 	}
 	if len(t.extra) > 0 {
 		res.ExtraMS = map[string]artifacts.Percentiles{}

@@ -52,7 +52,7 @@ func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
 	st.env.Target = s.opts.Target
 	st.env.OnEvent = st.event
 	st.env.OnWatch = func(name string, pid int) { s.watchLate(name, watch.NewTreeSampler(pid)) }
-	st.tally = newTally(st.env.Recorders())
+	st.tally = newTally(st.env.Recorders(), s.group.Block.D())
 	return st
 }
 
@@ -184,10 +184,8 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 	}
 	st.clock(ctx)
 	stopLoad()
-	st.mu.Lock()
-	st.drainAt = time.Now()
-	st.phase = PhaseDrain
-	st.mu.Unlock()
+	st.closeWindow()
+	st.setPhase(PhaseDrain)
 	st.env.Gate().Resume() // paused workers must see the stop
 	st.drain(loops, abortOps)
 	if err := CloseWorkers(st.workers); err != nil {
@@ -198,6 +196,18 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 	st.setPhase(PhaseDone)
 	st.s.publish(st.snapshot(StateDone))
 	return res, nil
+}
+
+// closeWindow ends the measured window when the load is told to stop: a
+// last tick collects what completed inside it, so what completes later,
+// in the drain, is counted apart (tally.final).
+func (st *stepRun) closeWindow() {
+	st.mu.Lock()
+	now := time.Now()
+	st.drainAt = now
+	measuring, active := st.phase == PhaseMeasure, st.activeLocked(now)
+	st.mu.Unlock()
+	st.tally.tick(now, active, measuring, st.env)
 }
 
 // finish runs the runner's Finish and the step hooks and adds what they

@@ -29,13 +29,21 @@ type tally struct {
 	last     Stats // the last tick
 	lastAt   time.Duration
 	series   series
+	blocks   *blocks
+	// drained counts what completed after the load stopped: in the totals
+	// (its latency is real) but in no second of the step's throughput.
+	drained counts
 }
 
 type counts struct{ requests, errors, dropped int64 }
 
-func newTally(recs []*runners.Recorder) *tally {
+func newTally(recs []*runners.Recorder, block time.Duration) *tally {
+	if block <= 0 {
+		block = DefaultBlock
+	}
 	t := &tally{
 		recorders: recs,
+		blocks:    newBlocks(block),
 		interval:  artifacts.NewHistogram(),
 		latency:   artifacts.NewHistogram(),
 		service:   artifacts.NewHistogram(),
@@ -112,7 +120,8 @@ func (t *tally) tick(now time.Time, active time.Duration, measuring bool, env *r
 	t.lastAt = active
 	t.last = statsOf(t.interval, c, dt)
 	if measuring && dt > 0 {
-		t.series.add(t.interval, c, dt, active, int(env.InFlight()))
+		t.series.add(t.interval, c, dt, active, env.InFlight())
+		t.blocks.add(t.interval, c, dt)
 	}
 }
 
@@ -133,15 +142,12 @@ func (t *tally) begin() {
 }
 
 // final collects what the recorders hold after the load stopped (work that
-// finished while draining) into the totals, and the series' last bucket.
+// finished while draining) into the totals and counts it as drained; it
+// belongs to no second of the step, so not to the series or the blocks.
 func (t *tally) final(active time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	c := t.collect(true)
-	if dt := (active - t.lastAt).Seconds(); dt > 0 {
-		t.series.add(t.interval, c, dt, active, 0)
-		t.lastAt = active
-	}
+	t.drained = t.collect(true)
 	t.series.flush(active, 0)
 }
 

@@ -51,6 +51,9 @@ type Group struct {
 	Soak         *Soak                `yaml:"soak"`
 	Thresholds   Thresholds           `yaml:"thresholds"`
 	OnTargetExit string               `yaml:"on_target_exit"`
+	// Block is the length of a within-run sample for comparisons
+	// (default 1s): the measured time is cut into blocks of it.
+	Block Duration `yaml:"block"`
 	// Sections holds the runner sections (`http:`, `postgres:`, …) decoded
 	// into the types registered with the group's runner kind declares (runners.Kind.Sections).
 	Sections map[string]any `yaml:"-"`
