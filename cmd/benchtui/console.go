@@ -89,7 +89,9 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	log.SetOutput(logf) // a library's log line must not land on the screen
 	defer log.SetOutput(stderr)
 	raiseFDLimit(logf)
-	run := engine.NewRun(pl, kinds, dir, version)
+	ver, revision := buildInfo()
+	run := engine.NewRun(pl, kinds, dir, ver)
+	run.VCSRevision = revision
 	run.Duration = f.duration
 	defer run.Close() // stops the targets (the demo server) on every way out
 	return console(ctx, run, dir, logf, stdout.(*os.File), stderr)
@@ -104,7 +106,8 @@ func openConsoleLog(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the log %s: %w", path, err)
 	}
-	fmt.Fprintf(logf, "--- %s benchtui %s console\n", time.Now().Format(time.RFC3339), version)
+	ver, revision := buildInfo()
+	fmt.Fprintf(logf, "--- %s benchtui %s %s console\n", time.Now().Format(time.RFC3339), ver, revision)
 	return logf, nil
 }
 

@@ -11,9 +11,6 @@ import (
 	"runtime/pprof"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 // Exit codes: 0 all passed, 1 a check or comparison failed, 2 usage or
 // plan error.
 const (
@@ -75,7 +72,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case "-h", "--help":
 			return cmdHelp(ctx, nil, stdout, stderr)
 		case "-v", "--version", "version":
-			fmt.Fprintln(stdout, "benchtui", version)
+			ver, rev := buildInfo()
+			fmt.Fprintln(stdout, "benchtui", ver, rev)
 			return exitOK
 		}
 	}

@@ -124,7 +124,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	h := &headless{pl: pl, dir: artifactsDir(f.out, pl), stdout: stdout, stderr: stderr}
 	raiseFDLimit(stderr)
-	run := engine.NewRun(pl, kinds, h.dir, version)
+	ver, revision := buildInfo()
+	run := engine.NewRun(pl, kinds, h.dir, ver)
+	run.VCSRevision = revision
 	run.Duration = f.duration
 	defer run.Close()
 	return h.runAll(ctx, run, groups, base)

@@ -22,6 +22,8 @@ type Run struct {
 	Dir         string // artifacts and logs
 	ID          string
 	ToolVersion string
+	// VCSRevision is the commit benchtui was built from, for the artifact.
+	VCSRevision string
 	// Duration, when positive, replaces every step's duration.
 	Duration time.Duration
 
@@ -47,7 +49,7 @@ func NewRun(p *plan.Plan, reg *runners.Registry, dir, toolVersion string) *Run {
 // for g, not yet started.
 func (r *Run) Session(ctx context.Context, g *plan.Group) (*Session, error) {
 	opts := SessionOptions{
-		Duration: r.Duration, RunID: r.ID, ToolVersion: r.ToolVersion,
+		Duration: r.Duration, RunID: r.ID, ToolVersion: r.ToolVersion, VCSRevision: r.VCSRevision,
 		Self: r.self,
 		Env:  &runners.RunEnv{Plan: r.Plan, ArtifactsDir: r.Dir, Cleanup: r.AddCleanup},
 	}

@@ -37,9 +37,10 @@ type SessionOptions struct {
 	SampleEvery time.Duration
 	// Env is passed to the runner kind's New.
 	Env *runners.RunEnv
-	// RunID and ToolVersion go into the artifact.
+	// RunID, ToolVersion and VCSRevision go into the artifact.
 	RunID       string
 	ToolVersion string
+	VCSRevision string
 }
 
 func (o SessionOptions) sampleEvery() time.Duration {
@@ -310,7 +311,7 @@ func (s *Session) Result() *artifacts.Artifact {
 		Run: artifacts.Run{
 			ID: s.opts.RunID, Started: s.started, Finished: s.finished,
 			Host:        artifacts.Host{OS: runtime.GOOS, CPUs: runtime.NumCPU(), Go: runtime.Version()},
-			ToolVersion: s.opts.ToolVersion, PlanSHA256: s.plan.SHA256,
+			ToolVersion: s.opts.ToolVersion, VCSRevision: s.opts.VCSRevision, PlanSHA256: s.plan.SHA256,
 		},
 		Group: artifacts.Group{ID: s.group.ID, Title: s.group.Title, Runner: s.group.Runner, Config: s.group.Raw},
 		Notes: append([]string{}, s.notes...),

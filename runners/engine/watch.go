@@ -107,7 +107,10 @@ func (st *stepRun) soakExtend() bool {
 	st.mu.Lock()
 	extended := st.extended
 	st.mu.Unlock()
-	if !enough || !watch.ShouldExtend(slope, threshold, extended, rule.Step.D(), rule.Max.D()) {
+	// max is the step's total length (seed G5: "300 s, auto-extended up
+	// to 540 s"), so the extensions may add max - duration in all.
+	limit := max(0, rule.Max.D()-g.Duration.D())
+	if !enough || !watch.ShouldExtend(slope, threshold, extended, rule.Step.D(), limit) {
 		return false
 	}
 	return st.extend(rule.Step.D(), fmt.Sprintf("RSS rising %.2f MB/min > %g MB/min", slope, threshold))

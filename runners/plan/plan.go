@@ -91,7 +91,8 @@ type Soak struct {
 }
 
 // RSSRule extends a step by Step while the target's RSS tail slope over
-// Window is above SlopeMBPerMin, up to Max in all.
+// Window is above SlopeMBPerMin, until the step has run Max in all (its
+// duration included).
 type RSSRule struct {
 	SlopeMBPerMin float64  `yaml:"slope_mb_per_min,required"`
 	Window        Duration `yaml:"window"`

@@ -86,8 +86,14 @@ func (g *Group) validateLoad() []error {
 			at("sweep."+k, "needs at least one value")
 		}
 	}
-	if r := g.Soak; r != nil && r.ExtendWhileRSSRising != nil && r.ExtendWhileRSSRising.Step.D() <= 0 {
-		at("soak.extend_while_rss_rising.step", "must be positive")
+	if r := g.Soak; r != nil && r.ExtendWhileRSSRising != nil {
+		rule := r.ExtendWhileRSSRising
+		if rule.Step.D() <= 0 {
+			at("soak.extend_while_rss_rising.step", "must be positive")
+		}
+		if rule.Max.D() < g.Duration.D() {
+			at("soak.extend_while_rss_rising.max", "%s is shorter than duration %s: max is the step's total length, extensions included (for 300s extended by up to 240s, write max: 540s)", rule.Max.D(), g.Duration.D())
+		}
 	}
 	return errs
 }
