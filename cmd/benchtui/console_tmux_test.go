@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +88,9 @@ func (c *tmuxConsole) waitGone() {
 // group, pause, resume, extend, quit mid-step; the artifact must be
 // partial, with the pause and the extension, and the demo server gone.
 func TestConsoleUnderTmux(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the demo server's processes in /proc: Linux only")
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/benchtui/benchtui/runners/pgload"
@@ -80,17 +79,17 @@ func checkFDs(pl *plan.Plan) []finding {
 	for _, g := range pl.Groups {
 		need = max(need, 64+int(math.Ceil(float64(unitsOf(g))*watch.FDCostPerUnit)))
 	}
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+	soft, hard, err := fdLimit()
+	if err != nil {
 		return []finding{{"warn", fmt.Sprintf("open files: cannot read the limit: %v", err)}}
 	}
 	switch {
-	case lim.Max < uint64(need):
-		return []finding{{"error", fmt.Sprintf("open files: hard limit %d < %d the plan needs; raise it (ulimit -Hn, /etc/security/limits.conf)", lim.Max, need)}}
-	case lim.Cur < uint64(need):
-		return []finding{{"ok", fmt.Sprintf("open files: soft limit %d < %d needed; benchtui raises it to the hard limit %d at every run", lim.Cur, need, lim.Max)}}
+	case hard < uint64(need):
+		return []finding{{"error", fmt.Sprintf("open files: hard limit %d < %d the plan needs; raise it (ulimit -Hn, /etc/security/limits.conf)", hard, need)}}
+	case soft < uint64(need):
+		return []finding{{"ok", fmt.Sprintf("open files: soft limit %d < %d needed; benchtui raises it to the hard limit %d at every run", soft, need, hard)}}
 	}
-	return []finding{{"ok", fmt.Sprintf("open files: limit %d >= %d needed", lim.Cur, need)}}
+	return []finding{{"ok", fmt.Sprintf("open files: limit %d >= %d needed", soft, need)}}
 }
 
 func checkUDP(pl *plan.Plan) []finding {
@@ -122,7 +121,7 @@ func checkTargets(pl *plan.Plan) []finding {
 		case t.Cgroup != "":
 			fs = append(fs, fileFinding("target "+name+": cgroup", t.Cgroup))
 		case t.PID > 0:
-			if err := syscall.Kill(t.PID, 0); err != nil && err != syscall.EPERM {
+			if err := checkPID(t.PID); err != nil {
 				fs = append(fs, finding{"error", fmt.Sprintf("target %s: pid %d: %v", name, t.PID, err)})
 			} else {
 				fs = append(fs, finding{"ok", fmt.Sprintf("target %s: pid %d running", name, t.PID)})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -105,6 +106,8 @@ func printPairs[V any](w io.Writer, label, what string, m map[string]V) {
 func raiseFDLimit(w io.Writer) {
 	soft, hard, raised, err := watch.RaiseFDLimit()
 	switch {
+	case errors.Is(err, watch.ErrUnsupported):
+		// no fd limit to raise on this system (windows)
 	case err != nil:
 		fmt.Fprintln(w, "benchtui: raising the fd limit:", err)
 	case raised:

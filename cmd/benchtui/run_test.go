@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -140,6 +141,9 @@ func benchtuiBinary(t *testing.T) string {
 // TestSIGINTWritesPartialArtifact runs the real binary, interrupts it in
 // the middle of a step and finds the figures measured so far on disk.
 func TestSIGINTWritesPartialArtifact(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("sends SIGINT: Unix only")
+	}
 	srv, served := runnertest.CountingServer(t, time.Millisecond)
 	out := t.TempDir()
 	plan := writePlan(t, srv.URL, "")
@@ -171,6 +175,9 @@ func TestSIGINTWritesPartialArtifact(t *testing.T) {
 // TestSIGINTWhileTargetStarts: an interrupt while a target is still
 // getting ready ends the run at once instead of after the ready timeout.
 func TestSIGINTWhileTargetStarts(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("sends SIGINT and spawns a target in a process group: Unix only")
+	}
 	dir := t.TempDir()
 	plan := filepath.Join(dir, "plan.yaml")
 	os.WriteFile(plan, []byte(`version: 1

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/benchtui/benchtui/artifacts"
@@ -16,6 +17,9 @@ import (
 // an event, and its measured slope is near the truth; the flat one is left
 // alone.
 func TestSoakPolicyAgainstRealTargets(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("samples the targets from /proc: Linux only")
+	}
 	bin := testbin.Build(t, "../watch/testdata/leaky")
 	src := fmt.Sprintf(`version: 1
 targets:

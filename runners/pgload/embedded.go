@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -44,7 +43,7 @@ type Embedded struct {
 	bin  string
 	port int
 	pid  int
-	cred *syscall.Credential // non-nil when running as root
+	cred *credential // non-nil when running as root
 
 	stopOnce sync.Once
 	stopErr  error
@@ -52,8 +51,12 @@ type Embedded struct {
 
 // StartEmbedded creates, starts and waits for a throwaway cluster. When
 // running as root, the cluster runs as the `postgres` OS user (initdb
-// refuses root). On error nothing is left behind.
+// refuses root). On error nothing is left behind. It needs a Unix: elsewhere
+// it returns an error wrapping watch.ErrUnsupported.
 func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error) {
+	if errNoEmbedded != nil {
+		return nil, errNoEmbedded
+	}
 	bin, err := findBinDir(opts.BinDir)
 	if err != nil {
 		return nil, err
@@ -148,7 +151,7 @@ func (e *Embedded) run(ctx context.Context, name string, args ...string) ([]byte
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGDATA="+e.DataDir())
 	// Own process group: a Ctrl-C in the terminal reaches benchtui, which
 	// stops the cluster in order, and not the cluster directly.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: e.cred}
+	cmd.SysProcAttr = groupAttr(e.cred)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 5 * time.Second
@@ -211,7 +214,7 @@ func (e *Embedded) stop() error {
 	}
 	if e.pid > 0 && !waitGone(e.pid, 3*time.Second) {
 		// pg_ctl failed or timed out: no survivor may outlive benchtui.
-		_ = syscall.Kill(e.pid, syscall.SIGKILL)
+		_ = kill(e.pid, syscall.SIGKILL)
 		if !waitGone(e.pid, 2*time.Second) {
 			errs = append(errs, fmt.Errorf("embedded postgres pid %d did not exit", e.pid))
 		}
@@ -231,11 +234,12 @@ func (e *Embedded) logTail() string {
 }
 
 // Alive reports whether a process runs with that pid; a zombie (exited,
-// not yet reaped by its parent) counts as gone.
+// not yet reaped by its parent) counts as gone. Without Unix signals
+// (windows) it is always false.
 func Alive(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return syscall.Kill(pid, 0) == nil
+		return kill(pid, 0) == nil
 	}
 	// The state follows the command name, which is in parentheses.
 	s := string(b)
@@ -276,25 +280,6 @@ func freePort() (int, error) {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	return port, l.Close()
-}
-
-// serverCredential is who the cluster runs as: nil (ourselves), or the
-// postgres OS user when we are root.
-func serverCredential() (*syscall.Credential, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	u, err := user.Lookup("postgres")
-	if err != nil {
-		return nil, fmt.Errorf("running as root, the embedded postgres needs a `postgres` OS user "+
-			"(initdb refuses root; `apt-get install postgresql` creates it): %w", err)
-	}
-	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
-	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
-	if err := errors.Join(err1, err2); err != nil {
-		return nil, fmt.Errorf("reading the postgres user's ids: %w", err)
-	}
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}, nil
 }
 
 // FindBinDir returns the folder holding initdb, pg_ctl and postgres: dir

@@ -3,8 +3,8 @@ package spawn
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,13 +49,7 @@ type proc struct {
 
 // startChild starts p in a new process group.
 func startChild(p *proc) (*child, error) {
-	attr := &syscall.ProcAttr{
-		Dir: p.dir, Env: p.env,
-		Files: []uintptr{p.files[0].Fd(), p.files[1].Fd(), p.files[2].Fd()},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
-	}
-	pid, err := syscall.ForkExec(p.path, p.argv, attr)
-	runtime.KeepAlive(p.files)
+	pid, err := forkGroup(p)
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", p.path, err)
 	}
@@ -64,13 +58,7 @@ func startChild(p *proc) (*child, error) {
 
 // wait reaps the leader and closes exited.
 func (c *child) wait() {
-	var ws syscall.WaitStatus
-	for {
-		_, err := syscall.Wait4(c.pid, &ws, 0, nil)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+	ws := reap(c.pid)
 	c.mu.Lock()
 	c.reaped, c.status = true, ws
 	c.mu.Unlock()
@@ -82,7 +70,7 @@ func (c *child) signal(sig syscall.Signal) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.reaped {
-		_ = syscall.Kill(-c.pid, sig)
+		killGroup(c.pid, sig)
 	}
 }
 
@@ -120,7 +108,7 @@ func (c *child) stop(grace time.Duration) bool {
 // child, so it can never be our zombie). The group id cannot have been
 // reused while any member lives.
 func (c *child) sweep() {
-	_ = syscall.Kill(-c.pid, syscall.SIGKILL) // ESRCH: nothing was left
+	killGroup(c.pid, syscall.SIGKILL) // ESRCH: nothing was left
 }
 
 // exitKind names how the reaped leader ended: "" for exit 0, then
@@ -155,12 +143,18 @@ func statusKind(ws syscall.WaitStatus) string {
 	return "exit_" + strconv.Itoa(ws.ExitStatus())
 }
 
-var signalNames = map[syscall.Signal]string{
-	syscall.SIGHUP: "hup", syscall.SIGINT: "int", syscall.SIGQUIT: "quit", syscall.SIGILL: "ill",
-	syscall.SIGTRAP: "trap", syscall.SIGABRT: "abrt", syscall.SIGBUS: "bus", syscall.SIGFPE: "fpe",
-	syscall.SIGKILL: "kill", syscall.SIGUSR1: "usr1", syscall.SIGSEGV: "segv", syscall.SIGUSR2: "usr2",
-	syscall.SIGPIPE: "pipe", syscall.SIGALRM: "alrm", syscall.SIGTERM: "term", syscall.SIGXCPU: "xcpu",
-}
+// signalNames names the signals ParseSignal knows: these, and on Unix
+// unixSignalNames (windows has no SIGUSR1, SIGUSR2 or SIGXCPU).
+var signalNames = func() map[syscall.Signal]string {
+	m := map[syscall.Signal]string{
+		syscall.SIGHUP: "hup", syscall.SIGINT: "int", syscall.SIGQUIT: "quit", syscall.SIGILL: "ill",
+		syscall.SIGTRAP: "trap", syscall.SIGABRT: "abrt", syscall.SIGBUS: "bus", syscall.SIGFPE: "fpe",
+		syscall.SIGKILL: "kill", syscall.SIGSEGV: "segv",
+		syscall.SIGPIPE: "pipe", syscall.SIGALRM: "alrm", syscall.SIGTERM: "term",
+	}
+	maps.Copy(m, unixSignalNames)
+	return m
+}()
 
 // signalName is the short lower-case name of sig ("term", "kill"), or its
 // number.

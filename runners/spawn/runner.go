@@ -59,6 +59,9 @@ func NewRunner(spec *Spec) (*Runner, error) {
 // Prepare resolves the command and builds its environment once, so a
 // cycle's time holds no PATH lookup, and starts the step's statistics.
 func (r *Runner) Prepare(context.Context, *runners.StepEnv) error {
+	if errNoGroups != nil {
+		return fmt.Errorf("spawn: %w", errNoGroups)
+	}
 	path := r.spec.Command[0]
 	if !strings.Contains(path, "/") {
 		p, err := exec.LookPath(path)

@@ -14,6 +14,9 @@
 //
 // The runner is a Driver: it runs until all its cycles are done and then
 // returns from Drive, which ends the step.
+//
+// Process groups need a Unix: on windows Prepare fails with an error
+// wrapping watch.ErrUnsupported.
 package spawn
 
 import (

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"math"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -155,6 +156,9 @@ func TestShouldExtend(t *testing.T) {
 
 func TestLimits(t *testing.T) {
 	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("net.core.rmem_max is read from /proc, on Linux only")
+	}
 	soft, hard, _, err := RaiseFDLimit()
 	if err != nil {
 		t.Fatal(err)

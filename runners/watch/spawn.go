@@ -63,6 +63,10 @@ func (p *Process) notReady(cause error) error {
 // spawn starts cfg.Command in its own process group with its output in
 // the log file, and reaps it in a goroutine that closes p.exited.
 func spawn(cfg Config) (*Process, error) {
+	group, err := groupAttr()
+	if err != nil {
+		return nil, fmt.Errorf("spawning target %q: %w", cfg.Name, err)
+	}
 	if err := os.MkdirAll(cfg.LogDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating log folder of target %q: %w", cfg.Name, err)
 	}
@@ -78,7 +82,7 @@ func spawn(cfg Config) (*Process, error) {
 	cmd.Dir = cfg.Dir
 	cmd.Env = mergeEnv(os.Environ(), cfg.Env)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = group
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("spawning target %q (%s): %w", cfg.Name, strings.Join(cfg.Command, " "), err)
 	}
@@ -155,7 +159,7 @@ func (p *Process) stopSpawned() error {
 
 // killGroup signals process group pgid; a group already gone is no error.
 func killGroup(pgid int, sig syscall.Signal) error {
-	err := syscall.Kill(-pgid, sig)
+	err := kill(-pgid, sig)
 	if err == nil || errors.Is(err, syscall.ESRCH) {
 		return nil
 	}

@@ -11,6 +11,10 @@
 // over the last window (MB/min), fds per unit of load, mean CPU cores. The
 // engine decides whether to extend a soak with ShouldExtend.
 //
+// Sampling and attaching read /proc and cgroup files, so they need Linux;
+// spawning a target in its own process group and signalling it need a Unix.
+// Elsewhere (darwin, windows) they return an error wrapping ErrUnsupported.
+//
 // This package is a leaf: it imports artifacts, never runners.
 package watch
 
@@ -24,6 +28,12 @@ import (
 	"syscall"
 	"time"
 )
+
+// ErrUnsupported is wrapped by the error of whatever this package cannot do
+// on the running system: sampling processes and cgroups and attaching to a
+// running process read /proc and need Linux; spawning a target in its own
+// process group, signalling it and raising the fd limit need a Unix.
+var ErrUnsupported = errors.New("not supported")
 
 // Defaults of Config's zero durations.
 const (
@@ -167,11 +177,11 @@ func (p *Process) Signal(sig os.Signal) error {
 	var err error
 	switch {
 	case p.spawned:
-		err = syscall.Kill(-p.pid, s)
+		err = kill(-p.pid, s)
 	case p.cgroup != "":
 		err = signalCgroup(p.cgroup, s)
 	default:
-		err = syscall.Kill(p.pid, s)
+		err = kill(p.pid, s)
 	}
 	if errors.Is(err, syscall.ESRCH) {
 		err = os.ErrProcessDone

@@ -25,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/benchtui/benchtui/runners/pgload"
+	"github.com/benchtui/benchtui/runners/watch"
 )
 
 var (
@@ -86,7 +87,7 @@ func Cluster(t testing.TB) *pgload.Embedded {
 		cancel()
 	}
 	switch {
-	case errors.Is(startErr, pgload.ErrNoPostgres):
+	case errors.Is(startErr, pgload.ErrNoPostgres), errors.Is(startErr, watch.ErrUnsupported):
 		t.Skipf("no Postgres to test against: %v", startErr)
 	case startErr != nil:
 		t.Fatalf("starting the test postgres: %v", startErr)

@@ -3,11 +3,14 @@ package watch
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // SampleCgroup reads a cgroup folder as one target: memory from
@@ -93,4 +96,44 @@ func cgroupCPU(dir string) (float64, error) {
 		return 0, fmt.Errorf("parsing %s/cpuacct.usage: %w", dir, err)
 	}
 	return float64(ns) / 1e9, nil
+}
+
+// cgroupPIDs lists the processes of a cgroup folder (cgroup.procs).
+func cgroupPIDs(dir string) ([]int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err != nil {
+		return nil, fmt.Errorf("listing processes of cgroup: %w", err)
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(b)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("parsing %s/cgroup.procs: %w", dir, err)
+		}
+		pids = append(pids, pid)
+	}
+	return pids, nil
+}
+
+// signalCgroup sends sig to every process of a cgroup.
+func signalCgroup(dir string, sig syscall.Signal) error {
+	pids, err := cgroupPIDs(dir)
+	if err != nil {
+		return err
+	}
+	if len(pids) == 0 {
+		return syscall.ESRCH
+	}
+	var errs []error
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+			errs = append(errs, fmt.Errorf("pid %d: %w", pid, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// isNotExist reports whether err says a file (or process) is gone.
+func isNotExist(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
 }

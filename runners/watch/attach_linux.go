@@ -1,0 +1,77 @@
+package watch
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// attach watches a running process (by PID or pidfile) or a cgroup. A
+// goroutine checks every cfg.Sample whether it is still there, until Stop.
+func attach(cfg Config) (*Process, error) {
+	p := &Process{cfg: cfg, pid: cfg.PID, exited: make(chan struct{}), quit: make(chan struct{})}
+	switch {
+	case cfg.PIDFile != "":
+		pid, err := ReadPIDFile(cfg.PIDFile)
+		if err != nil {
+			return nil, fmt.Errorf("attaching to target %q: %w", cfg.Name, err)
+		}
+		p.pid = pid
+	case cfg.Cgroup != "":
+		p.cgroup = cfg.Cgroup
+		if _, err := cgroupPIDs(cfg.Cgroup); err != nil {
+			return nil, fmt.Errorf("attaching to target %q: %w", cfg.Name, err)
+		}
+	}
+	if p.cgroup == "" && !alive(p.pid) {
+		return nil, fmt.Errorf("attaching to target %q: no running process %d", cfg.Name, p.pid)
+	}
+	p.watcher.Add(1)
+	go p.watch()
+	return p, nil
+}
+
+// watch closes p.exited when the attached target is gone, or returns when
+// Stop closes p.quit.
+func (p *Process) watch() {
+	defer p.watcher.Done()
+	tick := time.NewTicker(p.cfg.Sample)
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.quit:
+			return
+		case <-tick.C:
+		}
+		if p.gone() {
+			p.status = "exited"
+			close(p.exited)
+			return
+		}
+	}
+}
+
+// gone reports whether the attached process, or every process of the
+// attached cgroup, has exited.
+func (p *Process) gone() bool {
+	if p.cgroup == "" {
+		return !alive(p.pid)
+	}
+	pids, err := cgroupPIDs(p.cgroup)
+	return err != nil || len(pids) == 0
+}
+
+// alive reports whether pid exists and is not a zombie (a zombie has
+// exited; only its parent's wait is missing).
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	st, err := parseStat(b)
+	return err == nil && st.state != 'Z' && st.state != 'X'
+}
