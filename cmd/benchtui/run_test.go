@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,8 +77,11 @@ func TestRunWritesArtifactsThatAgreeWithTheServer(t *testing.T) {
 	if total != served.Load() {
 		t.Errorf("artifacts count %d requests, the server served %d", total, served.Load())
 	}
-	if o := open.Steps[0]; o.Requests < 48 || o.Requests > 52 || o.LatencyMS.P50 < 2 {
-		t.Errorf("open loop: %d requests, p50 %.2fms; want 50 at 50/s over 1s, p50 >= the server's 2ms", o.Requests, o.LatencyMS.P50)
+	// The window is 1 s plus up to a tick when the machine is busy: judge
+	// the arrivals against the window the step measured, not against 1 s.
+	if o := open.Steps[0]; math.Abs(float64(o.Requests+o.Dropped)-50*o.DurationS) > 2 || o.LatencyMS.P50 < 2 {
+		t.Errorf("open loop: %d requests, %d dropped over %.3fs, p50 %.2fms; want 50/s of the window, p50 >= the server's 2ms",
+			o.Requests, o.Dropped, o.DurationS, o.LatencyMS.P50)
 	}
 	for _, want := range []string{"closed", "open", "rate=50", "p99 ms"} {
 		if !strings.Contains(stdout, want) {
