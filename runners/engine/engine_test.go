@@ -270,6 +270,9 @@ func TestOverloadThroughputIsWhatWasServed(t *testing.T) {
 		if st.OfferedRPS < 99 || st.OfferedRPS > 101 {
 			t.Errorf("offered %.1f/s, want the set 100/s", st.OfferedRPS)
 		}
+		if st.Late != 0 {
+			t.Errorf("late %d: the fake clock never lets the dispatcher fall behind", st.Late)
+		}
 		if st.Drained < 1 || st.Drained > 5 {
 			t.Errorf("drained %d, want the operations in flight at the end (at most 5)", st.Drained)
 		}
@@ -288,4 +291,17 @@ func TestOverloadThroughputIsWhatWasServed(t *testing.T) {
 			t.Errorf("blocks hold %.0f operations, the window %.0f", sum, inWindow)
 		}
 	})
+}
+
+// TestOpenLoopCountsLateArrivals: at a rate no dispatcher keeps up with,
+// arrivals go out after their due time and are counted late; never more
+// than were sent.
+func TestOpenLoopCountsLateArrivals(t *testing.T) {
+	p, g := sleepPlan(t, "{rate: 1000000, max_in_flight: 4}", "")
+	g.Duration = plan.Duration{Duration: 300 * time.Millisecond}
+	g.Sections["sleep"].(*sleepSpec).Delay = plan.Duration{Duration: time.Millisecond}
+	st := runSession(t, p, g, nil).Steps[0]
+	if st.Late == 0 || st.Late > st.Requests || st.Dropped == 0 {
+		t.Errorf("late %d of %d sent, %d dropped; want some late, none beyond those sent, and drops", st.Late, st.Requests, st.Dropped)
+	}
 }

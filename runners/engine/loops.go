@@ -87,12 +87,16 @@ func (st *stepRun) startLoad(loadCtx, opCtx context.Context) (*sync.WaitGroup, e
 	return &wg, nil
 }
 
-// runOp performs one operation of w that was due at due, records it, and
-// returns when it ended.
-func (l *Loop) runOp(ctx context.Context, w runners.Worker, rec *runners.Recorder, due time.Time) (time.Time, runners.Outcome) {
+// runOp performs one operation of w that was due at due (zero: now),
+// records it, and returns when it ended. With checkLate, an operation
+// started more than LateAfter after its due time is counted as late (the
+// open loop fell behind its schedule).
+func (l *Loop) runOp(ctx context.Context, w runners.Worker, rec *runners.Recorder, due time.Time, checkLate bool) (time.Time, runners.Outcome) {
 	called := time.Now()
 	if due.IsZero() {
 		due = called
+	} else if checkLate && called.Sub(due) > LateAfter {
+		rec.Count(CounterLate, 1)
 	}
 	l.Env.AddInFlight(1)
 	out := w.Do(ctx)
@@ -114,7 +118,7 @@ func (l *Loop) runOp(ctx context.Context, w runners.Worker, rec *runners.Recorde
 // the loops do: for a batch a runner sends by itself (shutdown's frozen
 // requests).
 func (l *Loop) Once(ctx context.Context, i int) runners.Outcome {
-	_, out := l.runOp(ctx, l.Workers[i], l.Env.Recorder(i), time.Time{})
+	_, out := l.runOp(ctx, l.Workers[i], l.Env.Recorder(i), time.Time{}, false)
 	return out
 }
 
@@ -138,7 +142,7 @@ func ClosedLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 				if waited > 0 {
 					due = time.Time{}
 				}
-				end, out := l.runOp(opCtx, w, rec, due)
+				end, out := l.runOp(opCtx, w, rec, due, false)
 				due = end
 				if l.Backoff == nil {
 					continue
@@ -180,10 +184,7 @@ func OpenLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 		rec := l.Env.Recorder(i)
 		workersWG.Go(func() {
 			for due := range jobs {
-				if time.Since(due) > LateAfter {
-					rec.Count(CounterLate, 1)
-				}
-				l.runOp(opCtx, w, rec, due)
+				l.runOp(opCtx, w, rec, due, true)
 				<-slots
 			}
 		})

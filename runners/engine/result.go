@@ -33,7 +33,7 @@ func (st *stepRun) snapshot(state State) Snapshot {
 		Step: st.index + 1, Steps: len(st.s.steps), StepLabel: st.spec.Label,
 		Elapsed: st.activeLocked(time.Now()), Planned: st.planned, Paused: paused,
 		Interval: v.last, Total: v.total, ErrorKinds: v.kinds,
-		InFlight: int(st.env.InFlight()), Series: v.series,
+		InFlight: st.env.InFlight(), Series: v.series,
 		Events: append([]artifacts.Event(nil), st.events...),
 	}
 	st.mu.Unlock()

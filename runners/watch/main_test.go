@@ -4,7 +4,6 @@ package watch
 
 import (
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -74,15 +73,7 @@ func execLeaky(t *testing.T, args ...string) *exec.Cmd {
 }
 
 // freeAddr returns a loopback address with a port free at the time.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("finding a free port: %v", err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
+func freeAddr(t *testing.T) string { return testbin.FreeAddr(t) }
 
 // procState is pid's state letter ('Z' for a zombie), 0 when it is gone.
 func procState(pid int) byte {
