@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -65,7 +66,7 @@ func WriteFileAtomic(path string, data []byte) error {
 // Load reads and checks the artifact at path. A file of another schema, or
 // one that is not a well-formed artifact, is an error naming the file.
 func Load(path string) (*Artifact, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, MaxArtifactBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading artifact %s: %w", path, err)
 	}
@@ -74,6 +75,24 @@ func Load(path string) (*Artifact, error) {
 		return nil, fmt.Errorf("reading artifact %s: %w", path, err)
 	}
 	return a, nil
+}
+
+// readBounded reads the file at path, refusing one longer than limit
+// (/dev/zero included) before holding more than limit+1 bytes of it.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("larger than %d MiB: not an artifact benchtui wrote", limit>>20)
+	}
+	return data, nil
 }
 
 // Decode parses and checks an artifact document.
@@ -130,6 +149,16 @@ func checkStep(s *Step) error {
 	return nil
 }
 
+// MaxSamples bounds the values of one figure in Samples: the engine keeps
+// at most a few thousand blocks, and a comparison needs far fewer; more is
+// a damaged or hostile file, refused before any test sorts it.
+const MaxSamples = 100_000
+
+// MaxArtifactBytes bounds the file Load reads: a long soak's artifact is a
+// few megabytes (series and samples are thinned), so a larger file is not
+// one benchtui wrote.
+const MaxArtifactBytes = 256 << 20
+
 func checkSamples(sm *Samples) error {
 	if sm == nil {
 		return nil
@@ -141,6 +170,9 @@ func checkSamples(sm *Samples) error {
 		return fmt.Errorf("blocks of %v s, want a positive block_s", sm.BlockS)
 	}
 	for key, vs := range sm.Values {
+		if len(vs) > MaxSamples {
+			return fmt.Errorf("%s: %d values, more than the %d an artifact may hold", key, len(vs), MaxSamples)
+		}
 		for _, v := range vs {
 			if v < 0 {
 				return fmt.Errorf("%s: negative value %v", key, v)

@@ -112,6 +112,8 @@ func TestLoadRejectsOtherSchemaAndDamage(t *testing.T) {
 		"noblock.json":  `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"samples": {"of": "blocks", "values": {}}}]}`,
 		"negative.json": `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"samples": {"of": "runs", "values": {"p99": [1, -2]}}}]}`,
 		"negse.json":    `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"target": {"rss_slope_se_mb_per_min": -1}}]}`,
+		"toomany.json": `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"samples": {"of": "runs", "values": {"p99": [` +
+			strings.Repeat("1,", MaxSamples) + `1]}}}]}`,
 	}
 	for name, body := range cases {
 		path := filepath.Join(dir, name)
@@ -119,6 +121,9 @@ func TestLoadRejectsOtherSchemaAndDamage(t *testing.T) {
 		if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: error %v does not name the file", name, err)
 		}
+	}
+	if _, err := readBounded("/dev/zero", 1<<20); err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
+		t.Errorf("/dev/zero: %v, want refused as larger than the limit", err)
 	}
 }
 

@@ -63,6 +63,8 @@ func TestPlanErrorsNamePlaceAndKey(t *testing.T) {
 		{"unknown runner", "runner: sleep", "runner: slep", []string{"group G1: runner: unknown runner \"slep\""}},
 		{"all at once", "duration: 2s", "duration: 2x\n    bogus: 1", []string{"14:15: groups[0].duration", "15:5: groups[0].bogus: unknown key"}},
 		{"open loop without slots", "{concurrency: 4}", "{rate: 100}", []string{"load.max_in_flight: an open loop needs max_in_flight"}},
+		{"block under a tick", "duration: 2s", "duration: 2s\n    block: 10ms", []string{"group G1: block: 10ms is shorter than the engine's 250ms tick"}},
+		{"soak max under duration", "max: 540s", "max: 1s", []string{"soak.extend_while_rss_rising.max: 1s is shorter than duration 2s"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

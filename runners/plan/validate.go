@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/benchtui/benchtui/runners/watch"
 )
@@ -66,6 +67,10 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 	return append(errs, kindErrs...)
 }
 
+// MinBlock is the shortest sample block: the engine's tick, the finest
+// interval it measures.
+const MinBlock = 250 * time.Millisecond
+
 // validateLoad checks the load's shape, whichever kind drives it.
 func (g *Group) validateLoad() []error {
 	var errs []error
@@ -80,6 +85,9 @@ func (g *Group) validateLoad() []error {
 		at("load", "give concurrency (closed loop) or rate (open loop), not both")
 	case l.Rate > 0 && l.MaxInFlight == 0:
 		at("load.max_in_flight", "an open loop needs max_in_flight")
+	}
+	if b := g.Block.D(); b != 0 && b < MinBlock {
+		at("block", "%s is shorter than the engine's %s tick: a block is at least one tick", b, MinBlock)
 	}
 	for k, vals := range g.Sweep {
 		if len(vals) == 0 {
