@@ -93,6 +93,7 @@ usage:
   benchtui validate PLAN
   benchtui doctor [PLAN]          fd limits, UDP buffers, target commands, Postgres availability
   benchtui demo-target            the built-in demo servers, as a separate process
+  benchtui version                the version and the VCS revision it was built from
 `
 
 func cmdHelp(_ context.Context, _ []string, stdout, _ io.Writer) int {
