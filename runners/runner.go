@@ -21,7 +21,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
@@ -84,7 +83,7 @@ type Summary struct {
 // given here is the final count of its name, replacing what the step's
 // recorders counted under it.
 type Findings struct {
-	Checks   []artifacts.Check
+	Checks   []Check
 	Counters map[string]int64
 	Extra    map[string]any
 }

@@ -119,9 +119,11 @@ func (t *tally) tick(now time.Time, active time.Duration, measuring bool, env *r
 	dt := (active - t.lastAt).Seconds()
 	t.lastAt = active
 	t.last = statsOf(t.interval, c, dt)
-	if measuring && dt > 0 {
-		t.series.add(t.interval, c, dt, active, env.InFlight())
-		t.blocks.add(t.interval, c, dt)
+	// A tick of no time (the window closing at the instant of the last
+	// tick) still brings operations: they join the open bucket and block.
+	if measuring && (dt > 0 || c.requests > 0) {
+		t.series.add(t.interval, c, max(dt, 0), active, env.InFlight())
+		t.blocks.add(t.interval, c, max(dt, 0))
 	}
 }
 

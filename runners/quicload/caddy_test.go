@@ -45,12 +45,26 @@ https://localhost:%[2]d {
 `, dir, port)), 0o644)
 	cmd := exec.Command(caddy, "run", "--config", conf, "--adapter", "caddyfile")
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir+"/data", "XDG_CONFIG_HOME="+dir+"/config")
-	cmd.Stdout, cmd.Stderr = nil, nil
+	// Caddy's own log is the evidence when it does not come up: kept in a
+	// file and printed on failure.
+	logPath := filepath.Join(dir, "caddy.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("caddy's log:\n%s", b)
+		}
+	})
 	waitHTTPS(t, fmt.Sprintf("https://127.0.0.1:%d/", port))
 
 	a := runnertest.RunPlan(t, testRegistry, fmt.Sprintf(`version: 1
@@ -105,7 +119,9 @@ func waitHTTPS(t *testing.T, url string) {
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "localhost"},
 	}}
 	defer client.CloseIdleConnections()
-	deadline := time.Now().Add(20 * time.Second)
+	// Caddy makes its internal CA and certificate on start: on a busy
+	// machine that takes a while, so the wait is generous.
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		if resp, err := client.Get(url); err == nil {
 			resp.Body.Close()
