@@ -174,6 +174,7 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 	if err := st.runner.Prepare(ctx, st.env); err != nil {
 		return nil, fmt.Errorf("group %s step %s: preparing: %w", st.s.group.ID, st.spec.Label, err)
 	}
+	st.sampleBefore()
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	opCtx, abortOps := context.WithCancel(context.WithoutCancel(ctx))
 	defer abortOps()

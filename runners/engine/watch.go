@@ -30,6 +30,22 @@ type watchState struct {
 	target, self *ProcSample
 	targetHist   watch.History
 	selfHist     watch.History
+	// before is the target's sample taken before the load began: the
+	// start of its ranges.
+	before *watch.Sample
+}
+
+// sampleBefore samples the target before the step's load begins.
+func (st *stepRun) sampleBefore() {
+	watcher, _ := st.s.watcher()
+	if watcher == nil {
+		return
+	}
+	if s, err := watcher.Sample(); err == nil {
+		st.watched.mu.Lock()
+		st.watched.before = &s
+		st.watched.mu.Unlock()
+	}
 }
 
 // sampleTarget takes a sample when one is due.
@@ -122,6 +138,9 @@ func (w *watchState) summarize(res *artifacts.Step, st *stepRun) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	res.Target = analyzed(&w.targetHist, window, st.env.PeakUnits())
+	if res.Target != nil && w.before != nil {
+		watch.StartBefore(res.Target, *w.before, st.env.PeakUnits())
+	}
 	res.Self = analyzed(&w.selfHist, window, 0)
 }
 

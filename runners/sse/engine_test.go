@@ -8,6 +8,7 @@ import (
 
 	"github.com/benchtui/benchtui/runners/demo"
 	"github.com/benchtui/benchtui/runners/runnertest"
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
 
 // TestThroughEngine runs a reconnect storm through the engine: streams of
@@ -36,4 +37,27 @@ groups:
 	if _, ok := st.ExtraMS["first_event"]; !ok {
 		t.Error("no first_event extra")
 	}
+}
+
+// TestFDsPerSubscriber holds 50 subscribers on a real server process that
+// the step watches: its fd growth per subscriber is about one socket each,
+// counted from before the streams opened to their peak.
+func TestFDsPerSubscriber(t *testing.T) {
+	helper := testbin.Build(t, "../spawn/testdata/helper")
+	addr := testbin.FreeAddr(t)
+	a := runnertest.RunAll(t, testRegistry, `version: 1
+targets:
+  srv: {command: ["${HELPER}", "-addr", "${ADDR}"], ready: "http://${ADDR}/healthz", sample: 250ms}
+groups:
+  - id: subs
+    runner: sse
+    target: srv
+    sse: {url: "http://${ADDR}/events", subscribers: 50}
+    duration: 2s
+`, map[string]string{"HELPER": helper, "ADDR": addr})[0]
+	st := a.Steps[0]
+	if st.Target == nil || st.Target.FDsPerUnit < 0.8 || st.Target.FDsPerUnit > 1.6 {
+		t.Fatalf("target %+v: want fds_per_unit within 0.8-1.6 for 50 subscribers", st.Target)
+	}
+	t.Logf("fds %+v, %.2f per subscriber", st.Target.FDs, st.Target.FDsPerUnit)
 }

@@ -14,41 +14,12 @@ type TimedSample struct {
 
 // Slope is the least-squares slope of ys over ts (ts in seconds), in y
 // units per second; 0 with fewer than two distinct times.
-func Slope(ts, ys []float64) float64 {
-	n := min(len(ts), len(ys))
-	if n < 2 {
-		return 0
-	}
-	var mt, my float64
-	for i := range n {
-		mt += ts[i]
-		my += ys[i]
-	}
-	mt /= float64(n)
-	my /= float64(n)
-	// Centred sums keep precision when ts are large (hours of seconds).
-	var sxy, sxx float64
-	for i := range n {
-		dt := ts[i] - mt
-		sxy += dt * (ys[i] - my)
-		sxx += dt * dt
-	}
-	if sxx == 0 {
-		return 0
-	}
-	return sxy / sxx
-}
+func Slope(ts, ys []float64) float64 { return LineFit(ts, ys).Slope }
 
 // RSSSlopeMBPerMin is the least-squares slope of the samples' RSS in MB
 // per minute.
 func RSSSlopeMBPerMin(samples []TimedSample) float64 {
-	ts := make([]float64, len(samples))
-	ys := make([]float64, len(samples))
-	for i, s := range samples {
-		ts[i] = s.T.Seconds()
-		ys[i] = s.RSSMB()
-	}
-	return Slope(ts, ys) * 60
+	return fitOf(samples, rssMB).Slope * 60
 }
 
 // TailSlopeMBPerMin is the RSS slope in MB/min over the samples of the last
@@ -111,9 +82,7 @@ func Analyze(samples []TimedSample, warmupEnd, tailWindow time.Duration, units i
 	if wall := (last.T - first.T).Seconds(); wall > 0 {
 		st.CPUCores = max(0, last.CPUSeconds-first.CPUSeconds) / wall
 	}
-	measured := since(samples, warmupEnd)
-	st.RSSSlopeMBPerMin = RSSSlopeMBPerMin(measured)
-	st.RSSTailSlopeMBMin = TailSlopeMBPerMin(measured, tailWindow)
+	addTrends(&st, samples, since(samples, warmupEnd), tailWindow)
 	return st
 }
 

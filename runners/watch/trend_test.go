@@ -1,0 +1,78 @@
+package watch
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestLineFitSEMatchesTheSpreadOfSlopes: over many noisy lines, the mean
+// standard error LineFit reports is the spread the slopes really have.
+func TestLineFitSEMatchesTheSpreadOfSlopes(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	ts := make([]float64, 30)
+	for i := range ts {
+		ts[i] = float64(i)
+	}
+	const trials = 2000
+	var slopes []float64
+	var seSum float64
+	for range trials {
+		ys := make([]float64, len(ts))
+		for i, x := range ts {
+			ys[i] = 5 + 0.5*x + rnd.NormFloat64()*2
+		}
+		f := LineFit(ts, ys)
+		slopes = append(slopes, f.Slope)
+		seSum += f.SE
+	}
+	mean := 0.0
+	for _, s := range slopes {
+		mean += s
+	}
+	mean /= trials
+	var ss float64
+	for _, s := range slopes {
+		ss += (s - mean) * (s - mean)
+	}
+	spread, meanSE := math.Sqrt(ss/(trials-1)), seSum/trials
+	if math.Abs(mean-0.5) > 0.01 || math.Abs(meanSE/spread-1) > 0.1 {
+		t.Errorf("slope %.4f (want 0.5), mean SE %.4f vs spread %.4f: want within 10%%", mean, meanSE, spread)
+	}
+}
+
+func TestLineFitExactAndShort(t *testing.T) {
+	if f := LineFit([]float64{0, 1, 2, 3}, []float64{1, 3, 5, 7}); f.Slope != 2 || f.SE != 0 || f.Span != 3*time.Second {
+		t.Errorf("exact line: %+v", f)
+	}
+	if f := LineFit([]float64{0, 1}, []float64{0, 1}); f.Slope != 1 || f.SE != 0 {
+		t.Errorf("two points: %+v, want slope 1 and no standard error", f)
+	}
+}
+
+// TestAnalyzeTrendsAndSpan: a target leaking 1 MB/s with noise gets a
+// slope near 60 MB/min, a standard error well below it, its span, and
+// the spread of its CPU.
+func TestAnalyzeTrendsAndSpan(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	var samples []TimedSample
+	cpu := 0.0
+	for i := range 61 {
+		cpu += 0.4 + rnd.Float64()*0.2 // 0.4 to 0.6 cores a second
+		mb := 100 + float64(i) + rnd.NormFloat64()
+		samples = append(samples, TimedSample{T: time.Duration(i) * time.Second,
+			Sample: Sample{RSSBytes: int64(mb * bytesPerMB), FDs: 10 + i/10, CPUSeconds: cpu}})
+	}
+	st := Analyze(samples, 0, 30*time.Second, 0)
+	if math.Abs(st.RSSSlopeMBPerMin-60) > 3 || st.RSSSlopeSE <= 0 || st.RSSSlopeSE > 3 {
+		t.Errorf("rss slope %.2f ± %.2f MB/min, want 60 with a small error", st.RSSSlopeMBPerMin, st.RSSSlopeSE)
+	}
+	if st.SpanS != 60 || st.FDsSlopePerMin < 5 || st.FDsSlopePerMin > 7 || st.FDsSlopeSE <= 0 {
+		t.Errorf("span %.0fs, fds %.2f ± %.2f /min; want 60s and about 6/min", st.SpanS, st.FDsSlopePerMin, st.FDsSlopeSE)
+	}
+	// Uniform 0.4–0.6: sd 0.058, so the mean's error over 60 intervals is about 0.0075.
+	if st.CPUCoresSE < 0.004 || st.CPUCoresSE > 0.012 {
+		t.Errorf("cpu %.3f ± %.4f cores, want an error near 0.0075", st.CPUCores, st.CPUCoresSE)
+	}
+}
