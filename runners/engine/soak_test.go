@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/plan"
@@ -63,6 +64,29 @@ groups:
 	if s := flat.Target.RSSSlopeMBPerMin; s > 1 {
 		t.Errorf("flat: slope %.2f MB/min, want below the 1 MB/min threshold", s)
 	}
+	// The flat run as the baseline of the leaky one: the slope's rise is
+	// far beyond its error bars, so compare says worse once the runs are
+	// long enough to judge (here 1 s; 60 s by default).
+	leaky.Label, flat.Label = "soak", "soak"
+	art := func(st artifacts.Step) []*artifacts.Artifact {
+		return []*artifacts.Artifact{{Group: artifacts.Group{ID: "soak"}, Steps: []artifacts.Step{st}}}
+	}
+	cmp := artifacts.Compare(art(flat), art(leaky), artifacts.CompareOptions{MinTrendWindow: time.Second})
+	if !hasVerdict(cmp, artifacts.MetricRSSSlope, artifacts.Worse) {
+		t.Errorf("flat -> leaky: rss slope not judged worse: %+v", cmp.Rows)
+	}
+	if cmp := artifacts.Compare(art(flat), art(leaky), artifacts.CompareOptions{}); hasVerdict(cmp, artifacts.MetricRSSSlope, artifacts.Worse) {
+		t.Error("a 2 s run judged a slope: the default minimum window is 60 s")
+	}
+}
+
+func hasVerdict(c artifacts.Comparison, metric, verdict string) bool {
+	for _, r := range c.Rows {
+		if r.Metric == metric && r.Verdict == verdict {
+			return true
+		}
+	}
+	return false
 }
 
 func runGroupOf(t *testing.T, run *Run, g *plan.Group) artifacts.Step {
