@@ -85,7 +85,7 @@ const usage = `benchtui — load, soak and regression benchmarks in a terminal c
 usage:
   benchtui [PLAN] [-o DIR] [--duration D]
                                   interactive console; PLAN defaults to ./bench.yaml, else the built-in demo
-  benchtui run [PLAN] [-g ID,...] [-o DIR] [--baseline FILE|DIR] [--duration D]
+  benchtui run [PLAN] [-g ID,...] [-o DIR] [--baseline FILE|DIR] [--duration D] [--count N]
                                   headless: progress, summary table, artifacts; exit 1 if a threshold
                                   or a significant regression fails, 2 on a usage or plan error
   benchtui compare BASE CURRENT [--format text|markdown|json] [--threshold 5%]

@@ -24,6 +24,7 @@ type runFlags struct {
 	out      string
 	baseline string
 	duration time.Duration
+	count    int
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
@@ -34,9 +35,13 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.StringVar(&f.out, "o", "", "artifacts folder (default: the plan's artifacts, else ./bench-results)")
 	fs.StringVar(&f.baseline, "baseline", "", "artifact file or folder to judge the run against")
 	fs.DurationVar(&f.duration, "duration", 0, "replace every step's duration (for quick tries)")
+	fs.IntVar(&f.count, "count", 0, "run every step N times, each run one sample for comparisons (replaces repeat:)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return f, err
+	}
+	if f.count < 0 || f.count > plan.MaxRepeat {
+		return f, fmt.Errorf("--count %d: want 1 to %d", f.count, plan.MaxRepeat)
 	}
 	if len(pos) > 1 {
 		return f, fmt.Errorf("run takes one PLAN, got %q", pos)
@@ -127,7 +132,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ver, revision := buildInfo()
 	run := engine.NewRun(pl, kinds, h.dir, ver)
 	run.VCSRevision = revision
-	run.Duration = f.duration
+	run.Duration, run.Count = f.duration, f.count
 	defer run.Close()
 	return h.runAll(ctx, run, groups, base)
 }

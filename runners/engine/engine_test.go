@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -306,4 +307,47 @@ func TestOpenLoopCountsLateArrivals(t *testing.T) {
 	if st.Late == 0 || st.Late > st.Requests || st.Dropped == 0 {
 		t.Errorf("late %d of %d sent, %d dropped; want some late, none beyond those sent, and drops", st.Late, st.Requests, st.Dropped)
 	}
+}
+
+// TestRepeatMergesRunsIntoSamples: repeat 3 runs the step three times; the
+// step adds their counts and times, its percentiles come from the merged
+// histogram, and each run is one sample.
+func TestRepeatMergesRunsIntoSamples(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, g := sleepPlan(t, "{concurrency: 2}", "    repeat: 3\n")
+		a := runSession(t, p, g, nil)
+		if len(a.Steps) != 1 || a.Run.Partial {
+			t.Fatalf("steps %d partial %v, want one whole step", len(a.Steps), a.Run.Partial)
+		}
+		st := a.Steps[0]
+		s := st.Samples
+		if s == nil || s.Of != artifacts.SamplesOfRuns || len(s.Values[artifacts.SampleRPS]) != 3 {
+			t.Fatalf("samples %+v, want 3 runs", s)
+		}
+		sum := 0.0
+		for _, v := range s.Values[artifacts.SampleRPS] {
+			sum += v // each run 1 s at 2 workers x 100/s
+			if v < 190 || v > 200 {
+				t.Errorf("run at %.1f/s, want about 200", v)
+			}
+		}
+		if st.DurationS != 3 || math.Abs(float64(st.Requests-st.Drained)-sum) > 0.5 {
+			t.Errorf("%.3fs, %d requests (%d drained); want 3 s and the runs' %.0f", st.DurationS, st.Requests, st.Drained, sum)
+		}
+		if st.Label != "concurrency=2" || st.LatencyMS.P50 < 10 || st.LatencyMS.P50 > 10.1 {
+			t.Errorf("label %q p50 %.2f, want the step's label and 10 ms", st.Label, st.LatencyMS.P50)
+		}
+		if h, err := artifacts.DecodeHistogram(st.Histogram); err != nil || h.TotalCount() != st.Requests {
+			t.Errorf("histogram of %v operations (%v), want all %d runs' operations", h.TotalCount(), err, st.Requests)
+		}
+		notes := 0
+		for _, e := range st.Events {
+			if e.Kind == artifacts.EventNote && strings.HasPrefix(e.Note, "run ") {
+				notes++
+			}
+		}
+		if notes != 3 {
+			t.Errorf("events %v, want a note at the start of each run", st.Events)
+		}
+	})
 }

@@ -30,7 +30,7 @@ func (st *stepRun) snapshot(state State) Snapshot {
 	st.mu.Lock()
 	snap := Snapshot{
 		GroupID: st.s.group.ID, State: state, Phase: st.phase,
-		Step: st.index + 1, Steps: len(st.s.steps), StepLabel: st.spec.Label,
+		Step: st.index + 1, Steps: len(st.s.steps), StepLabel: st.label(),
 		Elapsed: st.activeLocked(time.Now()), Planned: st.planned, Paused: paused,
 		Interval: v.last, Total: v.total, ErrorKinds: v.kinds,
 		InFlight: st.env.InFlight(), Series: v.series,
@@ -42,6 +42,14 @@ func (st *stepRun) snapshot(state State) Snapshot {
 	snap.Done = append([]artifacts.Step(nil), st.s.results...)
 	st.s.mu.Unlock()
 	return snap
+}
+
+// label is the step's label, with the run for a repeated step.
+func (st *stepRun) label() string {
+	if st.runs > 1 {
+		return fmt.Sprintf("%s · run %d/%d", st.spec.Label, st.run1, st.runs)
+	}
+	return st.spec.Label
 }
 
 // result builds the artifact step from the tally after the load stopped.

@@ -26,6 +26,8 @@ type Run struct {
 	VCSRevision string
 	// Duration, when positive, replaces every step's duration.
 	Duration time.Duration
+	// Count, when positive, replaces every group's repeat.
+	Count int
 
 	mu       sync.Mutex
 	targets  map[string]*watch.Process
@@ -49,7 +51,7 @@ func NewRun(p *plan.Plan, reg *runners.Registry, dir, toolVersion string) *Run {
 // for g, not yet started.
 func (r *Run) Session(ctx context.Context, g *plan.Group) (*Session, error) {
 	opts := SessionOptions{
-		Duration: r.Duration, RunID: r.ID, ToolVersion: r.ToolVersion, VCSRevision: r.VCSRevision,
+		Duration: r.Duration, Count: r.Count, RunID: r.ID, ToolVersion: r.ToolVersion, VCSRevision: r.VCSRevision,
 		Self: r.self,
 		Env:  &runners.RunEnv{Plan: r.Plan, ArtifactsDir: r.Dir, Cleanup: r.AddCleanup},
 	}

@@ -24,6 +24,8 @@ const DefaultGrace = 2 * time.Second
 type SessionOptions struct {
 	// Duration, when positive, replaces every step's duration (quick tries).
 	Duration time.Duration
+	// Count, when positive, replaces every group's repeat (run --count).
+	Count int
 	// Grace bounds the wait for in-flight operations at a step's end.
 	Grace time.Duration
 	// Target is the group's watched target and Watch samples it; both may
@@ -149,9 +151,7 @@ func (s *Session) run(ctx context.Context) {
 		if s.stopping() || ctx.Err() != nil {
 			break
 		}
-		st := newStepRun(s, runner, i, spec)
-		s.setCurrent(st)
-		res, err := st.run(ctx)
+		res, err := s.runStep(ctx, runner, i, spec)
 		s.finishStep(res, err)
 		if err != nil {
 			break

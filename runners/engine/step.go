@@ -39,10 +39,15 @@ type stepRun struct {
 	tally   *tally
 	watched watchState
 	workers []runners.Worker // the engine's loop's, closed after the drain
+	found   []artifacts.Check // the runner's and the hooks' checks
+	cut     bool              // stopped before its time (not a Driver done)
+	// run1 and runs say which run of a repeated step this is (1 of 1
+	// without repeat).
+	run1, runs int
 }
 
 func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
-	st := &stepRun{s: s, runner: r, index: i, spec: spec, stopCh: make(chan struct{}), phase: PhasePrepare}
+	st := &stepRun{s: s, runner: r, index: i, spec: spec, stopCh: make(chan struct{}), phase: PhasePrepare, run1: 1, runs: 1}
 	workers := spec.Load.Workers()
 	if _, driver := r.(runners.Driver); driver {
 		workers = math.MaxInt32 // a Driver's goroutines are its own: shard fully
@@ -147,7 +152,7 @@ func (st *stepRun) stop(why string) {
 	if st.stopped {
 		return
 	}
-	st.stopped = true
+	st.stopped, st.cut = true, true
 	if st.phase == PhaseMeasure || st.phase == PhaseWarmup {
 		if why == "" {
 			why = "by the operator"
@@ -156,6 +161,13 @@ func (st *stepRun) stop(why string) {
 	}
 	close(st.stopCh)
 	st.s.markPartial() // a cut step makes the artifact partial
+}
+
+// wasCut reports whether the step was stopped before its time.
+func (st *stepRun) wasCut() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.cut
 }
 
 // finishEarly ends the step before its planned time without a stopped
@@ -227,16 +239,19 @@ func (st *stepRun) finish(ctx context.Context, res *artifacts.Step) {
 			res.Events = append(res.Events, artifacts.Event{T: res.DurationS, Kind: artifacts.EventNote, Note: st.s.plan.Redact(err.Error())})
 		}
 	}
-	addFindings(res, found, st.s.plan.Redact)
+	st.found = addFindings(res, found, st.s.plan.Redact)
 }
 
 // addFindings copies a runner's findings into a step's result, redacting
-// the notes of its checks (a database error may echo a secret).
-func addFindings(res *artifacts.Step, f runners.Findings, redact func(string) string) {
-	for _, c := range f.Checks {
+// the notes of its checks (a database error may echo a secret), and
+// returns the checks as added.
+func addFindings(res *artifacts.Step, f runners.Findings, redact func(string) string) []artifacts.Check {
+	checks := make([]artifacts.Check, len(f.Checks))
+	for i, c := range f.Checks {
 		c.Note = redact(c.Note)
-		res.Checks = append(res.Checks, c)
+		checks[i] = c
 	}
+	res.Checks = append(res.Checks, checks...)
 	for k, v := range f.Counters {
 		if res.Counters == nil {
 			res.Counters = map[string]int64{}
@@ -249,6 +264,7 @@ func addFindings(res *artifacts.Step, f runners.Findings, redact func(string) st
 		}
 		res.Extra[k] = v
 	}
+	return checks
 }
 
 func (st *stepRun) setPhase(p Phase) {

@@ -51,6 +51,9 @@ type Group struct {
 	Soak         *Soak                `yaml:"soak"`
 	Thresholds   Thresholds           `yaml:"thresholds"`
 	OnTargetExit string               `yaml:"on_target_exit"`
+	// Repeat runs every step this many times (default 1): each run is one
+	// sample of every figure for comparisons.
+	Repeat int `yaml:"repeat"`
 	// Block is the length of a within-run sample for comparisons
 	// (default 1s): the measured time is cut into blocks of it.
 	Block Duration `yaml:"block"`

@@ -67,6 +67,10 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 	return append(errs, kindErrs...)
 }
 
+// MaxRepeat bounds `repeat`: each run is one sample, and a comparison
+// needs far fewer than this.
+const MaxRepeat = 100
+
 // MinBlock is the shortest sample block: the engine's tick, the finest
 // interval it measures.
 const MinBlock = 250 * time.Millisecond
@@ -85,6 +89,9 @@ func (g *Group) validateLoad() []error {
 		at("load", "give concurrency (closed loop) or rate (open loop), not both")
 	case l.Rate > 0 && l.MaxInFlight == 0:
 		at("load.max_in_flight", "an open loop needs max_in_flight")
+	}
+	if g.Repeat < 0 || g.Repeat > MaxRepeat {
+		at("repeat", "want 1 to %d runs of each step, got %d", MaxRepeat, g.Repeat)
 	}
 	if b := g.Block.D(); b != 0 && b < MinBlock {
 		at("block", "%s is shorter than the engine's %s tick: a block is at least one tick", b, MinBlock)

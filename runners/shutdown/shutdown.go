@@ -108,6 +108,9 @@ func validateShutdown(g *plan.Group) []error {
 	if len(g.Sweep) > 0 {
 		at("sweep", "a shutdown group has one step: its target exits in it")
 	}
+	if g.Repeat > 1 {
+		at("repeat", "a shutdown group runs once: its target exits in it")
+	}
 	return errs
 }
 
