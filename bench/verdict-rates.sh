@@ -56,18 +56,18 @@ pair() {
 
 for mode in same slower 2x; do
   case $mode in same) cur=20 ;; slower) cur=22 ;; 2x) cur=40 ;; esac
-  for _ in $(seq "$PAIRS"); do pair 20 "$cur"; echo; done >"$WORK/$mode.jsonl"
-  python3 - "$mode" "$WORK/$mode.jsonl" "$DURATION" "$BLOCK" "$COUNT" <<'PY'
-import json, sys
-mode, path, dur, block, count = sys.argv[1:]
+  for i in $(seq "$PAIRS"); do pair 20 "$cur" >"$WORK/$mode-$i.json"; done
+  python3 - "$mode" "$WORK" "$DURATION" "$BLOCK" "$COUNT" <<'PY'
+import glob, json, sys
+mode, work, dur, block, count = sys.argv[1:]
 sampled = ["throughput_rps", "ok_rps", "p50", "p90", "p99", "p999", "max", "error_rate"]
 any_call, p50_worse, n = 0, 0, 0
 per_row = {m: 0 for m in sampled}
-for line in open(path):
-    line = line.strip()
-    if not line:
+for path in sorted(glob.glob(f"{work}/{mode}-*.json")):
+    text = open(path).read().strip()
+    if not text:
         continue
-    rows = [r for r in json.loads(line)["rows"] if r["metric"] in sampled]
+    rows = [r for r in json.loads(text)["rows"] if r["metric"] in sampled]
     n += 1
     called = [r for r in rows if r["verdict"] != "same"]
     any_call += bool(called)

@@ -38,7 +38,7 @@ type stepRun struct {
 
 	tally   *tally
 	watched watchState
-	workers []runners.Worker // the engine's loop's, closed after the drain
+	workers []runners.Worker  // the engine's loop's, closed after the drain
 	found   []artifacts.Check // the runner's and the hooks' checks
 	cut     bool              // stopped before its time (not a Driver done)
 	// run1 and runs say which run of a repeated step this is (1 of 1
