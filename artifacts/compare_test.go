@@ -228,6 +228,24 @@ func TestCompareWarnings(t *testing.T) {
 	}
 }
 
+// TestConfigComparedAsWritten: two runs of one plan whose expanded configs
+// differ only by a port do not warn; a written difference does.
+func TestConfigComparedAsWritten(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	step := artifactstest.Step(rng, artifactstest.Spec{Label: "c=1", RPS: 1000, P50: 2, P99: 10, CV: 0.03})
+	base, cur := artifactstest.Artifact("G1", artifactstest.T0, step), artifactstest.Artifact("G1", artifactstest.T0, step)
+	written := map[string]any{"url": "http://${ADDR}/ping"}
+	base.Group.Config, base.Group.ConfigAsWritten = map[string]any{"url": "http://127.0.0.1:40001/ping"}, written
+	cur.Group.Config, cur.Group.ConfigAsWritten = map[string]any{"url": "http://127.0.0.1:40002/ping"}, written
+	if c := Compare([]*Artifact{base}, []*Artifact{cur}, CompareOptions{}); hasWarning(c, "group config differs") {
+		t.Errorf("same written config warned: %q", c.Warnings)
+	}
+	cur.Group.ConfigAsWritten = map[string]any{"url": "http://${ADDR}/work"}
+	if c := Compare([]*Artifact{base}, []*Artifact{cur}, CompareOptions{}); !hasWarning(c, "group config differs") {
+		t.Errorf("a written difference did not warn: %q", c.Warnings)
+	}
+}
+
 func TestGeomeanRows(t *testing.T) {
 	base, cur := fixtureRuns()
 	c := Compare(base, cur, CompareOptions{})

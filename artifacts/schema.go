@@ -47,6 +47,11 @@ type Group struct {
 	Title  string         `json:"title"`
 	Runner string         `json:"runner"`
 	Config map[string]any `json:"config"`
+	// ConfigAsWritten is the group as the plan wrote it, ${VAR}s
+	// unexpanded, with the run's overrides (--duration, --count) applied:
+	// two runs of one plan have the same, whatever ports or tokens their
+	// environments gave.
+	ConfigAsWritten map[string]any `json:"config_as_written,omitempty"`
 }
 
 // Step holds the figures of one step of a group: one sweep value, or the

@@ -18,7 +18,11 @@ func provenanceWarnings(b, c *Artifact) []string {
 	}
 	differ("plan sha256", short(b.Run.PlanSHA256), short(c.Run.PlanSHA256))
 	differ("runner", b.Group.Runner, c.Group.Runner)
-	if !sameJSON(b.Group.Config, c.Group.Config) {
+	bc, cc := b.Group.Config, c.Group.Config
+	if b.Group.ConfigAsWritten != nil && c.Group.ConfigAsWritten != nil {
+		bc, cc = b.Group.ConfigAsWritten, c.Group.ConfigAsWritten
+	}
+	if !sameJSON(bc, cc) {
 		w = append(w, id+": group config differs")
 	}
 	differ("host", hostString(b.Run.Host), hostString(c.Run.Host))

@@ -351,3 +351,31 @@ func TestRepeatMergesRunsIntoSamples(t *testing.T) {
 		}
 	})
 }
+
+// TestArtifactConfigIsWhatRan: a --duration override and a count are in
+// the artifact's config, expanded and as written.
+func TestArtifactConfigIsWhatRan(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, g := sleepPlan(t, "{concurrency: 1}", "")
+		s, err := NewSession(testRegistry, p, g, SessionOptions{Duration: 300 * time.Millisecond, Count: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Start(context.Background())
+		for range s.Snapshots() {
+		}
+		a := s.Result()
+		for name, cfg := range map[string]map[string]any{"config": a.Group.Config, "config_as_written": a.Group.ConfigAsWritten} {
+			if cfg["duration"] != "300ms" || cfg["repeat"] != 2 {
+				t.Errorf("%s %v: want duration 300ms and repeat 2, what ran", name, cfg)
+			}
+		}
+		if g.Raw["duration"] != "1s" {
+			t.Errorf("the plan's own config changed: %v", g.Raw)
+		}
+		// A step ends on the first tick (250 ms) past its time: 2 x 500 ms.
+		if st := a.Steps[0]; st.DurationS != 1 || st.Samples.Of != artifacts.SamplesOfRuns || len(st.Samples.Values[artifacts.SampleP50]) != 2 {
+			t.Errorf("%.3fs measured, samples %+v; want 2 runs of 300ms (ending on the 500 ms tick)", st.DurationS, st.Samples)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime"
 	"sync"
 	"time"
@@ -313,7 +314,8 @@ func (s *Session) Result() *artifacts.Artifact {
 			Host:        artifacts.Host{OS: runtime.GOOS, CPUs: runtime.NumCPU(), Go: runtime.Version()},
 			ToolVersion: s.opts.ToolVersion, VCSRevision: s.opts.VCSRevision, PlanSHA256: s.plan.SHA256,
 		},
-		Group: artifacts.Group{ID: s.group.ID, Title: s.group.Title, Runner: s.group.Runner, Config: s.group.Raw},
+		Group: artifacts.Group{ID: s.group.ID, Title: s.group.Title, Runner: s.group.Runner,
+			Config: s.effective(s.group.Raw), ConfigAsWritten: s.effective(s.group.Written)},
 		Notes: append([]string{}, s.notes...),
 	}
 	s.mu.Unlock()
@@ -326,4 +328,23 @@ func (s *Session) Result() *artifacts.Artifact {
 		a.Run.Finished = time.Now()
 	}
 	return a
+}
+
+// effective is a group's config with what the run changed of it: the
+// duration and warmup --duration set, and the runs --count set.
+func (s *Session) effective(cfg map[string]any) map[string]any {
+	if cfg == nil {
+		return nil
+	}
+	out := maps.Clone(cfg)
+	if len(s.steps) > 0 && s.opts.Duration > 0 && s.group.Duration.D() > 0 {
+		out["duration"] = s.steps[0].Duration.String()
+		if s.group.Warmup.D() > 0 {
+			out["warmup"] = s.steps[0].Warmup.String()
+		}
+	}
+	if n := s.repeat(); n != max(s.group.Repeat, 1) {
+		out["repeat"] = n
+	}
+	return out
 }

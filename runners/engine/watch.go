@@ -124,8 +124,9 @@ func (st *stepRun) soakExtend() bool {
 	extended := st.extended
 	st.mu.Unlock()
 	// max is the step's total length (seed G5: "300 s, auto-extended up
-	// to 540 s"), so the extensions may add max - duration in all.
-	limit := max(0, rule.Max.D()-g.Duration.D())
+	// to 540 s"), so the extensions may add max - duration in all (the
+	// duration that ran: --duration may have replaced the plan's).
+	limit := max(0, rule.Max.D()-st.spec.Duration)
 	if !enough || !watch.ShouldExtend(slope, threshold, extended, rule.Step.D(), limit) {
 		return false
 	}

@@ -15,9 +15,10 @@ import (
 // node's line and column. Unlike yaml.v3's own Decode, it keeps going after
 // a problem, so a file's problems are all reported at once.
 type decoder struct {
-	file   string
-	schema Schema
-	errs   []error
+	file    string
+	schema  Schema
+	written []map[string]any // the groups as written, before ${VAR} expansion
+	errs    []error
 }
 
 var durationType = reflect.TypeOf(Duration{})

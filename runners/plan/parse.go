@@ -48,7 +48,7 @@ func ParsePlan(file string, data []byte, lookup func(string) (string, bool), sch
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("%s:1:1: empty plan", file)
 	}
-	d := &decoder{file: file, schema: schema}
+	d := &decoder{file: file, schema: schema, written: writtenGroups(root.Content[0])}
 	ex := &expander{d: d, lookup: lookup}
 	ex.walk(root.Content[0])
 	plan := &Plan{Path: file, Secrets: ex.secrets}
@@ -91,6 +91,9 @@ func (d *decoder) plan(n *yaml.Node, p *Plan) {
 	for i, gn := range groups.Content {
 		g := d.group(gn, fmt.Sprintf("groups[%d]", i))
 		g.Raw, _ = redactedTree(gn, p.Redact).(map[string]any)
+		if i < len(d.written) {
+			g.Written = d.written[i]
+		}
 		p.Groups = append(p.Groups, g)
 	}
 	for name, t := range p.Targets {
@@ -118,6 +121,22 @@ func (d *decoder) group(n *yaml.Node, key string) *Group {
 		return true
 	})
 	return g
+}
+
+// writtenGroups renders each group as written, before ${VAR} expansion:
+// the same plan run twice (with other ports or tokens in its environment)
+// has the same written config. Secret-named keys and URL passwords are
+// redacted as in Raw.
+func writtenGroups(root *yaml.Node) []map[string]any {
+	groups := mappingValue(root, "groups")
+	if groups == nil || groups.Kind != yaml.SequenceNode {
+		return nil
+	}
+	out := make([]map[string]any, len(groups.Content))
+	for i, gn := range groups.Content {
+		out[i], _ = redactedTree(gn, RedactURLs).(map[string]any)
+	}
+	return out
 }
 
 func mappingValue(n *yaml.Node, key string) *yaml.Node {

@@ -97,6 +97,21 @@ func TestEnvExpansionAndSecrets(t *testing.T) {
 	}
 }
 
+// TestWrittenConfigKeepsReferences: a group's written config holds the
+// ${VAR} references, its expanded config their values.
+func TestWrittenConfigKeepsReferences(t *testing.T) {
+	src := strings.Replace(goodPlan, "delay: 5ms", `delay: "${DELAY}"`, 1)
+	p, err := ParsePlan("plan.yaml", []byte(src), env(map[string]string{"DELAY": "7ms"}), testSchema{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := p.Groups[0]
+	written, raw := g.Written["sleep"].(map[string]any), g.Raw["sleep"].(map[string]any)
+	if written["delay"] != "${DELAY}" || raw["delay"] != "7ms" {
+		t.Errorf("written %v, expanded %v", written, raw)
+	}
+}
+
 func TestPlanErrorsHideSecrets(t *testing.T) {
 	src := strings.Replace(goodPlan, "concurrency: 4", `concurrency: "${DB_PASSWORD}"`, 1)
 	_, err := ParsePlan("plan.yaml", []byte(src), env(map[string]string{"DB_PASSWORD": "hunter2"}), testSchema{})

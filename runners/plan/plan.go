@@ -62,8 +62,12 @@ type Group struct {
 	Sections map[string]any `yaml:"-"`
 	// SectionPos is where each section starts in the file.
 	SectionPos map[string]Pos `yaml:"-"`
-	// Raw is the group as written, with secrets redacted, for the artifact.
+	// Raw is the group after ${VAR} expansion, with secrets redacted, for
+	// the artifact's config.
 	Raw map[string]any `yaml:"-"`
+	// Written is the group as written, ${VAR}s unexpanded (secret-named
+	// keys redacted): what comparisons hold two runs' configs against.
+	Written map[string]any `yaml:"-"`
 	Pos Pos            `yaml:"-"`
 }
 

@@ -4,6 +4,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -197,7 +198,7 @@ func TestSignalAndEnv(t *testing.T) {
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Start(context.Background(), Config{
+	p, err := startRetryingBusy(t, Config{
 		Name: "env", Command: []string{"./env.sh"}, Dir: dir, LogDir: dir,
 		Env: map[string]string{"BENCHTUI_TEST_VAR": "merged"}, Ready: "stdout:/^merged /",
 	})
@@ -266,5 +267,20 @@ func TestParseReady(t *testing.T) {
 	}
 	if r, _ := ParseReady("stdout:/^up$/", false); !r.Pattern.MatchString("up") {
 		t.Errorf("pattern %v does not match its line", r.Pattern)
+	}
+}
+
+// startRetryingBusy starts a target whose command is a script the test has
+// just written. A parallel test's fork may hold the script's write fd open
+// for an instant (until its exec closes it), and exec then fails with
+// ETXTBSY: a few retries wait that out.
+func startRetryingBusy(t *testing.T, c Config) (*Process, error) {
+	t.Helper()
+	for i := 0; ; i++ {
+		p, err := Start(context.Background(), c)
+		if err == nil || !errors.Is(err, syscall.ETXTBSY) || i == 20 {
+			return p, err
+		}
+		time.Sleep(25 * time.Millisecond)
 	}
 }

@@ -18,17 +18,22 @@ func TestSampleTreeCountsChildren(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() }()
+	// The children show once forked, and their memory once they have
+	// exec'd sleep (an exec in progress has none): poll up to 5 s.
+	var one, tree Sample
 	deadline := time.Now().Add(5 * time.Second)
-	for len(descendants(cmd.Process.Pid)) < 3 && time.Now().Before(deadline) {
+	for {
+		var err error
+		if one, err = SampleProc(cmd.Process.Pid); err != nil {
+			t.Fatal(err)
+		}
+		if tree, err = SampleTree(cmd.Process.Pid); err != nil {
+			t.Fatal(err)
+		}
+		if (tree.Threads == 4 && tree.RSSBytes > one.RSSBytes) || time.Now().After(deadline) {
+			break
+		}
 		time.Sleep(10 * time.Millisecond)
-	}
-	one, err := SampleProc(cmd.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree, err := SampleTree(cmd.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
 	}
 	if tree.Threads != 4 || tree.RSSBytes <= one.RSSBytes || tree.FDs < one.FDs {
 		t.Errorf("tree %+v, process alone %+v: want 4 threads and more memory", tree, one)
