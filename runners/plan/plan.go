@@ -68,7 +68,7 @@ type Group struct {
 	// Written is the group as written, ${VAR}s unexpanded (secret-named
 	// keys redacted): what comparisons hold two runs' configs against.
 	Written map[string]any `yaml:"-"`
-	Pos Pos            `yaml:"-"`
+	Pos     Pos            `yaml:"-"`
 }
 
 // Load is the shape of the load: closed loop with Concurrency workers, or
