@@ -241,7 +241,8 @@ func FailedLine(c Check) string {
 // duration ("p99 <= 50ms" is judged on milliseconds).
 func CheckValue(c Check) string {
 	v := formatFigure(c.Value)
-	if i := strings.LastIndexByte(c.Name, ' '); i >= 0 {
+	// A bare "0" parses as a duration too: a duration limit has a unit.
+	if i := strings.LastIndexByte(c.Name, ' '); i >= 0 && strings.HasSuffix(c.Name, "s") {
 		if _, err := time.ParseDuration(c.Name[i+1:]); err == nil {
 			return v + " ms"
 		}

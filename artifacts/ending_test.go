@@ -88,11 +88,13 @@ func TestOutcome(t *testing.T) {
 
 func TestOutcomeDetails(t *testing.T) {
 	a := endingArtifact([]artifacts.Check{{Name: "p99 <= 50ms", Value: 71.25}, {Name: "rps >= 5000", Value: 4321},
+		{Name: "error_rate <= 0", Value: 0.0004},
 		{Name: "finish", Note: "verify: connection refused"}},
 		[]artifacts.Event{auto(300, "1m0s"), {T: 320, Kind: artifacts.EventExtended, Note: "+30s by the operator"}, auto(390, "1m0s")}, 26.04)
 	want := []string{
 		"✗ p99 <= 50ms: was 71.25 ms",
 		"✗ rps >= 5000: was 4321",
+		"✗ error_rate <= 0: was 0.0004",
 		"✗ finish: verify: connection refused",
 		"⚠ auto-extended 2/4 (+2m0s), RSS +26.0 MB/min: leak suspected",
 	}
