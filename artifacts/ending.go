@@ -62,7 +62,7 @@ func (v SoakVerdict) String() string {
 	if v.Leak {
 		return s + ": leak suspected"
 	}
-	return s + fmt.Sprintf(": settled (≤ %g)", v.ThresholdMBPerMin)
+	return s + fmt.Sprintf(": settled (≤ %g MB/min)", v.ThresholdMBPerMin)
 }
 
 // Outcome judges how a run ended:
