@@ -100,6 +100,13 @@ func sortedKeys[V any](m map[string]V) []string {
 // markdown writes the section under a "## id — title" heading.
 func (s *section) markdown(sb *strings.Builder) {
 	fmt.Fprintf(sb, "\n## %s — %s\n\n%s\n", s.id, orNone(s.title), s.meta)
+	fmt.Fprintf(sb, "\n**Ended:** %s\n", s.ending)
+	if soak := s.soakLines(); len(soak) > 0 {
+		sb.WriteString("\n")
+		for _, l := range soak {
+			sb.WriteString("- " + l + "\n")
+		}
+	}
 	for _, t := range s.tables {
 		if t.title != "" {
 			sb.WriteString("\n### " + t.title + "\n")

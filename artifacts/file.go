@@ -237,3 +237,31 @@ func Newest(dir, group string, before time.Time) (string, error) {
 	}
 	return "", nil
 }
+
+// NewestComplete returns the newest artifact of group in dir that started
+// before before (zero means any time) and is whole: partial artifacts (a
+// run stopped or quit part way) are loaded and passed over, so a cut run
+// never becomes the baseline it would be judged a regression against.
+// skipped are those partial artifacts, newest first; path is "" and a nil
+// when there is no whole one. A damaged file met on the way is an error
+// naming it.
+func NewestComplete(dir, group string, before time.Time) (path string, a *Artifact, skipped []*Artifact, err error) {
+	entries, err := List(dir)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	for _, e := range entries {
+		if e.GroupID != group || (!before.IsZero() && !e.Started.Before(before)) {
+			continue
+		}
+		a, err := Load(e.Path)
+		if err != nil {
+			return "", nil, skipped, err
+		}
+		if !a.Run.Partial {
+			return e.Path, a, skipped, nil
+		}
+		skipped = append(skipped, a)
+	}
+	return "", nil, skipped, nil
+}

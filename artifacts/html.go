@@ -14,7 +14,7 @@ table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #ccc;padding
 th{background:#f4f4f4;text-align:left}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .meta{color:#555}.charts{display:flex;flex-wrap:wrap;gap:1em}
 svg{background:#fcfcfc;border:1px solid #e3e3e3}svg text{font:11px system-ui,sans-serif;fill:#555}
-.ok{color:#16803c}.bad{color:#b42318}`
+.ok{color:#16803c}.bad{color:#b42318}.warn{color:#9a6700}`
 
 // ReportHTML renders arts as one self-contained HTML file: the same sections
 // and tables as Report, and inline SVG line charts of latency p50/p99,
@@ -37,6 +37,10 @@ func (s *section) html(sb *strings.Builder) {
 	fmt.Fprintf(sb, "<section id=\"%s\">\n<h2>%s — %s</h2>\n", html.EscapeString(s.id),
 		html.EscapeString(s.id), html.EscapeString(orNone(s.title)))
 	sb.WriteString("<p class=\"meta\">" + metaHTML(s.meta) + "</p>\n")
+	fmt.Fprintf(sb, "<p class=\"%s\"><b>Ended:</b> %s</p>\n", endingClass(s.ending), html.EscapeString(s.ending.String()))
+	if soak := s.soakLines(); len(soak) > 0 {
+		htmlItems(sb, soak)
+	}
 	for _, t := range s.tables {
 		if t.title != "" {
 			sb.WriteString("<h3>" + html.EscapeString(t.title) + "</h3>\n")
@@ -77,18 +81,37 @@ func htmlList(sb *strings.Builder, title string, items []string) {
 	if len(items) == 0 {
 		return
 	}
-	sb.WriteString("<h4>" + title + "</h4>\n<ul>\n")
+	sb.WriteString("<h4>" + title + "</h4>\n")
+	htmlItems(sb, items)
+}
+
+// htmlItems is a list whose items are coloured by their mark: ✓ ok, ✗ bad,
+// ⚠ warn.
+func htmlItems(sb *strings.Builder, items []string) {
+	sb.WriteString("<ul>\n")
 	for _, it := range items {
 		class := ""
-		switch {
-		case strings.HasPrefix(it, "✓") || strings.Contains(it, ": ✓"):
-			class = ` class="ok"`
-		case strings.HasPrefix(it, "✗") || strings.Contains(it, ": ✗"):
-			class = ` class="bad"`
+		for _, m := range [][2]string{{"✓", "ok"}, {"✗", "bad"}, {"⚠", "warn"}} {
+			if strings.HasPrefix(it, m[0]) || strings.Contains(it, ": "+m[0]) {
+				class = ` class="` + m[1] + `"`
+				break
+			}
 		}
 		sb.WriteString("<li" + class + ">" + html.EscapeString(it) + "</li>\n")
 	}
 	sb.WriteString("</ul>\n")
+}
+
+// endingClass colours the ending line: ok on a pass, bad on a failed
+// check, warn otherwise (leak suspected, cut short).
+func endingClass(e Ending) string {
+	switch {
+	case e.Pass():
+		return "ok"
+	case len(e.Failed) > 0:
+		return "bad"
+	}
+	return "warn"
 }
 
 // seriesCharts draws the newest run's series, every step one after the

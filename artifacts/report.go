@@ -13,6 +13,7 @@ import (
 type section struct {
 	id, title string
 	meta      string // one line on the newest run: id, start, host, tool, file
+	ending    Ending // how the newest run ended
 	tables    []titled
 	warnings  []string // of the before/after comparison
 	checks    []string
@@ -69,7 +70,7 @@ func buildSections(arts []*Artifact) []section {
 
 func buildSection(runs []*Artifact) section {
 	a := runs[len(runs)-1]
-	s := section{id: a.Group.ID, title: a.Group.Title, meta: runMeta(a), newest: a, notes: a.Notes}
+	s := section{id: a.Group.ID, title: a.Group.Title, meta: runMeta(a), ending: Outcome(a), newest: a, notes: a.Notes}
 	if len(a.Steps) == 1 {
 		s.tables = append(s.tables, titled{t: figuresTable(&a.Steps[0])})
 	} else if len(a.Steps) > 1 {
@@ -119,16 +120,34 @@ func runMeta(a *Artifact) string {
 	return strings.Join(parts, " · ")
 }
 
+// checkLine is a check with its mark, limit and value, as the console
+// and the headless summary show it.
 func checkLine(c Check) string {
-	mark := "✓"
 	if !c.OK {
-		mark = "✗"
+		return "✗ " + FailedLine(c)
 	}
-	line := fmt.Sprintf("%s %s %s", mark, c.Name, formatFigure(c.Value))
+	line := "✓ " + c.Name + ": " + CheckValue(c)
 	if c.Note != "" {
 		line += " (" + c.Note + ")"
 	}
 	return line
+}
+
+// soakLines are the soak verdicts of the ending, each prefixed with its
+// step when the run has several.
+func (s *section) soakLines() []string {
+	var out []string
+	for _, v := range s.ending.Soaks {
+		line := "✓ " + v.String()
+		if v.Leak {
+			line = "⚠ " + v.String()
+		}
+		if len(s.newest.Steps) > 1 {
+			line = v.Step + ": " + line
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // trimFloat prints v with up to three decimals and no trailing zeros.

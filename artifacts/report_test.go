@@ -16,7 +16,7 @@ func reportFixture() []*artifacts.Artifact {
 	soak := &cur[1].Steps[0]
 	soak.Checks = []artifacts.Check{{Name: "p99 <= 50ms", OK: true, Value: 8.13},
 		{Name: "error_rate <= 0", OK: false, Value: 0.000169}}
-	soak.Events = []artifacts.Event{{T: 30, Kind: artifacts.EventExtended, Note: "RSS rising 6.5 MB/min > 1.0 MB/min"},
+	soak.Events = []artifacts.Event{{T: 30, Kind: artifacts.EventExtended, Note: "+30s RSS rising 6.5 MB/min > 1 MB/min"},
 		{T: 35, Kind: artifacts.EventNote, Note: "rebuilt with the pool fix"}}
 	cur[1].Notes = []string{"JSC heap expansion ramp, not a leak"}
 	cur[0].Steps[2].Checks = []artifacts.Check{{Name: "p99 <= 15ms", OK: false, Value: 19.9}}

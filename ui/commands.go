@@ -46,6 +46,9 @@ type (
 		path   string
 		art    *artifacts.Artifact
 		picked bool
+		// newest is the group's newest artifact, partial or not: its last
+		// result, when the baseline passed partial runs over.
+		newest *artifacts.Artifact
 		err    error
 	}
 	// CompareMsg is a comparison of a group's baseline with its current result.
@@ -110,15 +113,16 @@ func export(reg *Sessions, dir string, i int, sess *engine.Session, final bool) 
 	}
 }
 
-// loadBaseline reads the group's newest artifact that started before t.
+// loadBaseline reads the group's newest whole artifact that started before
+// t: a partial run (stopped, quit) is never the default baseline.
 func loadBaseline(i int, dir, id string, before time.Time) tea.Cmd {
 	return func() tea.Msg {
-		path, err := artifacts.Newest(dir, id, before)
-		if err != nil || path == "" {
-			return baselineMsg{group: i, err: err}
+		path, a, skipped, err := artifacts.NewestComplete(dir, id, before)
+		msg := baselineMsg{group: i, path: path, art: a, newest: a, err: err}
+		if len(skipped) > 0 {
+			msg.newest = skipped[0]
 		}
-		a, err := artifacts.Load(path)
-		return baselineMsg{group: i, path: path, art: a, err: err}
+		return msg
 	}
 }
 

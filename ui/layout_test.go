@@ -97,3 +97,36 @@ func TestPickerListsTheGroupsArtifacts(t *testing.T) {
 		t.Errorf("picked %s", m.groups[0].basePath)
 	}
 }
+
+// TestDefaultBaselineSkipsPartialRun reads real files: a newer partial G1
+// run (stopped part way) is the group's last result on the list, but the
+// default baseline is the newest whole run before it.
+func TestDefaultBaselineSkipsPartialRun(t *testing.T) {
+	dir := t.TempDir()
+	whole := artifact(t0.Add(-2*time.Hour), 6000, 1)
+	cut := artifact(t0.Add(-time.Hour), 900, 4)
+	cut.Run.Partial = true
+	cut.Steps[0].Events = []artifacts.Event{{T: 3, Kind: artifacts.EventStopped, Note: "quit"}}
+	wholePath, err := artifacts.Write(dir, whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := artifacts.Write(dir, cut); err != nil {
+		t.Fatal(err)
+	}
+	m := New(Config{Plan: testPlan(), Dir: dir, Started: t0})
+	m.Update(sizeMsg(80, 24))
+	l := newLoop(t, m)
+	l.run(m.Init())
+	l.until(func() bool { return m.groups[0].base != nil })
+	gr := m.groups[0]
+	if gr.basePath != wholePath || gr.base.Run.Partial || gr.base.Steps[0].ThroughputRPS != 6000 {
+		t.Errorf("baseline %s (partial %v), want the whole run %s", gr.basePath, gr.base.Run.Partial, wholePath)
+	}
+	if gr.last == nil || !gr.last.Run.Partial {
+		t.Fatalf("last result %v, want the newer partial run", gr.last)
+	}
+	if row := groupRow(screen(m), "G1"); row != "▸ G1 stopped" {
+		t.Errorf("list row %q, want the partial run's ending", row)
+	}
+}

@@ -80,8 +80,9 @@ type group struct {
 	// without a target (the series carries only the target's).
 	selfFDs []float64
 	// last is the group's latest result: this console's export, else the
-	// newest artifact on disk.
-	last *artifacts.Artifact
+	// newest artifact on disk; ending is how it ended (set with last).
+	last   *artifacts.Artifact
+	ending artifacts.Ending
 	// The baseline, its file, and whether the operator picked it.
 	base       *artifacts.Artifact
 	basePath   string
@@ -199,3 +200,12 @@ func (m *Model) setStatus(text string, isErr bool) {
 }
 
 func (m *Model) selected() *group { return m.groups[m.sel] }
+
+// setLast makes a the group's latest result and judges how it ended, once,
+// so that no frame recomputes it.
+func (gr *group) setLast(a *artifacts.Artifact) {
+	gr.last = a
+	if a != nil {
+		gr.ending = artifacts.Outcome(a)
+	}
+}

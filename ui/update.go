@@ -155,7 +155,7 @@ func (m *Model) onExported(msg exportedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.setStatus("export: "+msg.err.Error(), true)
 	} else {
-		gr.last = msg.art
+		gr.setLast(msg.art)
 		m.logInfo("artifact written", "path", msg.path, "final", msg.final, "partial", msg.art.Run.Partial)
 		m.setStatus(gr.g.ID+": artifact "+msg.path+partialWord(msg.art.Run.Partial), false)
 	}
@@ -186,8 +186,8 @@ func (m *Model) onBaseline(msg baselineMsg) tea.Cmd {
 		return nil // the operator's choice stands
 	}
 	gr.base, gr.basePath, gr.basePicked, gr.cmp = msg.art, msg.path, msg.picked, nil
-	if gr.last == nil && gr.sess == nil {
-		gr.last = msg.art // the last result on disk
+	if gr.last == nil && gr.sess == nil && msg.newest != nil {
+		gr.setLast(msg.newest) // the last result on disk
 	}
 	switch {
 	case msg.art == nil:

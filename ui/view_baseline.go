@@ -19,7 +19,7 @@ func (m *Model) baselinePane(gr *group, w, h int) []string {
 		return nil
 	}
 	if gr.base == nil {
-		return []string{st.Dim.Render(fit("no baseline: no earlier "+gr.g.ID+" artifact (b picks one)", w))}
+		return []string{st.Dim.Render(fit("no baseline: no earlier whole "+gr.g.ID+" run (b picks one)", w))}
 	}
 	lines := []string{fit(st.Title.Render("baseline ")+st.Dim.Render(baseName(gr.basePath)+" · "+
 		gr.base.Run.Started.Local().Format("01-02 15:04")), w)}
@@ -126,6 +126,10 @@ func (m *Model) viewCompare(w, h int) []string {
 	if gr.last != nil {
 		lines = append(lines, "", st.Title.Render("Steps of the latest result"+partialWord(gr.last.Run.Partial)))
 		lines = append(lines, m.stepsTable(gr.last, w)...)
+		lines = append(lines, st.Bold.Render("Ended ")+st.tag(gr.ending.String()))
+		for _, d := range gr.ending.Details(len(gr.last.Steps) > 1) {
+			lines = append(lines, st.tag(fit(d, w)))
+		}
 	}
 	m.scroll = min(m.scroll, max(len(lines)-h, 0))
 	return lines[m.scroll:]

@@ -16,7 +16,7 @@ func (m *Model) viewDetail(w, h int) []string {
 	gr := m.selected()
 	lines := []string{m.titleLine(gr, w), m.stepLine(gr, w), m.progressLine(gr, w)}
 	lines = append(lines, m.liveTable(gr, w)...)
-	banner := m.banner(gr, w)
+	banner := append(m.banner(gr, w), m.endingLines(gr, w)...)
 	avail := h - len(lines) - len(banner)
 	// Sparklines get what the baseline (at least seven lines) leaves, two
 	// pairs, each a caption and a chart of two to seven rows.
@@ -37,7 +37,8 @@ func (m *Model) titleLine(gr *group, w int) string {
 	if gr.g.Title != "" {
 		left = m.st.Bold.Render(gr.g.ID) + " — " + gr.g.Title + m.st.Dim.Render(" · "+gr.g.Runner)
 	}
-	return spread(fit(left, w-len1(gr.state)-1), m.st.state(gr.state), w)
+	state := m.stateText(gr, w/2)
+	return spread(fit(left, w-len1(state)-1), state, w)
 }
 
 func (m *Model) stepLine(gr *group, w int) string {
@@ -177,8 +178,12 @@ func sideBySide(capL, capR string, left, right []string) []string {
 	return out
 }
 
-// banner warns while the RSS still climbs.
+// banner warns while the RSS still climbs, and says what the soak policy
+// did once it extended the step.
 func (m *Model) banner(gr *group, w int) []string {
+	if soak := m.soakLines(gr, w); soak != nil {
+		return soak
+	}
 	if !gr.seen || !gr.snap.RSSRising || gr.state == stateDone {
 		return nil
 	}

@@ -40,9 +40,11 @@ func (m *Model) groupLines(i, w, per int) []string {
 	if i == m.sel {
 		mark = "▸ "
 	}
-	state := st.state(gr.state)
+	// The state takes what the id leaves, and at least seven columns
+	// ("partial", "stopped").
+	state := m.stateText(gr, max(w-len1(mark)-1-len1(gr.g.ID), 7))
 	if per == 1 {
-		idW := w - len1(mark) - 1 - len1(gr.state)
+		idW := w - len1(mark) - 1 - len1(state)
 		line := mark + padRight(fit(gr.g.ID, max(idW, 1)), idW) + " " + state
 		return []string{m.selStyle(i, fit(line, w))}
 	}

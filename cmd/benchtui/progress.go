@@ -64,6 +64,22 @@ func printSummary(w io.Writer, a *artifacts.Artifact) {
 	for _, s := range a.Steps {
 		printStepDetails(w, s)
 	}
+	printEnding(w, a)
+}
+
+// printEnding says how the run ended, in the words of the console and the
+// reports (artifacts.Outcome), with each soak's verdict under it; the
+// failed checks are listed above with their values.
+func printEnding(w io.Writer, a *artifacts.Artifact) {
+	e := artifacts.Outcome(a)
+	fmt.Fprintf(w, "%s ended: %s\n", a.Group.ID, e)
+	for _, v := range e.Soaks {
+		mark := "✓"
+		if v.Leak {
+			mark = "⚠"
+		}
+		fmt.Fprintf(w, "  %s soak %s %s\n", v.Step, mark, v)
+	}
 }
 
 func printStepDetails(w io.Writer, s artifacts.Step) {
@@ -81,11 +97,11 @@ func printStepDetails(w io.Writer, s artifacts.Step) {
 		fmt.Fprintf(w, "  %s event at %.1fs: %s %s\n", s.Label, e.T, e.Kind, e.Note)
 	}
 	for _, c := range s.Checks {
-		mark := "ok  "
-		if !c.OK {
-			mark = "FAIL"
+		if c.OK {
+			fmt.Fprintf(w, "  %s check ok   %s: %s\n", s.Label, c.Name, artifacts.CheckValue(c))
+		} else {
+			fmt.Fprintf(w, "  %s check FAIL %s\n", s.Label, artifacts.FailedLine(c))
 		}
-		fmt.Fprintf(w, "  %s check %s %s (%.4g)\n", s.Label, mark, c.Name, c.Value)
 	}
 }
 

@@ -1,0 +1,305 @@
+package artifacts
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultLeakSlope is the RSS tail slope (MB/min) above which a soak is
+// judged still rising when its policy does not say (plan.Group.SoakRule's
+// default).
+const DefaultLeakSlope = 1.0
+
+// Ending is how a run, or one step of it, ended, judged from the artifact
+// alone so that the console, the headless summary and the reports say the
+// same thing. Several parts can hold at once: a partial run can also have
+// failed checks. See Outcome for the rule.
+type Ending struct {
+	// Failed are the checks that did not pass, in step order.
+	Failed []FailedCheck
+	// Soaks are the soak verdicts of the steps the soak policy extended.
+	Soaks []SoakVerdict
+	// Partial is the run's partial mark: a step was cut short.
+	Partial bool
+	// Stopped says a step was stopped before its end, and StoppedWhy by
+	// what (the stopped event's note).
+	Stopped    bool
+	StoppedWhy string
+}
+
+// FailedCheck is a check that failed, with the step it belongs to.
+type FailedCheck struct {
+	Step string
+	Check
+}
+
+// SoakVerdict is what a soak policy found: how often it auto-extended a
+// step and whether the target's RSS still rose when the step ended.
+type SoakVerdict struct {
+	Step string
+	// Extensions is how many times the policy extended the step, of
+	// Possible (0 when the policy cannot be read back from the config).
+	Extensions, Possible int
+	// Added is the time the extensions added.
+	Added time.Duration
+	// SlopeMBPerMin is the target's RSS tail slope, ThresholdMBPerMin the
+	// policy's.
+	SlopeMBPerMin, ThresholdMBPerMin float64
+	// Leak: extended, and the slope still above the threshold at the end.
+	Leak bool
+}
+
+// String says what the soak did and found, e.g.
+// "auto-extended 2/3 (+2m0s), RSS +26.0 MB/min: leak suspected".
+func (v SoakVerdict) String() string {
+	n := strconv.Itoa(v.Extensions)
+	if v.Possible > 0 {
+		n += "/" + strconv.Itoa(v.Possible)
+	}
+	s := fmt.Sprintf("auto-extended %s (+%s), RSS %+.1f MB/min", n, v.Added, v.SlopeMBPerMin)
+	if v.Leak {
+		return s + ": leak suspected"
+	}
+	return s + fmt.Sprintf(": settled (≤ %g MB/min)", v.ThresholdMBPerMin)
+}
+
+// Outcome judges how a run ended:
+//
+//   - failed: every check of every step whose ok is false;
+//   - leak suspected, per step: the soak policy extended the step (an
+//     "extended" event not made "by the operator") and the target's RSS
+//     tail slope at the end (target.rss_tail_slope_mb_per_min) is still
+//     above the policy's slope_mb_per_min (group.config.soak.
+//     extend_while_rss_rising, else DefaultLeakSlope). The engine extends
+//     while that holds, so together they mean the soak hit its cap, or was
+//     stopped, with RSS still rising. A step the policy never extended is
+//     not judged: the tail slope of a short step is noise;
+//   - partial: run.partial;
+//   - stopped: any "stopped" event.
+//
+// It passes when none of these holds.
+func Outcome(a *Artifact) Ending {
+	e := Ending{Partial: a.Run.Partial}
+	for i := range a.Steps {
+		se := StepOutcome(a, i)
+		e.Failed = append(e.Failed, se.Failed...)
+		e.Soaks = append(e.Soaks, se.Soaks...)
+		if se.Stopped && !e.Stopped {
+			e.Stopped, e.StoppedWhy = true, se.StoppedWhy
+		}
+	}
+	return e
+}
+
+// StepOutcome judges the i-th step of a as Outcome does; Partial is the
+// run's.
+func StepOutcome(a *Artifact, i int) Ending {
+	s := &a.Steps[i]
+	e := Ending{Partial: a.Run.Partial}
+	for _, c := range s.Checks {
+		if !c.OK {
+			e.Failed = append(e.Failed, FailedCheck{Step: s.Label, Check: c})
+		}
+	}
+	for _, ev := range s.Events {
+		if ev.Kind == EventStopped && !e.Stopped {
+			e.Stopped, e.StoppedWhy = true, ev.Note
+		}
+	}
+	if n, added := AutoExtensions(s.Events); n > 0 {
+		rule := soakRuleOf(a.Group.Config)
+		v := SoakVerdict{Step: s.Label, Extensions: n, Possible: rule.possible, Added: added,
+			ThresholdMBPerMin: rule.slope}
+		if s.Target != nil {
+			v.SlopeMBPerMin = s.Target.RSSTailSlopeMBMin
+			v.Leak = v.SlopeMBPerMin > v.ThresholdMBPerMin
+		}
+		e.Soaks = append(e.Soaks, v)
+	}
+	return e
+}
+
+// AutoExtensions counts the extensions the soak policy made among events
+// and the time they added, read from the notes the engine writes
+// ("+1m0s RSS rising …"). Extensions "by the operator" are not counted.
+func AutoExtensions(events []Event) (n int, added time.Duration) {
+	for _, ev := range events {
+		if ev.Kind != EventExtended || strings.Contains(ev.Note, "by the operator") {
+			continue
+		}
+		n++
+		head, _, _ := strings.Cut(strings.TrimPrefix(ev.Note, "+"), " ")
+		if d, err := time.ParseDuration(head); err == nil {
+			added += d
+		}
+	}
+	return n, added
+}
+
+// Leak reports whether any step is suspected of a leak.
+func (e Ending) Leak() bool {
+	for _, v := range e.Soaks {
+		if v.Leak {
+			return true
+		}
+	}
+	return false
+}
+
+// Pass reports whether the run ended whole with every check ok and no leak
+// suspected.
+func (e Ending) Pass() bool {
+	return len(e.Failed) == 0 && !e.Leak() && !e.Partial && !e.Stopped
+}
+
+// Tags are the ending in a few columns each, most severe first, for a
+// list: "✓ pass", or some of "✗ 2", "⚠ leak", "stopped" (which implies
+// partial) or "partial".
+func (e Ending) Tags() []string {
+	if e.Pass() {
+		return []string{"✓ pass"}
+	}
+	var tags []string
+	if len(e.Failed) > 0 {
+		tags = append(tags, "✗ "+strconv.Itoa(len(e.Failed)))
+	}
+	if e.Leak() {
+		tags = append(tags, "⚠ leak")
+	}
+	switch {
+	case e.Stopped:
+		tags = append(tags, "stopped")
+	case e.Partial:
+		tags = append(tags, "partial")
+	}
+	return tags
+}
+
+// String is the ending in words, e.g. "✗ 2 checks failed, ⚠ leak
+// suspected, stopped (by the operator)" or "✓ pass".
+func (e Ending) String() string {
+	if e.Pass() {
+		return "✓ pass"
+	}
+	var parts []string
+	if n := len(e.Failed); n > 0 {
+		parts = append(parts, fmt.Sprintf("✗ %d check%s failed", n, map[bool]string{true: "s"}[n > 1]))
+	}
+	if e.Leak() {
+		parts = append(parts, "⚠ leak suspected")
+	}
+	switch {
+	case e.Stopped && e.StoppedWhy != "":
+		parts = append(parts, "stopped ("+e.StoppedWhy+")")
+	case e.Stopped:
+		parts = append(parts, "stopped")
+	case e.Partial:
+		parts = append(parts, "partial")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Details are one line per failed check and per soak verdict, each
+// prefixed with its step when multi (a sweep's steps must be told apart).
+func (e Ending) Details(multi bool) []string {
+	var out []string
+	prefix := func(step string) string {
+		if multi {
+			return step + ": "
+		}
+		return ""
+	}
+	for _, f := range e.Failed {
+		out = append(out, prefix(f.Step)+"✗ "+FailedLine(f.Check))
+	}
+	for _, v := range e.Soaks {
+		mark := "✓ "
+		if v.Leak {
+			mark = "⚠ "
+		}
+		out = append(out, prefix(v.Step)+mark+v.String())
+	}
+	return out
+}
+
+// FailedLine is a failed check with its limit (in the name) and value:
+// "p99 <= 50ms: was 71.3 ms", or the note of a check that has one.
+func FailedLine(c Check) string {
+	line := c.Name + ": was " + CheckValue(c)
+	if c.Note != "" {
+		if c.Value == 0 {
+			return c.Name + ": " + c.Note
+		}
+		line += " (" + c.Note + ")"
+	}
+	return line
+}
+
+// CheckValue formats a check's value, in milliseconds when its limit is a
+// duration ("p99 <= 50ms" is judged on milliseconds).
+func CheckValue(c Check) string {
+	v := formatFigure(c.Value)
+	// A bare "0" parses as a duration too: a duration limit has a unit.
+	if i := strings.LastIndexByte(c.Name, ' '); i >= 0 && strings.HasSuffix(c.Name, "s") {
+		if _, err := time.ParseDuration(c.Name[i+1:]); err == nil {
+			return v + " ms"
+		}
+	}
+	return v
+}
+
+// soakRule is the part of a group's soak policy the ending needs.
+type soakRule struct {
+	slope    float64
+	possible int
+}
+
+// soakRuleOf reads the soak policy back from an artifact's group config
+// (the plan as written): its slope threshold, and how many extensions
+// (max − duration) / step allows when those are durations it can read.
+func soakRuleOf(cfg map[string]any) soakRule {
+	r := soakRule{slope: DefaultLeakSlope}
+	soak, _ := cfg["soak"].(map[string]any)
+	rule, _ := soak["extend_while_rss_rising"].(map[string]any)
+	if f, ok := number(rule["slope_mb_per_min"]); ok {
+		r.slope = f
+	}
+	step, okS := duration(rule["step"])
+	maxD, okM := duration(rule["max"])
+	d, okD := duration(cfg["duration"])
+	if okS && okM && okD && step > 0 && maxD > d {
+		r.possible = int((maxD - d) / step)
+	}
+	return r
+}
+
+// number reads a config scalar as a float: YAML decodes ints and floats,
+// JSON floats, and a string may hold either.
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case string:
+		f, err := strconv.ParseFloat(x, 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// duration reads a config scalar as a duration ("300s"), as the plan does.
+func duration(v any) (time.Duration, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, false
+	}
+	d, err := time.ParseDuration(s)
+	return d, err == nil
+}
