@@ -133,6 +133,22 @@ func TestRunBaselineFoldsVerdictIntoExitCode(t *testing.T) {
 	}
 }
 
+// TestCountOfFiveCatchesTwentyMilliseconds: five runs a side (run
+// --count 5) judge a server 20 ms slower worse on its runs, exit 1.
+func TestCountOfFiveCatchesTwentyMilliseconds(t *testing.T) {
+	fast, _ := runnertest.CountingServer(t, 2*time.Millisecond)
+	base := t.TempDir()
+	args := []string{"-g", "closed", "--duration", "500ms", "--count", "5"}
+	if code, _, stderr := runCmd(t, cmdRun, append([]string{writePlan(t, fast.URL, ""), "-o", base}, args...)...); code != exitOK {
+		t.Fatalf("baseline run: exit %d\n%s", code, stderr)
+	}
+	slow, _ := runnertest.CountingServer(t, 22*time.Millisecond)
+	code, stdout, _ := runCmd(t, cmdRun, append([]string{writePlan(t, slow.URL, ""), "-o", t.TempDir(), "--baseline", base}, args...)...)
+	if code != exitFail || !strings.Contains(stdout, "worse") || !strings.Contains(stdout, "n=5 runs") {
+		t.Errorf("a server 20 ms slower, 5 runs a side: exit %d, want 1 with worse rows on 5 runs:\n%s", code, stdout)
+	}
+}
+
 // TestMain removes the binaries the tests built.
 func TestMain(m *testing.M) { testbin.Exit(m.Run()) }
 
