@@ -269,10 +269,19 @@ func soakRuleOf(cfg map[string]any) soakRule {
 	step, okS := duration(rule["step"])
 	maxD, okM := duration(rule["max"])
 	d, okD := duration(cfg["duration"])
-	if okS && okM && okD && step > 0 && maxD > d {
-		r.possible = int((maxD - d) / step)
+	if okS && okM && okD {
+		r.possible = PossibleExtensions(maxD, d, step)
 	}
 	return r
+}
+
+// PossibleExtensions is how many times a soak policy may extend a step of
+// duration by step when max is the step's whole length; 0 when it cannot.
+func PossibleExtensions(max, duration, step time.Duration) int {
+	if step <= 0 || max <= duration {
+		return 0
+	}
+	return int((max - duration) / step)
 }
 
 // number reads a config scalar as a float: YAML decodes ints and floats,

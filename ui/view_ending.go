@@ -94,10 +94,7 @@ func possibleExtensions(g *plan.Group) int {
 		return 0
 	}
 	r := g.Soak.ExtendWhileRSSRising
-	if r.Step.D() <= 0 || r.Max.D() <= g.Duration.D() {
-		return 0
-	}
-	return int((r.Max.D() - g.Duration.D()) / r.Step.D())
+	return artifacts.PossibleExtensions(r.Max.D(), g.Duration.D(), r.Step.D())
 }
 
 // wrapAt splits text after sep into two lines when it is wider than w,
