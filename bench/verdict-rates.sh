@@ -63,6 +63,7 @@ mode, work, dur, block, count = sys.argv[1:]
 sampled = ["throughput_rps", "ok_rps", "p50", "p90", "p99", "p999", "max", "error_rate"]
 any_call, p50_worse, n = 0, 0, 0
 per_row = {m: 0 for m in sampled}
+deltas = []
 for path in sorted(glob.glob(f"{work}/{mode}-*.json")):
     text = open(path).read().strip()
     if not text:
@@ -73,8 +74,11 @@ for path in sorted(glob.glob(f"{work}/{mode}-*.json")):
     any_call += bool(called)
     for r in called:
         per_row[r["metric"]] += 1
+        deltas.append(f'{r["metric"]} {r["delta_pct"]:+.1f}%')
     p50_worse += any(r["metric"] == "p50" and r["verdict"] == "worse" for r in rows)
 print(f"{mode:7s} duration={dur} block={block} count={count} pairs={n}: "
       f"any row called {any_call}/{n}, p50 worse {p50_worse}/{n}, per row {per_row}")
+if mode == "same" and deltas:
+    print("  the calls: " + ", ".join(deltas))
 PY
 done

@@ -42,6 +42,12 @@ func (b *blocks) add(iv *hdrhistogram.Histogram, c counts, dt float64) {
 	}
 }
 
+// minOpsFor is how many operations a block needs before its value of a
+// tail percentile means anything: ten beyond the percentile (a 1 s block
+// of 200 operations has no p99 worth testing, only its two slowest). A
+// block with fewer gives no sample of that figure; its others still count.
+var minOpsFor = map[string]int64{artifacts.SampleP90: 100, artifacts.SampleP99: 1_000, artifacts.SampleP999: 10_000}
+
 func (b *blocks) emit() {
 	p := artifacts.PercentilesOf(b.hist)
 	ok := b.counts.requests - b.counts.errors
@@ -54,7 +60,9 @@ func (b *blocks) emit() {
 		artifacts.SampleErrorRate: rate, artifacts.SampleP50: p.P50, artifacts.SampleP90: p.P90,
 		artifacts.SampleP99: p.P99, artifacts.SampleP999: p.P999, artifacts.SampleMax: p.Max, artifacts.SampleMean: p.Mean,
 	} {
-		b.values[k] = append(b.values[k], round3(v))
+		if b.counts.requests >= minOpsFor[k] {
+			b.values[k] = append(b.values[k], round3(v))
+		}
 	}
 	b.hist.Reset()
 	b.dt, b.counts = 0, counts{}
@@ -63,7 +71,8 @@ func (b *blocks) emit() {
 	}
 }
 
-// thin merges neighbouring blocks in pairs: rates and error rates are
+// thin merges neighbouring blocks in pairs (for a tail percentile, the
+// neighbouring blocks that had one): rates and error rates are
 // averaged exactly (the blocks are equally long), latency figures are the
 // mean of the pair's, max the larger.
 func (b *blocks) thin() {
