@@ -12,13 +12,17 @@
 # Samples are blocks of BLOCK within one run (DURATION long), or, with
 # COUNT > 1, COUNT runs of DURATION each (run --count).
 #
-# usage: bench/verdict-rates.sh [PAIRS=20] [DURATION=4s] [BLOCK=1s] [COUNT=1]
+# CONC is the closed loop's workers: 4 give about 200 requests a second
+# (too few for a p99 per 1 s block), 64 about 3,000.
+#
+# usage: bench/verdict-rates.sh [PAIRS=20] [DURATION=4s] [BLOCK=1s] [COUNT=1] [CONC=4]
 set -euo pipefail
 
 PAIRS=${1:-20}
 DURATION=${2:-4s}
 BLOCK=${3:-1s}
 COUNT=${4:-1}
+CONC=${5:-4}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d /tmp/verdict-rates.XXXXXX)
 BIN="$WORK/benchtui"
@@ -30,7 +34,7 @@ DEMO=$!
 trap 'kill "$DEMO" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 for _ in $(seq 50); do curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
 
-# plan MS: a closed loop of 4 workers on /work?ms=MS.
+# plan MS: a closed loop of CONC workers on /work?ms=MS.
 plan() {
   cat >"$WORK/plan-$1.yaml" <<YAML
 version: 1
@@ -38,7 +42,7 @@ groups:
   - id: work
     runner: http
     http: {requests: [{url: "http://127.0.0.1:$PORT/work?ms=$1"}]}
-    load: {concurrency: 4}
+    load: {concurrency: $CONC}
     duration: $DURATION
     block: $BLOCK
 YAML
@@ -57,9 +61,9 @@ pair() {
 for mode in same slower 2x; do
   case $mode in same) cur=20 ;; slower) cur=22 ;; 2x) cur=40 ;; esac
   for i in $(seq "$PAIRS"); do pair 20 "$cur" >"$WORK/$mode-$i.json"; done
-  python3 - "$mode" "$WORK" "$DURATION" "$BLOCK" "$COUNT" <<'PY'
+  python3 - "$mode" "$WORK" "$DURATION" "$BLOCK" "$COUNT" "$CONC" <<'PY'
 import glob, json, sys
-mode, work, dur, block, count = sys.argv[1:]
+mode, work, dur, block, count, conc = sys.argv[1:]
 sampled = ["throughput_rps", "ok_rps", "p50", "p90", "p99", "p999", "max", "error_rate"]
 any_call, p50_worse, n = 0, 0, 0
 per_row = {m: 0 for m in sampled}
@@ -76,7 +80,7 @@ for path in sorted(glob.glob(f"{work}/{mode}-*.json")):
         per_row[r["metric"]] += 1
         deltas.append(f'{r["metric"]} {r["delta_pct"]:+.1f}%')
     p50_worse += any(r["metric"] == "p50" and r["verdict"] == "worse" for r in rows)
-print(f"{mode:7s} duration={dur} block={block} count={count} pairs={n}: "
+print(f"{mode:7s} duration={dur} block={block} count={count} conc={conc} pairs={n}: "
       f"any row called {any_call}/{n}, p50 worse {p50_worse}/{n}, per row {per_row}")
 if mode == "same" and deltas:
     print("  the calls: " + ", ".join(deltas))
