@@ -2,10 +2,13 @@ package httpload
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -220,4 +223,68 @@ func TestHTTP2OverTLSAndH2C(t *testing.T) {
 			t.Errorf("%s: %d requests (%d errors %v); server saw %d HTTP/2, %d HTTP/1", c.proto, st.Requests, st.Errors, st.ErrorKinds, h2.Load(), h1.Load())
 		}
 	}
+}
+
+// TestOverloadReportsWhatTheServerServed: an open loop at twice what a
+// server can serve (two at a time, 20 ms each: 100/s) reports the rate the
+// server itself saw per second as throughput, within 10%, and the set rate
+// as offered. The 100 requests queued at the end finish in the drain: counted
+// in the window they would add a third.
+func TestOverloadReportsWhatTheServerServed(t *testing.T) {
+	var (
+		slots = make(chan struct{}, 2)
+		mu    sync.Mutex
+		done  []time.Time // bounded by the plan: at most 3 s at 200/s
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		slots <- struct{}{}
+		time.Sleep(20 * time.Millisecond)
+		<-slots
+		mu.Lock()
+		done = append(done, time.Now())
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	st := runGroup(t, fmt.Sprintf(`  - id: over
+    runner: http
+    http: {requests: [{url: "%s/x"}]}
+    load: {rate: 200, max_in_flight: 100}
+    duration: 3s
+`, srv.URL), nil).Steps[0]
+	mu.Lock()
+	perSecond := countPerSecond(done)
+	served := int64(len(done))
+	mu.Unlock()
+	if st.Requests != served {
+		t.Errorf("artifact counts %d requests, the server served %d", st.Requests, served)
+	}
+	if len(perSecond) < 2 || math.Abs(st.ThroughputRPS/median(perSecond)-1) > 0.1 {
+		t.Errorf("throughput %.1f/s, the server's seconds %v: want within 10%%", st.ThroughputRPS, perSecond)
+	}
+	if math.Abs(st.OfferedRPS/200-1) > 0.02 || st.Dropped == 0 {
+		t.Errorf("offered %.1f/s with %d dropped, want the set 200/s and drops", st.OfferedRPS, st.Dropped)
+	}
+}
+
+// countPerSecond counts times by whole seconds since the first, leaving
+// out the last, partial second.
+func countPerSecond(ts []time.Time) []float64 {
+	if len(ts) == 0 {
+		return nil
+	}
+	var out []float64
+	for _, t := range ts {
+		i := int(t.Sub(ts[0]) / time.Second)
+		for len(out) <= i {
+			out = append(out, 0)
+		}
+		out[i]++
+	}
+	return out[:len(out)-1]
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
