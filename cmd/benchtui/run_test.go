@@ -133,6 +133,25 @@ func TestRunBaselineFoldsVerdictIntoExitCode(t *testing.T) {
 	}
 }
 
+// TestSameServerTwiceIsNoRegression: two runs against one unchanged
+// server, four 1 s blocks a side (the setting bench/verdict-rates.sh
+// measured: 0 of 30 such pairs called a change), compare ~ and exit 0.
+func TestSameServerTwiceIsNoRegression(t *testing.T) {
+	srv, _ := runnertest.CountingServer(t, 20*time.Millisecond)
+	base := t.TempDir()
+	args := []string{"-g", "closed", "--duration", "4s"}
+	if code, _, stderr := runCmd(t, cmdRun, append([]string{writePlan(t, srv.URL, ""), "-o", base}, args...)...); code != exitOK {
+		t.Fatalf("baseline run: exit %d\n%s", code, stderr)
+	}
+	code, stdout, _ := runCmd(t, cmdRun, append([]string{writePlan(t, srv.URL, ""), "-o", t.TempDir(), "--baseline", base}, args...)...)
+	if code != exitOK || strings.Contains(stdout, "worse") || !strings.Contains(stdout, "n=4 blocks of 1s") {
+		t.Errorf("the same server twice: exit %d, want 0 with every row ~ on 4 blocks a side:\n%s", code, stdout)
+	}
+	if strings.Contains(stdout, "config differs") {
+		t.Errorf("the same plan twice warned that its config differs:\n%s", stdout)
+	}
+}
+
 // TestCountOfFiveCatchesTwentyMilliseconds: five runs a side (run
 // --count 5) judge a server 20 ms slower worse on its runs, exit 1.
 func TestCountOfFiveCatchesTwentyMilliseconds(t *testing.T) {
