@@ -3,9 +3,11 @@ package runners
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/plan"
@@ -32,6 +34,10 @@ type Kind struct {
 	// Addons are group-level sections any group may carry, whatever its
 	// runner, that come with this kind (pgload's `verify:` list).
 	Addons []Addon
+	// Params are the sweep keys, beyond plan.LoadKeys, that this kind's
+	// runners read from StepEnv.Params (sse: subscribers). Sweeping any
+	// other key is a plan error: it would run identical steps.
+	Params []string
 }
 
 // Addon is a group-level section that any group may carry: its decoder,
@@ -139,6 +145,10 @@ func (r *Registry) KindNames() []string {
 // addon's, and whether the kind is known.
 func (r *Registry) ValidateGroup(g *plan.Group) (known bool, errs []error) {
 	k, known := r.kinds[g.Runner]
+	if known {
+		errs = append(errs, r.foreignSections(k, g)...)
+		errs = append(errs, unreadParams(k, g)...)
+	}
 	if known && k.Validate != nil {
 		errs = append(errs, k.Validate(g)...)
 	}
@@ -148,4 +158,32 @@ func (r *Registry) ValidateGroup(g *plan.Group) (known bool, errs []error) {
 		}
 	}
 	return known, errs
+}
+
+// foreignSections are the sections of g that neither its kind nor an
+// addon reads: a `postgres:` section on an http group would be ignored.
+func (r *Registry) foreignSections(k Kind, g *plan.Group) []error {
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(g.Sections)) {
+		_, own := k.Sections[name]
+		addon := slices.ContainsFunc(r.addons, func(a Addon) bool { return a.Section == name })
+		if !own && !addon {
+			errs = append(errs, plan.Errorf(g.SectionPos[name], "group "+g.ID+": "+name,
+				"runner %s does not read a %s: section (it reads: %s)", k.Name, name, strings.Join(slices.Sorted(maps.Keys(k.Sections)), ", ")))
+		}
+	}
+	return errs
+}
+
+// unreadParams are the sweep keys of g that k's runners do not read.
+func unreadParams(k Kind, g *plan.Group) []error {
+	var errs []error
+	for _, key := range slices.Sorted(maps.Keys(g.Sweep)) {
+		if !slices.Contains(plan.LoadKeys, key) && !slices.Contains(k.Params, key) {
+			readable := append(slices.Clone(plan.LoadKeys), k.Params...)
+			errs = append(errs, plan.Errorf(g.Pos, "group "+g.ID+": sweep."+key,
+				"runner %s reads no parameter %q: every step would be the same (sweepable: %s)", k.Name, key, strings.Join(readable, ", ")))
+		}
+	}
+	return errs
 }

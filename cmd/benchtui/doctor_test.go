@@ -28,14 +28,18 @@ groups:
   - id: pg
     runner: postgres
     postgres: {dsn: "postgres://u:hunter2@`+closed+`/db", statements: [{sql: "SELECT 1"}]}
-    load: {concurrency: 100000000}
+    load: {concurrency: 100000}
     duration: 1s
 `), 0o644)
 	code, stdout, _ := runCmd(t, cmdDoctor, plan)
 	if code != exitFail {
 		t.Errorf("exit %d, want 1", code)
 	}
-	for _, want := range []string{"error open files: hard limit", "error target gone: command \"/nonexistent/server\" not found",
+	fdFinding := "error open files: hard limit" // 100,000 connections need more than most hosts allow
+	if _, hard, err := fdLimit(); err == nil && hard > 100_000*2 {
+		fdFinding = "open files: "
+	}
+	for _, want := range []string{fdFinding, "error target gone: command \"/nonexistent/server\" not found",
 		"ok    target sh: command sh found", "error group pg: Postgres at " + closed + " unreachable"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, stdout)

@@ -82,6 +82,9 @@ func (s *Spec) Validate(pos plan.Pos, key string) []error {
 		if r.Weight < 0 {
 			errs = append(errs, plan.Errorf(pos, k+".weight", "must not be negative"))
 		}
+		for _, p := range plan.RequestProblems(r.Method, r.Headers) {
+			errs = append(errs, plan.Errorf(pos, k, "%s", p))
+		}
 	}
 	if !slices.Contains([]string{"", "keep-alive", "fresh"}, s.Connection) {
 		errs = append(errs, plan.Errorf(pos, key+".connection", "want keep-alive or fresh, got %q", s.Connection))

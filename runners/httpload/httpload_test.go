@@ -258,8 +258,11 @@ func TestOverloadReportsWhatTheServerServed(t *testing.T) {
 	if st.Requests != served {
 		t.Errorf("artifact counts %d requests, the server served %d", st.Requests, served)
 	}
-	if len(perSecond) < 2 || math.Abs(st.ThroughputRPS/median(perSecond)-1) > 0.1 {
-		t.Errorf("throughput %.1f/s, the server's seconds %v: want within 10%%", st.ThroughputRPS, perSecond)
+	// An average of the window lies within the server's slowest and
+	// fastest whole second (5% room for the seconds' edges); on a busy
+	// machine those spread, counting the drain still exceeds them.
+	if len(perSecond) < 2 || st.ThroughputRPS < 0.95*slices.Min(perSecond) || st.ThroughputRPS > 1.05*slices.Max(perSecond) {
+		t.Errorf("throughput %.1f/s, the server's seconds %v: want within their range", st.ThroughputRPS, perSecond)
 	}
 	if math.Abs(st.OfferedRPS/200-1) > 0.02 || st.Dropped == 0 {
 		t.Errorf("offered %.1f/s with %d dropped, want the set 200/s and drops", st.OfferedRPS, st.Dropped)
@@ -281,10 +284,4 @@ func countPerSecond(ts []time.Time) []float64 {
 		out[i]++
 	}
 	return out[:len(out)-1]
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

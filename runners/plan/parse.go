@@ -18,9 +18,9 @@ import (
 // when there is one, joins every problem found, each naming file:line:column
 // and key.
 func LoadPlan(path string, schema Schema) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	data, err := readPlanFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading plan: %w", err)
+		return nil, err
 	}
 	return ParsePlan(path, data, os.LookupEnv, schema)
 }
@@ -48,6 +48,9 @@ func ParsePlan(file string, data []byte, lookup func(string) (string, bool), sch
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("%s:1:1: empty plan", file)
 	}
+	if err := checkExpandedSize(file, &root, MaxPlanNodes); err != nil {
+		return nil, err
+	}
 	d := &decoder{file: file, schema: schema, written: writtenGroups(root.Content[0])}
 	ex := &expander{d: d, lookup: lookup}
 	ex.walk(root.Content[0])
@@ -55,9 +58,7 @@ func ParsePlan(file string, data []byte, lookup func(string) (string, bool), sch
 	sum := sha256.Sum256(data)
 	plan.SHA256 = hex.EncodeToString(sum[:])
 	d.plan(root.Content[0], plan)
-	if len(d.errs) == 0 {
-		d.errs = append(d.errs, plan.validate(schema)...)
-	}
+	d.errs = append(d.errs, withoutEchoes(d.errs, plan.validate(schema), plan.Groups)...)
 	if len(d.errs) > 0 {
 		return nil, &PlanError{Errs: d.errs, plan: plan}
 	}

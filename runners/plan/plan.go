@@ -2,7 +2,10 @@ package plan
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // Plan is a parsed and validated plan file.
@@ -160,9 +163,28 @@ type PosError struct {
 
 func (e *PosError) Error() string {
 	if e.Key == "" {
-		return fmt.Sprintf("%s: %s", e.Pos, e.Msg)
+		return Printable(fmt.Sprintf("%s: %s", e.Pos, e.Msg))
 	}
-	return fmt.Sprintf("%s: %s: %s", e.Pos, e.Key, e.Msg)
+	return Printable(fmt.Sprintf("%s: %s: %s", e.Pos, e.Key, e.Msg))
+}
+
+// Printable escapes the control characters of s (ESC, CR, LF, NUL, …) as
+// Go does in quoted strings, so that text from a plan, a server or an
+// artifact cannot move the cursor, retitle the terminal or forge lines.
+func Printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Errorf builds a PosError; runners use it in Kind.Validate.

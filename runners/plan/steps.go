@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -33,11 +32,7 @@ func Steps(g *Group, override time.Duration) []Step {
 		base.Warmup = override / 4
 	}
 	steps := []Step{base}
-	keys := make([]string, 0, len(g.Sweep))
-	for k := range g.Sweep {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(g.Sweep)
 	for _, k := range keys {
 		var next []Step
 		for _, st := range steps {

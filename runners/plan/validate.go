@@ -2,8 +2,10 @@ package plan
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/benchtui/benchtui/runners/watch"
 )
@@ -50,8 +52,12 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 	at := func(key, format string, args ...any) {
 		errs = append(errs, Errorf(g.Pos, fmt.Sprintf("group %s: %s", g.ID, key), format, args...))
 	}
-	if strings.ContainsAny(g.ID, "/\\ ") || g.ID == "" {
-		at("id", "must be non-empty without spaces or slashes (it names artifact files)")
+	if !validID.MatchString(g.ID) {
+		// The id names files and shows on screen: say what it is, escaped.
+		return []error{Errorf(g.Pos, "id", "%q: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit (it names artifact files)", g.ID)}
+	}
+	if strings.ContainsFunc(g.Title, unicode.IsControl) || len(g.Title) > maxTitle {
+		at("title", "want one line of at most %d bytes without control characters, got %q", maxTitle, g.Title)
 	}
 	if g.Target != "" && p.Targets[g.Target] == nil {
 		at("target", "no target named %q in targets", g.Target)
@@ -67,6 +73,13 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 	return append(errs, kindErrs...)
 }
 
+// validID is what a group id may be: it names artifact files, and shows
+// in the console and in reports.
+var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// maxTitle bounds a group title, which the console shows on one line.
+const maxTitle = 200
+
 // MaxRepeat bounds `repeat`: each run is one sample, and a comparison
 // needs far fewer than this.
 const MaxRepeat = 100
@@ -81,14 +94,8 @@ func (g *Group) validateLoad() []error {
 	at := func(key, format string, args ...any) {
 		errs = append(errs, Errorf(g.Pos, fmt.Sprintf("group %s: %s", g.ID, key), format, args...))
 	}
-	l := g.Load
-	switch {
-	case l.Rate < 0 || l.Concurrency < 0 || l.MaxInFlight < 0:
-		at("load", "values must not be negative")
-	case l.Rate > 0 && l.Concurrency > 0:
-		at("load", "give concurrency (closed loop) or rate (open loop), not both")
-	case l.Rate > 0 && l.MaxInFlight == 0:
-		at("load.max_in_flight", "an open loop needs max_in_flight")
+	if p := g.Load.problem(); p != nil {
+		at(p.key, "%s", p.msg)
 	}
 	if g.Repeat < 0 || g.Repeat > MaxRepeat {
 		at("repeat", "want 1 to %d runs of each step, got %d", MaxRepeat, g.Repeat)
@@ -96,11 +103,7 @@ func (g *Group) validateLoad() []error {
 	if b := g.Block.D(); b != 0 && b < MinBlock {
 		at("block", "%s is shorter than the engine's %s tick: a block is at least one tick", b, MinBlock)
 	}
-	for k, vals := range g.Sweep {
-		if len(vals) == 0 {
-			at("sweep."+k, "needs at least one value")
-		}
-	}
+	errs = append(errs, g.sweepProblems()...)
 	if r := g.Soak; r != nil && r.ExtendWhileRSSRising != nil {
 		rule := r.ExtendWhileRSSRising
 		if rule.Step.D() <= 0 {
@@ -129,4 +132,60 @@ func (g *Group) LoopProblems() []error {
 		at("duration", "missing (required for %s)", g.Runner)
 	}
 	return errs
+}
+
+// withoutEchoes drops the validation problems that only repeat a decoding
+// problem (a bad duration also reads as a missing one), so that validation
+// can run on a plan with decoding problems and report its own at once.
+func withoutEchoes(decodeErrs, validateErrs []error, groups []*Group) []error {
+	failed := map[string]bool{}
+	for _, e := range decodeErrs {
+		if pe, ok := e.(*PosError); ok {
+			failed[decodedField(pe.Key)] = true
+		}
+	}
+	index := map[string]int{}
+	for i := len(groups) - 1; i >= 0; i-- {
+		index[groups[i].ID] = i
+	}
+	var out []error
+	for _, e := range validateErrs {
+		pe, ok := e.(*PosError)
+		if !ok || !failed[validatedField(pe.Key, index)] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// decodedField names the field of a decoder's key ("groups[2].load.rate")
+// as "groups[2].load"; a top-level key names itself.
+func decodedField(key string) string {
+	if !strings.HasPrefix(key, "groups[") {
+		return firstSegment(key)
+	}
+	group, rest, _ := strings.Cut(key, ".")
+	return group + "." + firstSegment(rest)
+}
+
+// validatedField names the field of a validation key ("group G1:
+// load.rate") the way decodedField does.
+func validatedField(key string, index map[string]int) string {
+	rest, ok := strings.CutPrefix(key, "group ")
+	if !ok {
+		return firstSegment(key)
+	}
+	id, field, ok := strings.Cut(rest, ": ")
+	i, known := index[id]
+	if !ok || !known {
+		return key
+	}
+	return fmt.Sprintf("groups[%d].%s", i, firstSegment(field))
+}
+
+func firstSegment(key string) string {
+	if i := strings.IndexAny(key, ".["); i >= 0 {
+		return key[:i]
+	}
+	return key
 }

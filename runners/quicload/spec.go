@@ -120,7 +120,7 @@ func (s *Spec) connection() string {
 
 // problems lists what is wrong with the section, as messages.
 func (s *Spec) problems() []string {
-	var out []string
+	out := plan.RequestProblems(s.Method, s.Headers)
 	switch s.mode() {
 	case ModeStream:
 		if _, _, err := net.SplitHostPort(s.Addr); err != nil {

@@ -13,6 +13,7 @@ package sse
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -54,7 +55,7 @@ func NewSpec() any { return &Spec{} }
 
 // Kind is `runner: sse`: subscribers the runner holds itself (a Driver).
 func Kind() runners.Kind {
-	return runners.Kind{Name: "sse", Sections: map[string]func() any{Section: NewSpec}, Validate: validate, New: newKind}
+	return runners.Kind{Name: "sse", Sections: map[string]func() any{Section: NewSpec}, Validate: validate, New: newKind, Params: []string{"subscribers"}}
 }
 
 func specOf(g *plan.Group) *Spec { return plan.Section[Spec](g, Section) }
@@ -68,6 +69,11 @@ func validate(g *plan.Group) []error {
 	for _, p := range s.problems() {
 		errs = append(errs, plan.Errorf(g.SectionPos["sse"], "sse", "%s", p))
 	}
+	for i, v := range g.Sweep["subscribers"] {
+		if v < 1 || v > plan.MaxWorkers || v != math.Trunc(v) {
+			errs = append(errs, plan.Errorf(g.Pos, fmt.Sprintf("group %s: sweep.subscribers[%d]", g.ID, i), "want a whole number from 1 to %d, got %v", plan.MaxWorkers, v))
+		}
+	}
 	return errs
 }
 
@@ -76,9 +82,10 @@ func (s *Spec) problems() []string {
 	if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		out = append(out, fmt.Sprintf("url %q: want an http:// or https:// URL", s.URL))
 	}
-	if s.Subscribers < 0 {
-		out = append(out, "subscribers must not be negative")
+	if s.Subscribers < 0 || s.Subscribers > plan.MaxWorkers {
+		out = append(out, fmt.Sprintf("subscribers: want 0 to %d, got %d", plan.MaxWorkers, s.Subscribers))
 	}
+	out = append(out, plan.RequestProblems("", s.Headers)...)
 	if _, err := parseRamp(s.Ramp); err != nil {
 		out = append(out, err.Error())
 	}

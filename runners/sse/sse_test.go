@@ -272,9 +272,11 @@ func TestSentAt(t *testing.T) {
 
 func TestSpecProblems(t *testing.T) {
 	for want, s := range map[string]Spec{
-		"url":      {URL: "ftp://x/"},
-		"ramp":     {URL: "http://x/", Ramp: "10"},
-		"negative": {URL: "http://x/", Subscribers: -1},
+		"url":                            {URL: "ftp://x/"},
+		"ramp":                           {URL: "http://x/", Ramp: "10"},
+		"want 0 to 100000, got -1":       {URL: "http://x/", Subscribers: -1},
+		"want 0 to 100000, got 1000000":  {URL: "http://x/", Subscribers: 1_000_000},
+		"its value holds a control char": {URL: "http://x/", Headers: map[string]string{"X": "a\r\nGET /ADMIN"}},
 	} {
 		if p := strings.Join(s.problems(), ";"); !strings.Contains(p, want) {
 			t.Errorf("%s: problems %q", want, p)
