@@ -154,8 +154,11 @@ func validateVerify(pos plan.Pos, key string, list []Verify, hasDSN bool) []erro
 		if strings.TrimSpace(v.SQL) == "" {
 			errs = append(errs, plan.Errorf(pos, k+".sql", "want a query"))
 		}
-		if v.DSN == "" && !hasDSN {
+		switch {
+		case v.DSN == "" && !hasDSN:
 			errs = append(errs, plan.Errorf(pos, k+".dsn", "want the dsn of the database to ask"))
+		case v.DSN == EmbeddedDSN && !hasDSN:
+			errs = append(errs, plan.Errorf(pos, k+".dsn", "%q is the cluster a postgres group starts for itself; here, give the dsn of the database to ask", EmbeddedDSN))
 		}
 	}
 	return errs

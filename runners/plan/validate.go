@@ -18,7 +18,9 @@ func (p *Plan) validate(schema Schema) []error {
 		errs = append(errs, Errorf(Pos{File: p.Path, Line: 1, Column: 1}, "version", "unsupported version %d (want 1)", p.Version))
 	}
 	for name, t := range p.Targets {
-		errs = append(errs, t.validate(name)...)
+		if t != nil { // an empty target is a decoding problem already
+			errs = append(errs, t.validate(name)...)
+		}
 	}
 	ids := map[string]bool{}
 	for _, g := range p.Groups {
