@@ -66,6 +66,9 @@ type Config struct {
 	// Started is when the console opened; the baselines are the artifacts
 	// written before it. Zero means now.
 	Started time.Time
+	// Warnings about the plan (load sent to public addresses) open the
+	// status line and the log.
+	Warnings []string
 }
 
 // group is the console's view of one plan group.
@@ -156,6 +159,9 @@ func New(cfg Config) *Model {
 	m.note = textinput.New()
 	m.note.Placeholder = "what changed, what you saw"
 	m.note.CharLimit = 500
+	for _, w := range cfg.Warnings {
+		m.setStatus("warning: "+w, true)
+	}
 	m.render()
 	return m
 }

@@ -94,7 +94,7 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	run.VCSRevision = revision
 	run.Duration = f.duration
 	defer run.Close() // stops the targets (the demo server) on every way out
-	return console(ctx, run, dir, logf, stdout.(*os.File), stderr)
+	return console(ctx, run, dir, remoteWarnings(pl), logf, stdout.(*os.File), stderr)
 }
 
 func openConsoleLog(dir string) (*os.File, error) {
@@ -112,12 +112,12 @@ func openConsoleLog(dir string) (*os.File, error) {
 }
 
 // console runs the program, then exports whatever the sessions measured.
-func console(ctx context.Context, run *engine.Run, dir string, logf, stdout *os.File, stderr io.Writer) (code int) {
+func console(ctx context.Context, run *engine.Run, dir string, warnings []string, logf, stdout *os.File, stderr io.Writer) (code int) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sessions := ui.NewSessions()
 	m := ui.New(ui.Config{Plan: run.Plan, Engine: run, Dir: dir, Duration: run.Duration,
-		Sessions: sessions, Log: logf, Context: ctx})
+		Sessions: sessions, Log: logf, Context: ctx, Warnings: warnings})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithOutput(stdout), tea.WithFPS(20))
 	stopHUP := quitOnHangup(p)
 	defer stopHUP()

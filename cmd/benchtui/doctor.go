@@ -42,6 +42,9 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs = append(fs, checkUDP(pl)...)
 	fs = append(fs, checkTargets(pl)...)
 	fs = append(fs, checkPostgres(ctx, pl)...)
+	for _, w := range remoteWarnings(pl) {
+		fs = append(fs, finding{"warn", w})
+	}
 	code := exitOK
 	for _, f := range fs {
 		fmt.Fprintf(stdout, "%-5s %s\n", f.level, pl.Redact(f.what))

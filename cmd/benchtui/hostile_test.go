@@ -83,3 +83,24 @@ func validateWithin(t *testing.T, file string, limit time.Duration) (int, string
 		return 0, "", ""
 	}
 }
+
+// TestPublicAddressWarns: a plan that loads a public address validates,
+// with a warning that names the group, the key and the address.
+func TestPublicAddressWarns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "public.yaml")
+	if err := os.WriteFile(path, []byte(`version: 1
+groups:
+  - id: pub
+    runner: http
+    http: {requests: [{url: "http://127.0.0.1:8080/a"}, {url: "http://203.0.113.9:8080/x"}]}
+    load: {concurrency: 1}
+    duration: 1s
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd(t, cmdValidate, path)
+	want := "warning: group pub: http.requests[1].url: 203.0.113.9 is neither a loopback nor a private address"
+	if code != exitOK || !strings.Contains(stderr, want) || strings.Contains(stderr, "127.0.0.1") {
+		t.Errorf("exit %d, stderr %q: want 0 and one warning %q", code, stderr, want)
+	}
+}

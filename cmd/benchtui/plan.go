@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -27,6 +28,19 @@ func loadPlan(path string) (*plan.Plan, error) {
 		return nil, fmt.Errorf("reading plan: %w", err)
 	}
 	return loadDemoPlan()
+}
+
+// remoteWarnings are the plan's warnings about load sent to addresses that
+// are neither loopback nor private.
+func remoteWarnings(pl *plan.Plan) []string {
+	return pl.RemoteWarnings(net.DefaultResolver.LookupNetIP)
+}
+
+// printWarnings writes each warning on its own line.
+func printWarnings(w io.Writer, warnings []string) {
+	for _, s := range warnings {
+		fmt.Fprintln(w, "benchtui: warning:", s)
+	}
 }
 
 // loadDemoPlan expands the built-in plan for this binary and a free

@@ -120,6 +120,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "benchtui run:", err)
 		return exitUsage
 	}
+	printWarnings(stderr, remoteWarnings(pl))
 	var base []*artifacts.Artifact
 	if f.baseline != "" {
 		if base, err = artifacts.LoadSet(f.baseline); err != nil {

@@ -19,6 +19,7 @@ func cmdValidate(_ context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
+	printWarnings(stderr, remoteWarnings(pl))
 	fmt.Fprintf(stdout, "ok: %s: %d groups\n", args[0], len(pl.Groups))
 	return exitOK
 }

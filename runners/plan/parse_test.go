@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"context"
+	"errors"
+	"net/netip"
 	"strings"
 	"testing"
 )
@@ -143,4 +146,47 @@ func FuzzParsePlan(f *testing.F) {
 			t.Fatal("nil plan without error")
 		}
 	})
+}
+
+func TestRemoteWarnings(t *testing.T) {
+	src := `version: 1
+groups:
+  - id: g
+    runner: sleep
+    load: {concurrency: 1}
+    duration: 1s
+    sleep: {delay: 1ms}
+    verify:
+      - {dsn: "postgres://u:${PW}@203.0.113.7:5432/db", sql: x}
+      - {dsn: "host=10.0.0.5 user=u password=${PW}", sql: x}
+      - {dsn: "host='db.example' user=u", sql: x}
+      - {dsn: embedded, sql: x}
+      - {url: "http://[::1]:8080/x"}
+      - {url: "https://api.example.com/x"}
+      - {addr: "192.168.1.2:4433"}
+      - {addr: "localhost:4433"}
+`
+	p, err := ParsePlan("plan.yaml", []byte(src), env(map[string]string{"PW": "s3cret"}), testSchema{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolve := func(_ context.Context, _, host string) ([]netip.Addr, error) {
+		switch host {
+		case "db.example":
+			return []netip.Addr{netip.MustParseAddr("10.1.2.3")}, nil
+		case "api.example.com":
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("198.51.100.1")}, nil
+		}
+		return nil, errors.New("no such host")
+	}
+	got := p.RemoteWarnings(resolve)
+	want := []string{"verify[0].dsn: 203.0.113.7 is neither", "verify[5].url: api.example.com is neither"}
+	if len(got) != len(want) {
+		t.Fatalf("warnings %q, want %d", got, len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(got[i], w) || strings.Contains(got[i], "s3cret") {
+			t.Errorf("warning %q, want %q", got[i], w)
+		}
+	}
 }

@@ -9,8 +9,11 @@ type sleepSpec struct {
 }
 
 func (testSchema) Section(name string) (func() any, bool) {
-	if name == "sleep" {
+	switch name {
+	case "sleep":
 		return func() any { return &sleepSpec{} }, true
+	case "verify": // a list of anything, for the walks over a group's config
+		return func() any { return &[]map[string]string{} }, true
 	}
 	return nil, false
 }
