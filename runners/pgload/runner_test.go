@@ -2,6 +2,7 @@ package pgload_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/pgload/pgtest"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
 func TestCountsEveryOperationAndRow(t *testing.T) {
@@ -289,5 +291,37 @@ func TestPoolFollowsTheStepAndIsWarm(t *testing.T) {
 		if got != int64(workers) {
 			t.Errorf("%d connections open after Prepare for %d workers", got, workers)
 		}
+	}
+}
+
+// TestSecretsNeverReachTheArtifact: a token in the title, in a statement
+// and in a verify query that Postgres echoes back in its error is hidden
+// in every byte of the artifact, while the figures are kept.
+func TestSecretsNeverReachTheArtifact(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	const token = "tok3n-value"
+	a := runnertest.RunPlan(t, testRegistry, `version: 1
+groups:
+  - id: S
+    title: "as ${API_TOKEN}"
+    runner: postgres
+    postgres: {dsn: "${DSN}", statements: [{sql: "SELECT length('${API_TOKEN}')"}]}
+    verify: [{name: echo, sql: "SELECT '${API_TOKEN}'::int", expect: "1"}]
+    load: {concurrency: 1}
+    duration: 300ms
+`, map[string]string{"DSN": dsn, "API_TOKEN": token})
+	data, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), token) {
+		t.Errorf("the artifact holds the token:\n%s", data)
+	}
+	st := a.Steps[0]
+	if st.Requests == 0 || st.Errors != 0 || a.Group.Title != "as [redacted]" {
+		t.Errorf("requests %d errors %d title %q: want the statements counted and the title redacted", st.Requests, st.Errors, a.Group.Title)
+	}
+	if c := checks(&st)["echo"]; c.OK || !strings.Contains(c.Note, "[redacted]") {
+		t.Errorf("echo check %+v: want it failed with Postgres's error, the token redacted", c)
 	}
 }

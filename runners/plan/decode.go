@@ -18,15 +18,25 @@ type decoder struct {
 	file    string
 	schema  Schema
 	written []map[string]any // the groups as written, before ${VAR} expansion
-	errs    []error
+	// shown holds, for each scalar that received a secret ${VAR}, its
+	// value with the secret redacted.
+	shown map[*yaml.Node]string
+	errs  []error
 }
 
 var durationType = reflect.TypeOf(Duration{})
 
 func (d *decoder) pos(n *yaml.Node) Pos { return Pos{File: d.file, Line: n.Line, Column: n.Column} }
 
+// errorf records a problem at n. When n received a secret, its value is
+// replaced in the message by the value as shown.
 func (d *decoder) errorf(n *yaml.Node, key, format string, args ...any) {
-	d.errs = append(d.errs, Errorf(d.pos(n), key, format, args...))
+	err := Errorf(d.pos(n), key, format, args...).(*PosError)
+	if shown, ok := d.shown[n]; ok {
+		err.Msg = strings.ReplaceAll(err.Msg, strconv.Quote(n.Value), strconv.Quote(shown))
+		err.Msg = strings.ReplaceAll(err.Msg, n.Value, shown)
+	}
+	d.errs = append(d.errs, err)
 }
 
 // decode fills v (addressable) from n; key names the value for messages.

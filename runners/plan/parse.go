@@ -51,7 +51,7 @@ func ParsePlan(file string, data []byte, lookup func(string) (string, bool), sch
 	if err := checkExpandedSize(file, &root, MaxPlanNodes); err != nil {
 		return nil, err
 	}
-	d := &decoder{file: file, schema: schema, written: writtenGroups(root.Content[0])}
+	d := &decoder{file: file, schema: schema, written: writtenGroups(root.Content[0]), shown: map[*yaml.Node]string{}}
 	ex := &expander{d: d, lookup: lookup}
 	ex.walk(root.Content[0])
 	plan := &Plan{Path: file, Secrets: ex.secrets}
@@ -91,7 +91,7 @@ func (d *decoder) plan(n *yaml.Node, p *Plan) {
 	}
 	for i, gn := range groups.Content {
 		g := d.group(gn, fmt.Sprintf("groups[%d]", i))
-		g.Raw, _ = redactedTree(gn, p.Redact).(map[string]any)
+		g.Raw, _ = redactedTree(gn, d.shown).(map[string]any)
 		if i < len(d.written) {
 			g.Written = d.written[i]
 		}
@@ -121,6 +121,9 @@ func (d *decoder) group(n *yaml.Node, key string) *Group {
 		g.SectionPos[k.Value] = d.pos(val)
 		return true
 	})
+	if shown, ok := d.shown[mappingValue(n, "title")]; ok {
+		g.Title = shown // shown on screen and kept in the artifact
+	}
 	return g
 }
 
@@ -135,7 +138,7 @@ func writtenGroups(root *yaml.Node) []map[string]any {
 	}
 	out := make([]map[string]any, len(groups.Content))
 	for i, gn := range groups.Content {
-		out[i], _ = redactedTree(gn, RedactURLs).(map[string]any)
+		out[i], _ = redactedTree(gn, nil).(map[string]any)
 	}
 	return out
 }
@@ -165,7 +168,11 @@ var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 func (e *expander) walk(n *yaml.Node) {
 	if n.Kind == yaml.ScalarNode {
 		if strings.Contains(n.Value, "${") {
+			shown, secret := e.shown(n)
 			n.Value = e.expand(n)
+			if secret {
+				e.d.shown[n] = shown
+			}
 		}
 		return
 	}
@@ -177,19 +184,41 @@ func (e *expander) walk(n *yaml.Node) {
 func (e *expander) expand(n *yaml.Node) string {
 	return varRef.ReplaceAllStringFunc(n.Value, func(ref string) string {
 		m := varRef.FindStringSubmatch(ref)
-		val, ok := e.lookup(m[1])
-		if !ok || (val == "" && m[2] != "") {
-			if m[2] == "" {
-				e.d.errorf(n, "${"+m[1]+"}", "environment variable %s is not set (write ${%s:-default} for a default)", m[1], m[1])
-				return ref
-			}
-			val = m[3]
+		val, set := e.value(m)
+		if !set {
+			e.d.errorf(n, "${"+m[1]+"}", "environment variable %s is not set (write ${%s:-default} for a default)", m[1], m[1])
+			return ref
 		}
 		if SecretName(m[1]) && val != "" {
 			e.secrets = append(e.secrets, val)
 		}
 		return val
 	})
+}
+
+// shown is n's value as benchtui may show it: expanded, with each secret
+// variable's value replaced by Redacted. secret says whether there was one.
+func (e *expander) shown(n *yaml.Node) (shown string, secret bool) {
+	shown = varRef.ReplaceAllStringFunc(n.Value, func(ref string) string {
+		m := varRef.FindStringSubmatch(ref)
+		val, _ := e.value(m)
+		if SecretName(m[1]) && val != "" {
+			secret = true
+			return Redacted
+		}
+		return val
+	})
+	return shown, secret
+}
+
+// value is the value of a ${VAR} or ${VAR:-default} match; set is false
+// when the variable is unset and has no default.
+func (e *expander) value(m []string) (val string, set bool) {
+	val, ok := e.lookup(m[1])
+	if !ok || (val == "" && m[2] != "") {
+		return m[3], m[2] != ""
+	}
+	return val, true
 }
 
 // SecretName reports whether a variable or key name is one whose value must

@@ -190,3 +190,37 @@ groups:
 		}
 	}
 }
+
+// TestSecretsRedactedWhereSubstituted: a secret ${VAR} is hidden in the
+// title and the config wherever it was substituted, however short; free
+// text is searched only for secrets long enough not to mangle it.
+func TestSecretsRedactedWhereSubstituted(t *testing.T) {
+	src := strings.Replace(goodPlan, "title: sleepy", `title: "token ${API_TOKEN} at 127.0.0.1"`, 1)
+	src = strings.Replace(src, "delay: 5ms", `delay: "${API_TOKEN}"`, 1)
+	p, err := ParsePlan("plan.yaml", []byte(src), env(map[string]string{"API_TOKEN": "1"}), testSchema{})
+	var pe *PlanError
+	if !errors.As(err, &pe) {
+		t.Fatalf("want the bad delay reported, got %v", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, `bad duration "[redacted]"`) {
+		t.Errorf("error %q: want the delay's value shown redacted", msg)
+	}
+	src = strings.Replace(src, `delay: "${API_TOKEN}"`, `delay: 5ms`, 1)
+	if p, err = ParsePlan("plan.yaml", []byte(src), env(map[string]string{"API_TOKEN": "1"}), testSchema{}); err != nil {
+		t.Fatal(err)
+	}
+	g := p.Groups[0]
+	if g.Title != "token [redacted] at 127.0.0.1" || g.Raw["title"] != g.Title {
+		t.Errorf("title %q, config title %q: want the token redacted and the address whole", g.Title, g.Raw["title"])
+	}
+	if got := p.Redact("connect 127.0.0.1:1"); got != "connect 127.0.0.1:1" {
+		t.Errorf("a one-byte secret mangled free text: %q", got)
+	}
+	long, err := ParsePlan("plan.yaml", []byte(src), env(map[string]string{"API_TOKEN": "s3cr3t"}), testSchema{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := long.Redact(`pq: password "s3cr3t" rejected`); strings.Contains(got, "s3cr3t") {
+		t.Errorf("Redact left a secret in free text: %q", got)
+	}
+}

@@ -10,12 +10,21 @@ import (
 // Redacted replaces a secret wherever benchtui shows or stores one.
 const Redacted = "[redacted]"
 
-// Redact removes from s every secret the plan knows (expanded ${…} values
-// named like secrets) and the password of any URL or DSN in it.
+// MinSearchedSecret is the shortest secret Redact looks for in free text.
+// The plan's own values are redacted where secrets were substituted; text
+// from elsewhere (a server's error echoing a password) can only be
+// searched, and searching for "1" would mangle every number.
+const MinSearchedSecret = 4
+
+// Redact removes from free text s (an error, a server's message) every
+// secret the plan knows of at least MinSearchedSecret bytes (expanded
+// ${…} values named like secrets) and the password of any URL or DSN.
 func (p *Plan) Redact(s string) string {
 	if p != nil {
 		for _, sec := range p.Secrets {
-			s = strings.ReplaceAll(s, sec, Redacted)
+			if len(sec) >= MinSearchedSecret {
+				s = strings.ReplaceAll(s, sec, Redacted)
+			}
 		}
 	}
 	return RedactURLs(s)
@@ -32,9 +41,10 @@ func RedactURLs(s string) string {
 }
 
 // redactedTree renders a YAML node as plain values for an artifact's group
-// config, with the values of secret-named keys (authorization, cookie,
-// password, token, …) replaced and every string passed through redact.
-func redactedTree(n *yaml.Node, redact func(string) string) any {
+// config: the values of secret-named keys (authorization, cookie,
+// password, token, …) are replaced, a scalar that received a secret
+// ${VAR} is shown as in shown, and URL passwords are hidden.
+func redactedTree(n *yaml.Node, shown map[*yaml.Node]string) any {
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
@@ -47,22 +57,25 @@ func redactedTree(n *yaml.Node, redact func(string) string) any {
 				m[k] = Redacted
 				continue
 			}
-			m[k] = redactedTree(n.Content[i+1], redact)
+			m[k] = redactedTree(n.Content[i+1], shown)
 		}
 		return m
 	case yaml.SequenceNode:
 		l := make([]any, len(n.Content))
 		for i, c := range n.Content {
-			l[i] = redactedTree(c, redact)
+			l[i] = redactedTree(c, shown)
 		}
 		return l
 	}
+	if s, ok := shown[n]; ok {
+		return RedactURLs(s)
+	}
 	var v any
 	if err := n.Decode(&v); err != nil {
-		return redact(n.Value)
+		return RedactURLs(n.Value)
 	}
 	if s, ok := v.(string); ok {
-		return redact(s)
+		return RedactURLs(s)
 	}
 	return v
 }
