@@ -76,8 +76,10 @@ func TestOpenLoopSeesStalls(t *testing.T) {
 	if st.LatencyMS.P99 < 350 {
 		t.Errorf("p99 = %.1fms, want above 350ms: the stall must show", st.LatencyMS.P99)
 	}
-	if st.LatencyMS.P50 > 50 {
-		t.Errorf("p50 = %.1fms, want a fast median", st.LatencyMS.P50)
+	// A busy machine slows every request; the median stays far below the
+	// stall, which is what the test is about.
+	if st.LatencyMS.P50 > st.LatencyMS.P99/5 {
+		t.Errorf("p50 = %.1fms, p99 = %.1fms: want a median far below the stall", st.LatencyMS.P50, st.LatencyMS.P99)
 	}
 	if st.Requests < 480 || st.Dropped != 0 {
 		t.Errorf("requests=%d dropped=%d, want ~500 and none dropped", st.Requests, st.Dropped)
