@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // The lean client is a plain HTTP/1.1 keep-alive client for http:// URLs:
@@ -48,7 +50,12 @@ func leanEligible(s *Spec) bool {
 func serialize(r *Request, keepAlive bool) (leanRequest, error) {
 	u, err := url.Parse(r.URL)
 	if err != nil {
-		return leanRequest{}, fmt.Errorf("parsing %s: %w", r.URL, err)
+		return leanRequest{}, fmt.Errorf("parsing %s: %w", plan.RedactURLs(r.URL), err)
+	}
+	// The plan was validated; this client writes the wire itself, so it
+	// checks again rather than trust every caller to have validated.
+	if p := plan.RequestProblems(r.Method, r.Headers); len(p) > 0 {
+		return leanRequest{}, errors.New(strings.Join(p, "; "))
 	}
 	addr := u.Host
 	if u.Port() == "" {

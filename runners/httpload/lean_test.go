@@ -101,3 +101,18 @@ func TestLeanClientReadsRepliesLargerThanItsBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestSerializeRefusesSmuggling: the lean client writes the wire itself,
+// so it refuses a method or header that would end a line early, even from
+// a caller that skipped the plan's validation.
+func TestSerializeRefusesSmuggling(t *testing.T) {
+	for _, r := range []Request{
+		{URL: "http://127.0.0.1:1/", Headers: map[string]string{"X": "a\r\n\r\nGET /ADMIN HTTP/1.1"}},
+		{URL: "http://127.0.0.1:1/", Headers: map[string]string{"X\r\nEvil": "1"}},
+		{URL: "http://127.0.0.1:1/", Method: "GET / HTTP/1.1\r\nX-Evil: 1\r\n"},
+	} {
+		if lr, err := serialize(&r, true); err == nil {
+			t.Errorf("serialize(%+v) = %q, want an error", r, lr.wire)
+		}
+	}
+}
