@@ -224,3 +224,13 @@ func TestSecretsRedactedWhereSubstituted(t *testing.T) {
 		t.Errorf("Redact left a secret in free text: %q", got)
 	}
 }
+
+// TestRedactEscapesControlBytes: text from a server shown through Redact
+// cannot carry an escape sequence to the terminal; its lines stay lines.
+func TestRedactEscapesControlBytes(t *testing.T) {
+	var p *Plan
+	got := p.Redact("status 500: \x1b]0;pwned\a\x1b[2J\r\nsecond line")
+	if got != `status 500: \x1b]0;pwned\a\x1b[2J\r`+"\nsecond line" {
+		t.Errorf("Redact = %q", got)
+	}
+}

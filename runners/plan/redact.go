@@ -16,9 +16,11 @@ const Redacted = "[redacted]"
 // searched, and searching for "1" would mangle every number.
 const MinSearchedSecret = 4
 
-// Redact removes from free text s (an error, a server's message) every
-// secret the plan knows of at least MinSearchedSecret bytes (expanded
-// ${…} values named like secrets) and the password of any URL or DSN.
+// Redact makes free text s (an error, a server's message) fit to show and
+// store: it removes every secret the plan knows of at least
+// MinSearchedSecret bytes (expanded ${…} values named like secrets) and
+// the password of any URL or DSN, and escapes control characters but the
+// newlines between lines.
 func (p *Plan) Redact(s string) string {
 	if p != nil {
 		for _, sec := range p.Secrets {
@@ -27,7 +29,11 @@ func (p *Plan) Redact(s string) string {
 			}
 		}
 	}
-	return RedactURLs(s)
+	lines := strings.Split(RedactURLs(s), "\n")
+	for i, l := range lines {
+		lines[i] = Printable(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 var urlPassword = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^:/@\s]*):([^@/\s]+)@`)
