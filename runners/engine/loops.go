@@ -222,8 +222,10 @@ type dispatcher struct {
 }
 
 // maxArrival bounds arrival indexes, so that an absurd rate cannot
-// overflow the count of arrivals due.
-const maxArrival = int64(1) << 62
+// overflow the counts of arrivals: up to it a float64 holds them exactly,
+// and a hundred repetitions' drops still add up within an int64. (Past
+// it, at 1e12/s after 2.5 hours, drops are counted one per pass.)
+const maxArrival = int64(1) << 53
 
 // saturatedWait bounds a saturated dispatcher's wait for a free worker,
 // so that it looks at the pause gate and the schedule again now and then.
@@ -265,13 +267,15 @@ func (d *dispatcher) due(i int64) time.Time {
 }
 
 // lastDue is the index of the last arrival due at now (at least d.next,
-// which is due).
+// which is due). Past maxArrival (or at an infinite rate, where the
+// product may be NaN) every arrival is due: the index grows by what is
+// sent or dropped.
 func (d *dispatcher) lastDue(now time.Time) int64 {
-	f := now.Sub(d.start.Add(d.shift)).Seconds() * d.env.Load.Rate
-	if f >= float64(maxArrival) {
-		return maxArrival
+	last := maxArrival
+	if f := now.Sub(d.start.Add(d.shift)).Seconds() * d.env.Load.Rate; f < float64(maxArrival) {
+		last = int64(f)
 	}
-	return max(int64(f), d.next)
+	return max(last, d.next)
 }
 
 // catchUp sends the arrivals due by now, in order, while a worker is

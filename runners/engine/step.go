@@ -387,4 +387,12 @@ func (st *stepRun) state() State {
 	return StateRunning
 }
 
-func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+// round3 rounds f to three decimals; beyond 1e15 (an absurd rate's
+// offered figure) float64 has no decimals to round, and f*1000 would
+// overflow the int64.
+func round3(f float64) float64 {
+	if math.Abs(f) >= 1e15 || math.IsNaN(f) {
+		return f
+	}
+	return float64(int64(f*1000+0.5)) / 1000
+}
