@@ -209,7 +209,7 @@ func (r *Runner) startFreeze(ctx context.Context, env *runners.StepEnv, st *sdSt
 	written := make(chan struct{}, r.spec.Freeze)
 	workers, err := engine.NewWorkers(ctx, r.freeze, env, r.spec.Freeze)
 	if err != nil {
-		return nil, written // httpload's workers cannot fail
+		return nil, written // httpload's workers fail only when ctx ends, which waitFrozen sees
 	}
 	batch := engine.Loop{Env: env, Workers: workers, Record: st.record(true)}
 	for i := range workers {
