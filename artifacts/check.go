@@ -107,11 +107,7 @@ func (c *checker) step(path string, s *Step) {
 	for _, k := range sortedKeys(s.ExtraMS) {
 		c.percentiles(path+".extra_ms."+k, s.ExtraMS[k])
 	}
-	if s.Histogram != "" {
-		if _, err := DecodeHistogram(s.Histogram); err != nil {
-			c.fail(path+".histogram", "%v", err)
-		}
-	}
+	c.histogram(path, s)
 	c.target(path+".target", s.Target)
 	c.target(path+".self", s.Self)
 	c.samples(path+".samples", s.Samples)
@@ -122,6 +118,22 @@ func (c *checker) step(path string, s *Step) {
 	for j, e := range s.Events {
 		c.within(fmt.Sprintf("%s.events[%d].t", path, j), e.T, 0, MaxStepSeconds)
 	}
+}
+
+// histogram checks that the step's histogram decodes, holds no more
+// latencies than the step has requests (it holds one per operation of the
+// measured phase) and none past the latency bound.
+func (c *checker) histogram(path string, s *Step) {
+	if s.Histogram == "" {
+		return
+	}
+	h, err := DecodeHistogram(s.Histogram)
+	if err != nil {
+		c.fail(path+".histogram", "%v", err)
+		return
+	}
+	c.atMost(path+".histogram", h.TotalCount(), path+".requests", s.Requests)
+	c.latency(path+".histogram", float64(h.Max())/1000)
 }
 
 // counts checks a step's counts and how they nest: errors and drained

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // goldenDoc is testdata/artifact.json (every field of the schema set) as
@@ -77,6 +79,9 @@ func TestLoadRejectsFiguresOutOfRange(t *testing.T) {
 		value any
 		field string // in the error; path itself when empty
 	}{
+		// The golden histogram holds 1000 latencies: more than 999 requests.
+		{"steps.0.requests", 999, "steps.0.histogram"},
+		{"steps.0.histogram", longHistogram(t), ""},
 		{"steps.0.requests", -5, ""},
 		{"steps.0.errors", -1, ""},
 		{"steps.0.dropped", -3, ""},
@@ -133,6 +138,21 @@ func TestLoadRejectsFiguresOutOfRange(t *testing.T) {
 	}
 }
 
+// longHistogram is a well-formed histogram of a wider range than the
+// artifact's, holding one latency of 83 minutes.
+func longHistogram(t *testing.T) string {
+	t.Helper()
+	h := hdrhistogram.New(1, 10_000_000_000, 3)
+	if err := h.RecordValue(5_000_000_000); err != nil {
+		t.Fatal(err)
+	}
+	enc, err := EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
+}
+
 // TestLoadRejectsDuplicateSteps: two steps of one label would be two
 // rows that compare against each other's baseline.
 func TestLoadRejectsDuplicateSteps(t *testing.T) {
@@ -153,7 +173,8 @@ func TestGoldenArtifactInRange(t *testing.T) {
 		{},
 		{"steps.0.latency_ms.max": MaxLatencyMS, "steps.0.samples.values.error_rate.1": 1},
 		{"steps.0.errors": 3198945, "steps.0.drained": 3198945, "steps.0.error_kinds.timeout": 3198945},
-		{"steps.0.errors": 0, "steps.0.error_kinds.timeout": 0, "steps.0.requests": 0, "steps.0.drained": 0},
+		{"steps.0.errors": 0, "steps.0.error_kinds.timeout": 0, "steps.0.requests": 0, "steps.0.drained": 0, "steps.0.histogram": ""},
+		{"steps.0.requests": 1000, "steps.0.errors": 2, "steps.0.drained": 7}, // as many requests as latencies
 		{"steps.0.ok_rps": 5924.1, "steps.0.target.rss_slope_mb_per_min": -6.52, "steps.0.target.fds_per_unit": -0.5},
 	} {
 		doc := goldenDoc(t)
