@@ -63,8 +63,12 @@ func WriteFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// Load reads and checks the artifact at path. A file of another schema, or
-// one that is not a well-formed artifact, is an error naming the file.
+// Load reads and checks the artifact at path. A file of another schema, one
+// that is not a well-formed artifact, or one with a figure out of range (a
+// negative count, a latency past an hour, two steps of one label: see
+// check) is an error naming the file and, for a figure, its field:
+// "reading artifact a.json: damaged artifact: steps[2].latency_ms.p99: -5
+// out of range [0, 3.6e+06]".
 func Load(path string) (*Artifact, error) {
 	data, err := readBounded(path, MaxArtifactBytes)
 	if err != nil {
@@ -117,70 +121,16 @@ func Decode(data []byte) (*Artifact, error) {
 	if a.Group.ID == "" {
 		return nil, errors.New("damaged artifact: no group id")
 	}
-	for i := range a.Steps {
-		if err := checkStep(&a.Steps[i]); err != nil {
-			return nil, fmt.Errorf("damaged artifact: step %d %w", i+1, err)
-		}
+	if err := check(&a); err != nil {
+		return nil, fmt.Errorf("damaged artifact: %w", err)
 	}
 	return &a, nil
 }
-
-// checkStep reports the first figure of s that no benchtui writes: a
-// histogram that does not decode, samples of an unknown kind or with
-// negative values, a negative standard error or span. Fields a step lacks
-// (an artifact older than them) are fine.
-func checkStep(s *Step) error {
-	if s.Histogram != "" {
-		if _, err := DecodeHistogram(s.Histogram); err != nil {
-			return fmt.Errorf("histogram: %w", err)
-		}
-	}
-	if err := checkSamples(s.Samples); err != nil {
-		return fmt.Errorf("samples: %w", err)
-	}
-	for _, t := range []*TargetStats{s.Target, s.Self} {
-		if t == nil {
-			continue
-		}
-		if min(t.RSSSlopeSE, t.RSSTailSlopeSE, t.FDsSlopeSE, t.CPUCoresSE, t.SpanS) < 0 {
-			return errors.New("target: negative standard error or span")
-		}
-	}
-	return nil
-}
-
-// MaxSamples bounds the values of one figure in Samples: the engine keeps
-// at most a few thousand blocks, and a comparison needs far fewer; more is
-// a damaged or hostile file, refused before any test sorts it.
-const MaxSamples = 100_000
 
 // MaxArtifactBytes bounds the file Load reads: a long soak's artifact is a
 // few megabytes (series and samples are thinned), so a larger file is not
 // one benchtui wrote.
 const MaxArtifactBytes = 256 << 20
-
-func checkSamples(sm *Samples) error {
-	if sm == nil {
-		return nil
-	}
-	switch {
-	case sm.Of != SamplesOfRuns && sm.Of != SamplesOfBlocks:
-		return fmt.Errorf("of %q, want %q or %q", sm.Of, SamplesOfRuns, SamplesOfBlocks)
-	case sm.Of == SamplesOfBlocks && sm.BlockS <= 0:
-		return fmt.Errorf("blocks of %v s, want a positive block_s", sm.BlockS)
-	}
-	for key, vs := range sm.Values {
-		if len(vs) > MaxSamples {
-			return fmt.Errorf("%s: %d values, more than the %d an artifact may hold", key, len(vs), MaxSamples)
-		}
-		for _, v := range vs {
-			if v < 0 {
-				return fmt.Errorf("%s: negative value %v", key, v)
-			}
-		}
-	}
-	return nil
-}
 
 // Entry is an artifact file found in a folder.
 type Entry struct {

@@ -84,10 +84,10 @@ func (r *Recorder) Extra(name string, d time.Duration) {
 	r.mu.Unlock()
 }
 
-// Drop counts an operation that was due but found no free slot.
-func (r *Recorder) Drop() {
+// Drop counts n operations that were due but found no free slot.
+func (r *Recorder) Drop(n int64) {
 	r.mu.Lock()
-	r.dropped++
+	r.dropped += n
 	r.mu.Unlock()
 }
 

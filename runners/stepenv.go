@@ -34,11 +34,17 @@ type StepEnv struct {
 	peakUnits atomic.Int64
 }
 
-// NewStepEnv returns a step environment with n recorders (at least one)
-// and an open gate.
+// MaxRecorders bounds the recorders of a step (about 280 KB each): workers
+// beyond it share them, so a caller that passes its worker count, however
+// absurd, cannot allocate a recorder per worker. The engine asks for one
+// per worker up to twice the CPUs.
+const MaxRecorders = 256
+
+// NewStepEnv returns a step environment with n recorders (at least one, at
+// most MaxRecorders) and an open gate.
 func NewStepEnv(g *plan.Group, load plan.Load, n int) *StepEnv {
 	env := &StepEnv{Group: g, Load: load, Params: map[string]float64{}, gate: &Gate{}}
-	for range max(n, 1) {
+	for range min(max(n, 1), MaxRecorders) {
 		env.recorders = append(env.recorders, NewRecorder())
 	}
 	return env

@@ -281,11 +281,16 @@ func TestOverloadThroughputIsWhatWasServed(t *testing.T) {
 		if s == nil || s.Of != artifacts.SamplesOfBlocks || s.BlockS != 1 || len(s.Values[artifacts.SampleRPS]) != 4 {
 			t.Fatalf("samples %+v, want 4 blocks of 1s", s)
 		}
+		// A slot freed at the instant an arrival is due serves it, so the
+		// slots are busy back to back and operations end on the instants
+		// blocks end: on the fake clock such an operation may fall in the
+		// next block (the tick and the worker wake at one instant). Hence
+		// one over 50 in a block, never more, and the sum below is exact.
 		sum := 0.0
 		for i, v := range s.Values[artifacts.SampleRPS] {
 			sum += v
-			if v < 40 || v > 50 {
-				t.Errorf("block %d: %.1f/s, want at most 50", i, v)
+			if v < 40 || v > 51 {
+				t.Errorf("block %d: %.1f/s, want at most 50 (51 with a tie at the block's edge)", i, v)
 			}
 		}
 		// Only full blocks are samples: what completed after the last

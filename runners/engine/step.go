@@ -188,6 +188,9 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 	}
 	st.sampleBefore()
 	loadCtx, stopLoad := context.WithCancel(ctx)
+	// A stop while the workers are still being made (an absurd
+	// concurrency) must end their making, not wait for it.
+	go cancelOnClose(loadCtx, st.stopCh, stopLoad)
 	opCtx, abortOps := context.WithCancel(context.WithoutCancel(ctx))
 	defer abortOps()
 	loops, err := st.startLoad(loadCtx, opCtx)
@@ -209,6 +212,15 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 	st.setPhase(PhaseDone)
 	st.s.publish(st.snapshot(StateDone))
 	return res, nil
+}
+
+// cancelOnClose calls cancel when ch closes; it returns when ctx ends.
+func cancelOnClose(ctx context.Context, ch <-chan struct{}, cancel context.CancelFunc) {
+	select {
+	case <-ch:
+		cancel()
+	case <-ctx.Done():
+	}
 }
 
 // closeWindow ends the measured window when the load is told to stop: a
@@ -375,4 +387,12 @@ func (st *stepRun) state() State {
 	return StateRunning
 }
 
-func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+// round3 rounds f to three decimals; beyond 1e15 (an absurd rate's
+// offered figure) float64 has no decimals to round, and f*1000 would
+// overflow the int64.
+func round3(f float64) float64 {
+	if math.Abs(f) >= 1e15 || math.IsNaN(f) {
+		return f
+	}
+	return float64(int64(f*1000+0.5)) / 1000
+}

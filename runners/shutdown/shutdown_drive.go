@@ -140,7 +140,7 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 	var wg sync.WaitGroup
 	var workers []runners.Worker // the load's and the frozen batch's
 	defer func() { stopLoad(); wg.Wait(); _ = engine.CloseWorkers(workers) }()
-	load, err := engine.NewWorkers(r.load, env, env.Load.Concurrency)
+	load, err := engine.NewWorkers(ctx, r.load, env, env.Load.Concurrency)
 	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
@@ -207,9 +207,9 @@ func (st *sdState) outcome(o Result) Result {
 // the returned channel gets a value as each request is written.
 func (r *Runner) startFreeze(ctx context.Context, env *runners.StepEnv, st *sdState, wg *sync.WaitGroup) ([]runners.Worker, <-chan struct{}) {
 	written := make(chan struct{}, r.spec.Freeze)
-	workers, err := engine.NewWorkers(r.freeze, env, r.spec.Freeze)
+	workers, err := engine.NewWorkers(ctx, r.freeze, env, r.spec.Freeze)
 	if err != nil {
-		return nil, written // httpload's workers cannot fail
+		return nil, written // httpload's workers fail only when ctx ends, which waitFrozen sees
 	}
 	batch := engine.Loop{Env: env, Workers: workers, Record: st.record(true)}
 	for i := range workers {

@@ -136,6 +136,9 @@ func (r *Runner) drive(ctx context.Context, h host, n int) error {
 	}
 	for started := 0; started < n; {
 		for i := started; i < min(n, started+batch); i++ {
+			if ctx.Err() != nil { // an absurd count must not hold up the stop
+				return nil
+			}
 			wg.Go(func() { d.subscriber(ctx, i) })
 		}
 		started += batch
@@ -193,6 +196,15 @@ func (d *drive) subscriber(ctx context.Context, i int) {
 		rec.Count("reconnects", 1)
 	}
 }
+
+// maxUnanswered bounds how long a connect cut by the step's end must have
+// waited for its response headers to count as a timeout.
+const maxUnanswered = time.Second
+
+// unanswered is how long a connect cut by the step's end must have waited
+// for its headers to count as a timeout: the connect timeout, at most
+// maxUnanswered.
+func (r *Runner) unanswered() time.Duration { return min(r.client.timeout, maxUnanswered) }
 
 // backoff is the wait before reconnect attempt n (0-based): a uniform draw
 // below backoffMin·2ⁿ (full jitter), clamped to [backoffMin, backoffMax].

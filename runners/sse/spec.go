@@ -8,7 +8,9 @@
 // milliseconds, or an `id` that is a unix-ms time), else the gap since the
 // previous event. Per connection it records the time to the first event
 // (extra "first_event"); it counts disconnects and reconnects and records
-// each backoff (extra "backoff"). Failed connects are errored operations.
+// each backoff (extra "backoff"). Failed connects are errored operations,
+// and so is a connect still waiting for its response headers when the
+// step ends (a timeout), unless it had only just begun.
 package sse
 
 import (

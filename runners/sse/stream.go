@@ -47,10 +47,7 @@ func (s *stream) connect(ctx context.Context) int {
 	}
 	body, err := s.d.r.client.open(ctx, lastID)
 	if err != nil {
-		if ctx.Err() == nil && !s.paused() {
-			el := time.Since(start)
-			s.rec.Observe(el, el, kindOf(err))
-		}
+		s.failed(ctx, start, err)
 		return 0
 	}
 	s.d.open()
@@ -62,6 +59,24 @@ func (s *stream) connect(ctx context.Context) int {
 		s.rec.Count(endKind(err), 1)
 	}
 	return n
+}
+
+// failed records a connect that began at start and failed with err as an
+// errored operation. One cut by the step's end counts too, as a timeout,
+// when it had waited at least unanswered for its response headers (a
+// silent server must not pass as zero errors); one that had only just
+// begun does not.
+func (s *stream) failed(ctx context.Context, start time.Time, err error) {
+	if s.paused() {
+		return
+	}
+	el := time.Since(start)
+	switch {
+	case ctx.Err() == nil:
+		s.rec.Observe(el, el, kindOf(err))
+	case el >= s.d.r.unanswered():
+		s.rec.Observe(el, el, kindTimeout)
+	}
 }
 
 // Counters of how streams ended while the step ran: the server finished
@@ -170,6 +185,10 @@ func (s *stream) readLine() ([]byte, error) {
 	return bytes.TrimSuffix(line, []byte("\r")), nil
 }
 
+// kindTimeout is the error kind of a connect that got no response
+// headers in time.
+const kindTimeout = "timeout"
+
 // kindOf maps a failed connect to its error kind: status_<N>xx, refused,
 // tls, reset, timeout or other.
 func kindOf(err error) string {
@@ -186,7 +205,7 @@ func kindOf(err error) string {
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return "reset"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return "timeout"
+		return kindTimeout
 	}
 	return "other"
 }

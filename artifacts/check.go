@@ -1,0 +1,242 @@
+package artifacts
+
+import (
+	"fmt"
+	"math"
+)
+
+// Bounds of the figures a loaded artifact may hold. Anything outside them
+// is a damaged or hostile file, refused with the field that is wrong, so
+// that `report` and `compare` never print nonsense.
+const (
+	// MaxLatencyMS bounds every latency figure: an hour, far above the
+	// histogram's highest trackable value (HistMaxUS, 60 s), which the
+	// engine clamps to.
+	MaxLatencyMS = 3_600_000.0
+	// MaxStepSeconds bounds a step's measured and paused time: a year.
+	MaxStepSeconds = 366 * 24 * 3600.0
+)
+
+// checker walks an artifact and keeps the first figure out of range, with
+// its JSON path ("steps[2].latency_ms.p99").
+type checker struct{ err error }
+
+func (c *checker) fail(path, format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
+	}
+}
+
+// count wants a count: never negative.
+func (c *checker) count(path string, v int64) {
+	if v < 0 {
+		c.fail(path, "%d out of range: a count is never negative", v)
+	}
+}
+
+// atMost wants count v at most the count limit at limitPath.
+func (c *checker) atMost(path string, v int64, limitPath string, limit int64) {
+	if v > limit {
+		c.fail(path, "%d out of range: more than %s (%d)", v, limitPath, limit)
+	}
+}
+
+// within wants v finite and in [lo, hi].
+func (c *checker) within(path string, v, lo, hi float64) {
+	if math.IsNaN(v) || v < lo || v > hi {
+		c.fail(path, "%v out of range [%v, %v]", v, lo, hi)
+	}
+}
+
+// nonNeg wants v finite and not negative.
+func (c *checker) nonNeg(path string, v float64) { c.within(path, v, 0, math.MaxFloat64) }
+
+// finite wants v finite (a slope may be negative).
+func (c *checker) finite(path string, v float64) {
+	c.within(path, v, -math.MaxFloat64, math.MaxFloat64)
+}
+
+// latency wants a latency in milliseconds.
+func (c *checker) latency(path string, v float64) { c.within(path, v, 0, MaxLatencyMS) }
+
+func (c *checker) percentiles(path string, p Percentiles) {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"p50", p.P50}, {"p90", p.P90}, {"p99", p.P99}, {"p999", p.P999}, {"max", p.Max}, {"mean", p.Mean}} {
+		c.latency(path+"."+f.name, f.v)
+	}
+}
+
+// check reports the first figure of a that no benchtui writes, naming its
+// field: a count below zero or above what contains it, a latency, time or
+// rate that is negative or beyond its bound, two steps of one label, a
+// histogram that does not decode, samples of an unknown kind. Fields an
+// artifact lacks (one older than them) are zero, and fine.
+func check(a *Artifact) error {
+	c := &checker{}
+	c.count("run.host.cpus", int64(a.Run.Host.CPUs))
+	seen := make(map[string]int, len(a.Steps))
+	for i := range a.Steps {
+		path := fmt.Sprintf("steps[%d]", i)
+		if j, dup := seen[a.Steps[i].Label]; dup {
+			c.fail(path+".label", "%q repeats steps[%d]: one step per label", a.Steps[i].Label, j)
+		}
+		seen[a.Steps[i].Label] = i
+		c.step(path, &a.Steps[i])
+		if c.err != nil {
+			return c.err
+		}
+	}
+	return c.err
+}
+
+// step checks one step's figures.
+func (c *checker) step(path string, s *Step) {
+	for _, k := range sortedKeys(s.Params) {
+		c.finite(path+".params."+k, s.Params[k])
+	}
+	c.within(path+".duration_s", s.DurationS, 0, MaxStepSeconds)
+	c.within(path+".paused_s", s.PausedS, 0, MaxStepSeconds)
+	c.counts(path, s)
+	c.nonNeg(path+".throughput_rps", s.ThroughputRPS)
+	c.within(path+".ok_rps", s.OKRPS, 0, s.ThroughputRPS)
+	c.nonNeg(path+".offered_rps", s.OfferedRPS)
+	c.percentiles(path+".latency_ms", s.LatencyMS)
+	c.percentiles(path+".service_ms", s.ServiceMS)
+	for _, k := range sortedKeys(s.ExtraMS) {
+		c.percentiles(path+".extra_ms."+k, s.ExtraMS[k])
+	}
+	c.histogram(path, s)
+	c.target(path+".target", s.Target)
+	c.target(path+".self", s.Self)
+	c.samples(path+".samples", s.Samples)
+	c.series(path+".series", s.Series)
+	for j, ck := range s.Checks {
+		c.finite(fmt.Sprintf("%s.checks[%d].value", path, j), ck.Value)
+	}
+	for j, e := range s.Events {
+		c.within(fmt.Sprintf("%s.events[%d].t", path, j), e.T, 0, MaxStepSeconds)
+	}
+}
+
+// histogram checks that the step's histogram decodes, holds no more
+// latencies than the step has requests (it holds one per operation of the
+// measured phase) and none past the latency bound.
+func (c *checker) histogram(path string, s *Step) {
+	if s.Histogram == "" {
+		return
+	}
+	h, err := DecodeHistogram(s.Histogram)
+	if err != nil {
+		c.fail(path+".histogram", "%v", err)
+		return
+	}
+	c.atMost(path+".histogram", h.TotalCount(), path+".requests", s.Requests)
+	c.latency(path+".histogram", float64(h.Max())/1000)
+}
+
+// counts checks a step's counts and how they nest: errors and drained
+// are among the requests, the error kinds add up to at most the errors.
+func (c *checker) counts(path string, s *Step) {
+	c.count(path+".requests", s.Requests)
+	c.count(path+".errors", s.Errors)
+	c.count(path+".dropped", s.Dropped)
+	c.count(path+".drained", s.Drained)
+	c.count(path+".late", s.Late)
+	c.atMost(path+".errors", s.Errors, path+".requests", s.Requests)
+	c.atMost(path+".drained", s.Drained, path+".requests", s.Requests)
+	left := s.Errors // what the kinds not yet seen may add up to
+	for _, k := range sortedKeys(s.ErrorKinds) {
+		n := s.ErrorKinds[k]
+		c.count(path+".error_kinds."+k, n)
+		c.atMost(path+".error_kinds."+k, n, "the errors left by the other kinds", left)
+		left -= max(n, 0)
+	}
+	for _, k := range sortedKeys(s.Counters) {
+		c.count(path+".counters."+k, s.Counters[k])
+	}
+}
+
+func (c *checker) target(path string, t *TargetStats) {
+	if t == nil {
+		return
+	}
+	for _, r := range []struct {
+		name string
+		r    Range
+	}{{"rss_mb", t.RSSMB}, {"fds", t.FDs}, {"threads", t.Threads}} {
+		c.nonNeg(path+"."+r.name+".start", r.r.Start)
+		c.nonNeg(path+"."+r.name+".peak", r.r.Peak)
+		c.nonNeg(path+"."+r.name+".end", r.r.End)
+	}
+	c.finite(path+".rss_slope_mb_per_min", t.RSSSlopeMBPerMin)
+	c.finite(path+".rss_tail_slope_mb_per_min", t.RSSTailSlopeMBMin)
+	c.finite(path+".fds_slope_per_min", t.FDsSlopePerMin)
+	c.finite(path+".fds_per_unit", t.FDsPerUnit)
+	c.nonNeg(path+".rss_slope_se_mb_per_min", t.RSSSlopeSE)
+	c.nonNeg(path+".rss_tail_slope_se_mb_per_min", t.RSSTailSlopeSE)
+	c.nonNeg(path+".fds_slope_se_per_min", t.FDsSlopeSE)
+	c.nonNeg(path+".cpu_cores", t.CPUCores)
+	c.nonNeg(path+".cpu_cores_se", t.CPUCoresSE)
+	c.within(path+".span_s", t.SpanS, 0, MaxStepSeconds)
+}
+
+func (c *checker) series(path string, pts []Point) {
+	for j, p := range pts {
+		at := fmt.Sprintf("%s[%d]", path, j)
+		c.within(at+".t", p.T, 0, MaxStepSeconds)
+		c.within(at+".dt", p.DT, 0, MaxStepSeconds)
+		c.nonNeg(at+".rps", p.RPS)
+		c.latency(at+".p50_ms", p.P50MS)
+		c.latency(at+".p99_ms", p.P99MS)
+		c.count(at+".errors", p.Errors)
+		c.count(at+".in_flight", int64(p.InFlight))
+		c.nonNeg(at+".rss_mb", p.RSSMB)
+		c.nonNeg(at+".fds", p.FDs)
+		c.nonNeg(at+".self_rss_mb", p.SelfMB)
+		if c.err != nil {
+			return
+		}
+	}
+}
+
+// MaxSamples bounds the values of one figure in Samples: the engine keeps
+// at most a few thousand blocks, and a comparison needs far fewer; more is
+// a damaged or hostile file, refused before any test sorts it.
+const MaxSamples = 100_000
+
+// sampleBound is the largest value a sample of key may have: latencies
+// their bound, error_rate 1, throughputs any finite rate.
+func sampleBound(key string) float64 {
+	switch key {
+	case SampleErrorRate:
+		return 1
+	case SampleRPS, SampleOKRPS:
+		return math.MaxFloat64
+	}
+	return MaxLatencyMS
+}
+
+func (c *checker) samples(path string, sm *Samples) {
+	if sm == nil {
+		return
+	}
+	switch {
+	case sm.Of != SamplesOfRuns && sm.Of != SamplesOfBlocks:
+		c.fail(path+".of", "%q, want %q or %q", sm.Of, SamplesOfRuns, SamplesOfBlocks)
+	case sm.Of == SamplesOfBlocks:
+		c.within(path+".block_s", sm.BlockS, math.SmallestNonzeroFloat64, MaxStepSeconds)
+	}
+	for _, key := range sortedKeys(sm.Values) {
+		vs := sm.Values[key]
+		at := path + ".values." + key
+		if len(vs) > MaxSamples {
+			c.fail(at, "%d values, more than the %d an artifact may hold", len(vs), MaxSamples)
+			return
+		}
+		for j, v := range vs {
+			c.within(fmt.Sprintf("%s[%d]", at, j), v, 0, sampleBound(key))
+		}
+	}
+}

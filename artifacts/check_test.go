@@ -1,0 +1,188 @@
+package artifacts
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// goldenDoc is testdata/artifact.json (every field of the schema set) as
+// a generic JSON document, for a test to damage.
+func goldenDoc(t *testing.T) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "artifact.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// setPath sets the value at a dotted path of doc ("steps.0.latency_ms.p99");
+// a number names an array element.
+func setPath(t *testing.T, doc map[string]any, path string, v any) {
+	t.Helper()
+	keys := strings.Split(path, ".")
+	var cur any = doc
+	for i, k := range keys {
+		last := i == len(keys)-1
+		switch c := cur.(type) {
+		case map[string]any:
+			if last {
+				c[k] = v
+				return
+			}
+			cur = c[k]
+		case []any:
+			n, err := strconv.Atoi(k)
+			if err != nil || n >= len(c) {
+				t.Fatalf("%s: no element %s", path, k)
+			}
+			if last {
+				c[n] = v
+				return
+			}
+			cur = c[n]
+		default:
+			t.Fatalf("%s: %s is not in the document", path, k)
+		}
+	}
+}
+
+// writeDoc writes doc as an artifact file of the test's own.
+func writeDoc(t *testing.T, doc map[string]any, name string) string {
+	t.Helper()
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestLoadRejectsFiguresOutOfRange damages the golden artifact one figure
+// at a time: each is refused, naming the file and the field's JSON path.
+func TestLoadRejectsFiguresOutOfRange(t *testing.T) {
+	cases := []struct {
+		path  string
+		value any
+		field string // in the error; path itself when empty
+	}{
+		// The golden histogram holds 1000 latencies: more than 999 requests.
+		{"steps.0.requests", 999, "steps.0.histogram"},
+		{"steps.0.histogram", longHistogram(t), ""},
+		{"steps.0.requests", -5, ""},
+		{"steps.0.errors", -1, ""},
+		{"steps.0.dropped", -3, ""},
+		{"steps.0.drained", -1, ""},
+		{"steps.0.late", -12, ""},
+		{"steps.0.errors", 3198946, ""},  // more errors than requests
+		{"steps.0.drained", 3198946, ""}, // more drained than requests
+		{"steps.0.error_kinds.timeout", -2, ""},
+		{"steps.0.error_kinds.timeout", 3, ""}, // kinds add up to more than the 2 errors
+		{"steps.0.counters.disconnects", -3, ""},
+		{"steps.0.latency_ms.p99", 1.7e308, ""},
+		{"steps.0.latency_ms.p50", -5, ""},
+		{"steps.0.latency_ms.max", 3_600_001, ""}, // past an hour
+		{"steps.0.service_ms.mean", 1.7e308, ""},
+		{"steps.0.extra_ms.pool_wait.p50", -0.1, ""},
+		{"steps.0.throughput_rps", -1, ""},
+		{"steps.0.ok_rps", 6000, ""}, // more ok than completed
+		{"steps.0.offered_rps", -6000, ""},
+		{"steps.0.duration_s", -540, ""},
+		{"steps.0.duration_s", 1.7e308, ""},
+		{"steps.0.paused_s", -1, ""},
+		{"steps.0.target.rss_mb.peak", -90, ""},
+		{"steps.0.target.fds.start", -1, ""},
+		{"steps.0.target.cpu_cores", -0.37, ""},
+		{"steps.0.target.rss_slope_se_mb_per_min", -1, ""},
+		{"steps.0.target.span_s", 1.7e308, ""},
+		{"steps.0.samples.values.p99.1", 1.7e308, "steps.0.samples.values.p99[1]"},
+		{"steps.0.samples.values.rps.0", -5900, "steps.0.samples.values.rps[0]"},
+		{"steps.0.samples.values.error_rate.1", 2, "steps.0.samples.values.error_rate[1]"},
+		{"steps.0.samples.block_s", 0, ""},
+		{"steps.0.samples.of", "seconds", ""},
+		{"steps.0.series.0.p99_ms", 1.7e308, "steps.0.series[0].p99_ms"},
+		{"steps.0.series.0.errors", -1, "steps.0.series[0].errors"},
+		{"steps.0.series.0.rps", -5900, "steps.0.series[0].rps"},
+		{"steps.0.series.0.in_flight", -50, "steps.0.series[0].in_flight"},
+		{"steps.0.events.0.t", -300, "steps.0.events[0].t"},
+		{"steps.0.histogram", "HISTFAAAnotreally", ""},
+		{"run.host.cpus", -2, ""},
+	}
+	for _, tc := range cases {
+		doc := goldenDoc(t)
+		setPath(t, doc, tc.path, tc.value)
+		file := writeDoc(t, doc, "G5-1.json")
+		field := tc.field
+		if field == "" {
+			field = tc.path
+		}
+		// JSON path style: steps[0].latency_ms.p99
+		field = strings.Replace(field, "steps.0.", "steps[0].", 1)
+		_, err := Load(file)
+		if err == nil || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), field+": ") {
+			t.Errorf("%s = %v: error %v, want one naming %s and %s", tc.path, tc.value, err, file, field)
+		}
+	}
+}
+
+// longHistogram is a well-formed histogram of a wider range than the
+// artifact's, holding one latency of 83 minutes.
+func longHistogram(t *testing.T) string {
+	t.Helper()
+	h := hdrhistogram.New(1, 10_000_000_000, 3)
+	if err := h.RecordValue(5_000_000_000); err != nil {
+		t.Fatal(err)
+	}
+	enc, err := EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
+}
+
+// TestLoadRejectsDuplicateSteps: two steps of one label would be two
+// rows that compare against each other's baseline.
+func TestLoadRejectsDuplicateSteps(t *testing.T) {
+	doc := goldenDoc(t)
+	steps := doc["steps"].([]any)
+	doc["steps"] = append(steps, steps[0])
+	file := writeDoc(t, doc, "G5-1.json")
+	_, err := Load(file)
+	if err == nil || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), `steps[1].label: "concurrency=50" repeats steps[0]`) {
+		t.Errorf("error %v, want the repeated label of steps[1] named", err)
+	}
+}
+
+// TestGoldenArtifactInRange: the undamaged golden artifact loads, and so
+// does it with figures at the edges of their ranges.
+func TestGoldenArtifactInRange(t *testing.T) {
+	for _, edits := range []map[string]any{
+		{},
+		{"steps.0.latency_ms.max": MaxLatencyMS, "steps.0.samples.values.error_rate.1": 1},
+		{"steps.0.errors": 3198945, "steps.0.drained": 3198945, "steps.0.error_kinds.timeout": 3198945},
+		{"steps.0.errors": 0, "steps.0.error_kinds.timeout": 0, "steps.0.requests": 0, "steps.0.drained": 0, "steps.0.histogram": ""},
+		{"steps.0.requests": 1000, "steps.0.errors": 2, "steps.0.drained": 7}, // as many requests as latencies
+		{"steps.0.ok_rps": 5924.1, "steps.0.target.rss_slope_mb_per_min": -6.52, "steps.0.target.fds_per_unit": -0.5},
+	} {
+		doc := goldenDoc(t)
+		for p, v := range edits {
+			setPath(t, doc, p, v)
+		}
+		if _, err := Load(writeDoc(t, doc, "G5-1.json")); err != nil {
+			t.Errorf("%v: %v", edits, err)
+		}
+	}
+}
