@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -54,17 +53,9 @@ func startBinary(t *testing.T, ctx context.Context, args ...string) (*exec.Cmd, 
 	return cmd, &stderr
 }
 
-// skipIfRefused skips when the plan's validation (a usage error, exit 2)
-// refuses the rate: then the run this test is about cannot happen.
-func skipIfRefused(t *testing.T, code int, stderr string) {
-	t.Helper()
-	if code == exitUsage && strings.Contains(stderr, "rate") {
-		t.Skipf("the plan's validation refuses the rate: %s", stderr)
-	}
-}
-
-// TestAbsurdRateRunEndsOnTime: `run` of a 2 s step at 1e8/s ends within
-// 3x its duration (it took 15 s, and counted a third of the arrivals),
+// TestAbsurdRateRunEndsOnTime: `run` of a 2 s step at the highest rate a
+// plan may ask, 1e6/s, far more than this machine can send, ends within 3x
+// its duration (1e8/s took 15 s, and counted a third of the arrivals),
 // exits 0 and its artifact counts what
 // the server served, the rest dropped.
 func TestAbsurdRateRunEndsOnTime(t *testing.T) {
@@ -72,16 +63,15 @@ func TestAbsurdRateRunEndsOnTime(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	plan := absurdRatePlan(t, srv.URL, "1e8", "2s")
+	plan := absurdRatePlan(t, srv.URL, "1e6", "2s")
 	benchtuiBinary(t) // built before the clock starts
 	start := time.Now()
 	cmd, stderr := startBinary(t, ctx, "run", plan, "-o", out)
 	err := cmd.Wait()
 	took := time.Since(start)
 	code := cmd.ProcessState.ExitCode()
-	skipIfRefused(t, code, stderr.String())
 	if code != exitOK || took > 6*time.Second {
-		t.Fatalf("exit %d (%v) after %v, want 0 within 6s", code, err, took)
+		t.Fatalf("exit %d (%v) after %v, want 0 within 6s; stderr:\n%s", code, err, took, stderr)
 	}
 	a := loadArtifacts(t, out)["absurd"]
 	if a == nil || len(a.Steps) != 1 {
@@ -89,8 +79,8 @@ func TestAbsurdRateRunEndsOnTime(t *testing.T) {
 	}
 	st := a.Steps[0]
 	t.Logf("took %v: requests=%d dropped=%d offered_rps=%.4g", took, st.Requests, st.Dropped, st.OfferedRPS)
-	if st.Requests != served.Load() || st.Dropped == 0 || st.OfferedRPS < 0.8e8 || st.OfferedRPS > 1.25e8 {
-		t.Errorf("requests=%d (served %d) dropped=%d offered=%.4g/s, want the served counted, the rest of 1e8/s dropped",
+	if st.Requests != served.Load() || st.Dropped == 0 || st.OfferedRPS < 0.8e6 || st.OfferedRPS > 1.25e6 {
+		t.Errorf("requests=%d (served %d) dropped=%d offered=%.4g/s, want the served counted, the rest of 1e6/s dropped",
 			st.Requests, served.Load(), st.Dropped, st.OfferedRPS)
 	}
 }
@@ -112,7 +102,7 @@ func waitServed(ctx context.Context, served *atomic.Int64, n int64, exited chan 
 }
 
 // TestAbsurdRateRunStopsOnSIGINT: the first SIGINT stops a 60 s step at
-// 1e12/s promptly (it was ignored), with a partial artifact.
+// 1e6/s promptly (at 1e12/s it was ignored), with a partial artifact.
 func TestAbsurdRateRunStopsOnSIGINT(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("sends SIGINT: Unix only")
@@ -121,18 +111,17 @@ func TestAbsurdRateRunStopsOnSIGINT(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd, stderr := startBinary(t, ctx, "run", absurdRatePlan(t, srv.URL, "1e12", "60s"), "-o", out)
+	cmd, stderr := startBinary(t, ctx, "run", absurdRatePlan(t, srv.URL, "1e6", "60s"), "-o", out)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	if !waitServed(ctx, served, 100, exited) {
-		t.Fatal("no 100 requests served before the binary exited or 60s passed")
+		t.Fatalf("no 100 requests served before the binary exited or 60s passed; stderr:\n%s", stderr)
 	}
 	at := time.Now()
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	err := <-exited
 	took := time.Since(at)
 	code := cmd.ProcessState.ExitCode()
-	skipIfRefused(t, code, stderr.String())
 	t.Logf("exit %d %v after the SIGINT", code, took)
 	// The grace for in-flight work is 2 s; 8 s leaves room for a busy machine.
 	if code != exitFail || took > 8*time.Second {

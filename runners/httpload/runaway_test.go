@@ -141,9 +141,9 @@ func TestOpenLoopAbsurdRateStopsOnInterrupt(t *testing.T) {
 	s, cancel := runawaySession(t, fmt.Sprintf(`  - id: absurd
     runner: http
     http: {requests: [{url: "%s/x"}]}
-    load: {rate: 1e12, max_in_flight: 8}
+    load: {rate: 1, max_in_flight: 8}
     duration: 60s
-`, srv.URL), nil)
+`, srv.URL), func(g *plan.Group) { g.Load.Rate = 1e12 }) // past validation, which refuses it
 	time.Sleep(500 * time.Millisecond)
 	at := time.Now()
 	s.Stop("signal interrupt")

@@ -197,7 +197,7 @@ groups:
 func TestSecretsRedactedWhereSubstituted(t *testing.T) {
 	src := strings.Replace(goodPlan, "title: sleepy", `title: "token ${API_TOKEN} at 127.0.0.1"`, 1)
 	src = strings.Replace(src, "delay: 5ms", `delay: "${API_TOKEN}"`, 1)
-	p, err := ParsePlan("plan.yaml", []byte(src), env(map[string]string{"API_TOKEN": "1"}), testSchema{})
+	_, err := ParsePlan("plan.yaml", []byte(src), env(map[string]string{"API_TOKEN": "1"}), testSchema{})
 	var pe *PlanError
 	if !errors.As(err, &pe) {
 		t.Fatalf("want the bad delay reported, got %v", err)
@@ -206,7 +206,8 @@ func TestSecretsRedactedWhereSubstituted(t *testing.T) {
 		t.Errorf("error %q: want the delay's value shown redacted", msg)
 	}
 	src = strings.Replace(src, `delay: "${API_TOKEN}"`, `delay: 5ms`, 1)
-	if p, err = ParsePlan("plan.yaml", []byte(src), env(map[string]string{"API_TOKEN": "1"}), testSchema{}); err != nil {
+	p, err := ParsePlan("plan.yaml", []byte(src), env(map[string]string{"API_TOKEN": "1"}), testSchema{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	g := p.Groups[0]
