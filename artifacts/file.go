@@ -38,6 +38,31 @@ func Write(dir string, a *Artifact) (string, error) {
 	return path, WriteFileAtomic(path, append(data, '\n'))
 }
 
+// CheckWritable makes dir when missing and writes, syncs and removes a
+// probe file in it, so a run whose figures could not be stored fails
+// before it starts rather than after. The error names the folder.
+func CheckWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("artifacts folder %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".benchtui-probe-*")
+	if err != nil {
+		return fmt.Errorf("artifacts folder %s is not writable: %w", dir, err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write([]byte("probe\n"))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("artifacts folder %s is not writable: %w", dir, err)
+	}
+	return nil
+}
+
 // WriteFileAtomic writes data to path through a synced temporary file in the
 // same folder and a rename.
 func WriteFileAtomic(path string, data []byte) error {

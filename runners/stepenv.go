@@ -23,9 +23,9 @@ type StepEnv struct {
 	// Target is the group's watched target, nil without one.
 	Target TargetHandle
 	// OnEvent and OnWatch are set by the engine: they receive Event and
-	// WatchProcess calls. Nil ignores them.
+	// WatchTarget calls. Nil ignores them.
 	OnEvent func(kind, note string)
-	OnWatch func(name string, pid int)
+	OnWatch func(name string, t TargetHandle)
 
 	gate      *Gate
 	recorders []*Recorder
@@ -89,12 +89,14 @@ func (e *StepEnv) Event(kind, note string) {
 	}
 }
 
-// WatchProcess makes the process tree under pid the group's watched
-// target from now on, for a runner that starts its own server (an embedded
-// Postgres); a group with a `target:` keeps its own.
-func (e *StepEnv) WatchProcess(name string, pid int) {
+// WatchTarget makes t (the process tree under its PID) the group's
+// watched target from now on, for a runner that starts its own server (an
+// embedded Postgres): it is sampled, and its exit is a target_exited event
+// that stops the run like a spawned target's. A group with a `target:`
+// keeps its own.
+func (e *StepEnv) WatchTarget(name string, t TargetHandle) {
 	if e.OnWatch != nil {
-		e.OnWatch(name, pid)
+		e.OnWatch(name, t)
 	}
 }
 

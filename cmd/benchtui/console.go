@@ -15,6 +15,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/ui"
 )
@@ -80,6 +81,10 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitUsage
 	}
 	dir := artifactsDir(f.out, pl)
+	if err := artifacts.CheckWritable(dir); err != nil {
+		fmt.Fprintln(stderr, "benchtui:", err)
+		return exitUsage
+	}
 	logf, err := openConsoleLog(dir)
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtui:", err)
@@ -129,6 +134,9 @@ func console(ctx context.Context, run *engine.Run, dir string, warnings []string
 		r := recover()
 		paths, errs := sessions.Shutdown(dir, why, exportWait)
 		report(stderr, logf, paths, errs)
+		if len(errs) > 0 && code == exitOK {
+			code = exitFail // figures were lost: not a success
+		}
 		if r != nil {
 			fmt.Fprintf(stderr, "benchtui: panic: %v\n", r)
 			fmt.Fprintf(logf, "panic: %v\n", r)

@@ -172,3 +172,45 @@ func processesOf(bin string) []string {
 	}
 	return pids
 }
+
+// TestConsoleOutputNotAFolderExits2: the console checks its artifacts
+// folder before it opens, so an export on quit cannot be lost to it.
+func TestConsoleOutputNotAFolderExits2(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	file := filepath.Join(t.TempDir(), "results")
+	os.WriteFile(file, []byte("not a folder"), 0o644)
+	c := &tmuxConsole{t: t, socket: fmt.Sprintf("benchtui-test-out-%d", os.Getpid()), name: "console"}
+	cmdline := fmt.Sprintf("%s -o %s; echo exit=$?; sleep 60", benchtuiBinary(t), file)
+	if out, err := c.tmux("new-session", "-d", "-x", "200", "-y", "30", "-s", c.name, cmdline); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	t.Cleanup(func() { c.tmux("kill-session", "-t", c.name) })
+	c.waitFor("exit 2 naming the file", `exit=2`, regexp.QuoteMeta("artifacts folder "+file))
+}
+
+// TestConsoleLostExportExits1: when the export on quit fails (the folder
+// was replaced by a file mid-step) the console says so and exits 1.
+func TestConsoleLostExportExits1(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "results")
+	c := &tmuxConsole{t: t, socket: fmt.Sprintf("benchtui-test-lost-%d", os.Getpid()), name: "console"}
+	cmdline := fmt.Sprintf("NO_COLOR=1 %s -o %s --duration 40s; echo exit=$?; sleep 60", benchtuiBinary(t), out)
+	if out, err := c.tmux("new-session", "-d", "-x", "200", "-y", "30", "-s", c.name, "-c", tmp, cmdline); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	t.Cleanup(func() { c.tmux("kill-session", "-t", c.name) })
+	c.waitFor("the groups", `ping\s+idle`)
+	c.send("Enter")
+	c.waitFor("the step measuring", `measure`)
+	if err := os.RemoveAll(out); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(out, []byte("in the way"), 0o644)
+	c.send("q")
+	c.waitFor("exit 1 naming the folder", `exit=1`, `exporting ping`)
+}

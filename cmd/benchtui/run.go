@@ -128,7 +128,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	h := &headless{pl: pl, dir: artifactsDir(f.out, pl), stdout: stdout, stderr: stderr}
+	h := newHeadless(pl, artifactsDir(f.out, pl), stdout, stderr)
+	if err := artifacts.CheckWritable(h.dir); err != nil {
+		fmt.Fprintln(stderr, "benchtui run:", err)
+		return exitUsage
+	}
 	raiseFDLimit(stderr)
 	ver, revision := buildInfo()
 	run := engine.NewRun(pl, kinds, h.dir, ver)
@@ -144,6 +148,23 @@ type headless struct {
 	dir    string
 	stdout io.Writer
 	stderr io.Writer
+
+	// mu makes the artifact writes single-owner: the main path and a
+	// second interrupt both store through it, each session's artifact is
+	// written once, and the process exits only with mu held, so never in
+	// the middle of a write (which would leave its temp file behind).
+	mu     sync.Mutex
+	stored map[*engine.Session]stored
+}
+
+// stored is a session's artifact and how writing it went.
+type stored struct {
+	a   *artifacts.Artifact
+	err error
+}
+
+func newHeadless(pl *plan.Plan, dir string, stdout, stderr io.Writer) *headless {
+	return &headless{pl: pl, dir: dir, stdout: stdout, stderr: stderr, stored: map[*engine.Session]stored{}}
 }
 
 func (h *headless) runAll(ctx context.Context, run *engine.Run, groups []*plan.Group, base []*artifacts.Artifact) int {
@@ -157,10 +178,10 @@ func (h *headless) runAll(ctx context.Context, run *engine.Run, groups []*plan.G
 		if ctx.Err() != nil {
 			return exitFail
 		}
-		a, err := h.runGroup(ctx, run, g, intr)
+		a, lost, err := h.runGroup(ctx, run, g, intr)
 		if a != nil {
 			results = append(results, a)
-			if a.Failed() {
+			if a.Failed() || lost {
 				code = exitFail
 			}
 		}
@@ -179,11 +200,13 @@ func (h *headless) runAll(ctx context.Context, run *engine.Run, groups []*plan.G
 }
 
 // runGroup runs one group and writes its artifact, partial when the
-// group was interrupted.
-func (h *headless) runGroup(ctx context.Context, run *engine.Run, g *plan.Group, intr *interrupter) (*artifacts.Artifact, error) {
+// group was interrupted. It returns the artifact, whether writing it
+// failed (the figures are lost: the run must not exit 0) and the error
+// that ended the session.
+func (h *headless) runGroup(ctx context.Context, run *engine.Run, g *plan.Group, intr *interrupter) (*artifacts.Artifact, bool, error) {
 	sess, err := run.Session(ctx, g)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	intr.watch(sess)
 	defer intr.watch(nil)
@@ -192,12 +215,12 @@ func (h *headless) runGroup(ctx context.Context, run *engine.Run, g *plan.Group,
 	for snap := range sess.Snapshots() {
 		p.show(snap)
 	}
-	a := h.write(sess.Result())
+	a, werr := h.store(sess)
 	printSummary(h.stdout, a)
-	return a, sess.Err()
+	return a, werr != nil, sess.Err()
 }
 
-// interrupter handles SIGINT and SIGTERM for a headless run: the first
+// interrupter handles SIGINT, SIGTERM and SIGHUP for a headless run: the first
 // stops the running session (in-flight work gets its grace period, the
 // figures are written, partial) or a target that is still starting; the
 // second writes what the running session has at once, stops the targets
@@ -211,7 +234,9 @@ type interrupter struct {
 
 func newInterrupter(h *headless, run *engine.Run, cancel context.CancelFunc) *interrupter {
 	in := &interrupter{sigs: make(chan os.Signal, 2), done: make(chan struct{})}
-	signal.Notify(in.sigs, syscall.SIGINT, syscall.SIGTERM)
+	// SIGHUP too: a closed terminal or ssh session must not lose the
+	// figures either.
+	signal.Notify(in.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		first := true
 		for {
@@ -228,11 +253,7 @@ func newInterrupter(h *headless, run *engine.Run, cancel context.CancelFunc) *in
 					cancel()
 					continue
 				}
-				if s := in.current(); s != nil {
-					h.write(s.Result())
-				}
-				run.Close()
-				os.Exit(exitFail)
+				h.exitNow(in.current(), run)
 			}
 		}
 	}()
@@ -256,16 +277,46 @@ func (in *interrupter) close() {
 	close(in.done)
 }
 
-// write stores an artifact, saying where; a failure is reported, and the
-// figures are still printed.
-func (h *headless) write(a *artifacts.Artifact) *artifacts.Artifact {
+// store writes the artifact of sess once, whoever asks first, and
+// returns it with the error of writing it.
+func (h *headless) store(sess *engine.Session) (*artifacts.Artifact, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.storeLocked(sess)
+}
+
+func (h *headless) storeLocked(sess *engine.Session) (*artifacts.Artifact, error) {
+	if w, ok := h.stored[sess]; ok {
+		return w.a, w.err
+	}
+	a := sess.Result()
+	err := h.write(a)
+	h.stored[sess] = stored{a, err}
+	return a, err
+}
+
+// exitNow is the second interrupt: it waits for a write in flight, writes
+// what sess (which may be nil) has unless that is done, stops the targets
+// and exits 1. mu stays held, so no other write starts.
+func (h *headless) exitNow(sess *engine.Session, run *engine.Run) {
+	h.mu.Lock()
+	if sess != nil {
+		h.storeLocked(sess)
+	}
+	run.Close()
+	os.Exit(exitFail)
+}
+
+// write stores an artifact, saying where; a failure is reported (the
+// figures are still printed) and returned.
+func (h *headless) write(a *artifacts.Artifact) error {
 	path, err := artifacts.Write(h.dir, a)
 	if err != nil {
 		fmt.Fprintln(h.stderr, "benchtui:", err)
-		return a
+		return err
 	}
 	fmt.Fprintf(h.stderr, "%s: artifact %s%s\n", a.Group.ID, path, map[bool]string{true: " (partial)"}[a.Run.Partial])
-	return a
+	return nil
 }
 
 // judge compares the run with the baseline, prints the table and reports

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -179,40 +178,6 @@ func TestMain(m *testing.M) { testbin.Exit(m.Run()) }
 func benchtuiBinary(t *testing.T) string {
 	t.Helper()
 	return testbin.Build(t, ".")
-}
-
-// TestSIGINTWritesPartialArtifact runs the real binary, interrupts it in
-// the middle of a step and finds the figures measured so far on disk.
-func TestSIGINTWritesPartialArtifact(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("sends SIGINT: Unix only")
-	}
-	srv, served := runnertest.CountingServer(t, time.Millisecond)
-	out := t.TempDir()
-	plan := writePlan(t, srv.URL, "")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, benchtuiBinary(t), "run", plan, "-o", out, "-g", "closed", "--duration", "30s")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for served.Load() < 200 && ctx.Err() == nil {
-		time.Sleep(20 * time.Millisecond)
-	}
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != exitFail {
-		t.Errorf("exit %d (%v), want 1 after an interrupt\n%s", code, err, stderr.String())
-	}
-	a := loadArtifacts(t, out)["closed"]
-	if a == nil || !a.Run.Partial || len(a.Steps) != 1 || a.Steps[0].Requests < 100 {
-		t.Fatalf("artifact %+v, want a partial one with the requests measured\n%s", a, stderr.String())
-	}
-	if st := a.Steps[0]; st.DurationS >= 30 || st.Events[len(st.Events)-1].Kind != artifacts.EventStopped {
-		t.Errorf("step %+v, want cut short with a stopped event", st)
-	}
 }
 
 // TestSIGINTWhileTargetStarts: an interrupt while a target is still

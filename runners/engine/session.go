@@ -74,11 +74,13 @@ type Session struct {
 	notes    []string
 	stopAll  bool
 	partial  bool
-	// late is a watcher a runner named during the run (WatchProcess).
-	late     Watcher
-	lateName string
-	err      error
-	cancel   context.CancelFunc
+	// late is a target a runner started during the run (WatchTarget),
+	// and its sampler.
+	late       Watcher
+	lateHandle runners.TargetHandle
+	lateName   string
+	err        error
+	cancel     context.CancelFunc
 }
 
 // NewSession prepares a session for group g of plan p, whose runner kind
@@ -274,12 +276,20 @@ func (s *Session) watcher() (Watcher, string) {
 	return s.late, s.lateName
 }
 
-func (s *Session) watchLate(name string, w Watcher) {
+func (s *Session) watchLate(name string, w Watcher, t runners.TargetHandle) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.opts.Watch == nil {
-		s.late, s.lateName = w, name
+		s.late, s.lateHandle, s.lateName = w, t, name
 	}
+}
+
+// lateTarget is the target a runner started (WatchTarget) and its name;
+// nil when none, or when the group has a target of its own.
+func (s *Session) lateTarget() (runners.TargetHandle, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lateHandle, s.lateName
 }
 
 func (s *Session) markPartial() {

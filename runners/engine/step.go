@@ -56,7 +56,7 @@ func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
 	st.env.Index, st.env.Label, st.env.Params = i, spec.Label, spec.Params
 	st.env.Target = s.opts.Target
 	st.env.OnEvent = st.event
-	st.env.OnWatch = func(name string, pid int) { s.watchLate(name, watch.NewTreeSampler(pid)) }
+	st.env.OnWatch = func(name string, t runners.TargetHandle) { s.watchLate(name, watch.NewTreeSampler(t.PID()), t) }
 	st.tally = newTally(st.env.Recorders(), s.group.Block.D())
 	return st
 }
@@ -343,17 +343,27 @@ func (st *stepRun) tickUntilDone(ctx context.Context, ticker *time.Ticker) bool 
 
 // targetExited is closed when the watched target exits; nil without one.
 func (st *stepRun) targetExited() <-chan struct{} {
-	if st.env.Target == nil {
-		return nil
+	if t, _ := st.exitWatched(); t != nil {
+		return t.Exited()
 	}
-	return st.env.Target.Exited()
+	return nil
+}
+
+// exitWatched is the target whose exit ends the step, and its name: the
+// group's target, else one a runner started (WatchTarget), else nil.
+func (st *stepRun) exitWatched() (runners.TargetHandle, string) {
+	if st.env.Target != nil {
+		return st.env.Target, st.s.opts.TargetName
+	}
+	return st.s.lateTarget()
 }
 
 // onTargetExit records the exit and, unless the group says
 // on_target_exit: continue, stops the step and the steps after it (they
 // would only measure refusals). It reports whether it stopped.
 func (st *stepRun) onTargetExit() bool {
-	st.event(artifacts.EventTargetExited, fmt.Sprintf("%s %s", st.s.opts.TargetName, st.env.Target.ExitStatus()))
+	t, name := st.exitWatched()
+	st.event(artifacts.EventTargetExited, fmt.Sprintf("%s %s", name, t.ExitStatus()))
 	if st.s.group.OnTargetExit == "continue" || st.s.kind.TargetExits {
 		return false
 	}

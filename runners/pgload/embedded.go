@@ -13,8 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // ErrNoPostgres is returned by StartEmbedded when initdb, pg_ctl and
@@ -45,6 +46,10 @@ type Embedded struct {
 	pid  int
 	cred *credential // non-nil when running as root
 
+	// Exit ends when the postmaster has exited (and been reaped); nil
+	// before it starts.
+	*watch.Exit
+
 	stopOnce sync.Once
 	stopErr  error
 }
@@ -53,6 +58,10 @@ type Embedded struct {
 // running as root, the cluster runs as the `postgres` OS user (initdb
 // refuses root). On error nothing is left behind. It needs a Unix: elsewhere
 // it returns an error wrapping watch.ErrUnsupported.
+//
+// The postmaster dies with benchtui (see startServer); the folder of a
+// cluster whose owner was killed is removed by the next StartEmbedded of
+// any benchtui on the machine (cleanStale).
 func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error) {
 	if errNoEmbedded != nil {
 		return nil, errNoEmbedded
@@ -70,8 +79,9 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
+	cleanStale(embeddedRoot)
 	// A short folder: a unix socket path must fit in 107 bytes.
-	dir, err := os.MkdirTemp("/tmp", "btpg")
+	dir, err := os.MkdirTemp(embeddedRoot, ownerPrefix(os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("creating the embedded postgres folder: %w", err)
 	}
@@ -95,24 +105,7 @@ func (e *Embedded) start(ctx context.Context, opts EmbeddedOptions) error {
 	if err := e.writeConf(opts); err != nil {
 		return err
 	}
-	var err error
-	for attempt := 0; attempt < 3; attempt++ { // a free port may be taken before postgres binds it
-		if e.port, err = freePort(); err != nil {
-			return err
-		}
-		if _, err = e.run(ctx, "pg_ctl", "start", "-w", "-s", "-t", "60", "-D", e.DataDir(),
-			"-l", e.LogFile(), "-o", "-p "+strconv.Itoa(e.port)); err == nil {
-			break
-		}
-		if !strings.Contains(e.logTail(), "could not bind") {
-			return fmt.Errorf("%w\n%s", err, e.logTail())
-		}
-	}
-	if err != nil {
-		return err
-	}
-	e.pid, err = readPIDFile(e.PIDFile())
-	return err
+	return e.startServer(ctx)
 }
 
 func (e *Embedded) writeConf(opts EmbeddedOptions) error {
@@ -144,7 +137,8 @@ func (e *Embedded) writeConf(opts EmbeddedOptions) error {
 	return errors.Join(err, f.Close())
 }
 
-// run runs one of the cluster's programs, as the postgres user when root.
+// run runs one of the cluster's programs (initdb), as the postgres user
+// when root, tied to benchtui's life.
 func (e *Embedded) run(ctx context.Context, name string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, filepath.Join(e.bin, name), args...)
 	cmd.Dir = e.dir
@@ -155,7 +149,12 @@ func (e *Embedded) run(ctx context.Context, name string, args ...string) ([]byte
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
+	release, err := watch.StartTied(cmd)
+	if err == nil {
+		err = cmd.Wait()
+		release()
+	}
+	if err != nil {
 		return out.Bytes(), fmt.Errorf("running %s: %w: %s", name, err, strings.TrimSpace(out.String()))
 	}
 	return out.Bytes(), nil
@@ -202,22 +201,8 @@ func (e *Embedded) Stop() error {
 
 func (e *Embedded) stop() error {
 	var errs []error
-	if e.pid == 0 { // start failed half-way: a server may be up all the same
-		e.pid, _ = readPIDFile(e.PIDFile())
-	}
-	if _, err := os.Stat(e.PIDFile()); err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		if _, err := e.run(ctx, "pg_ctl", "stop", "-s", "-w", "-t", "8", "-m", "immediate", "-D", e.DataDir()); err != nil {
-			errs = append(errs, fmt.Errorf("stopping the embedded postgres: %w", err))
-		}
-		cancel()
-	}
-	if e.pid > 0 && !waitGone(e.pid, 3*time.Second) {
-		// pg_ctl failed or timed out: no survivor may outlive benchtui.
-		_ = kill(e.pid, syscall.SIGKILL)
-		if !waitGone(e.pid, 2*time.Second) {
-			errs = append(errs, fmt.Errorf("embedded postgres pid %d did not exit", e.pid))
-		}
+	if err := e.stopServer(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := os.RemoveAll(e.dir); err != nil {
 		errs = append(errs, fmt.Errorf("removing %s: %w", e.dir, err))

@@ -64,6 +64,9 @@ func newRunner(g *plan.Group, env *runners.RunEnv) (runners.Runner, error) {
 }
 
 // Prepare starts the embedded cluster if asked, sizes and warms the pool,
+// The embedded cluster is watched like a target: its exit stops the run.
+var _ runners.TargetHandle = (*Embedded)(nil)
+
 // and runs the setup statements before the first step.
 func (r *runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 	r.mu.Lock()
@@ -111,7 +114,7 @@ func (r *runner) startEmbedded(ctx context.Context, step *runners.StepEnv) error
 	}
 	r.embedded, r.dsn = e, e.DSN()
 	step.Event(artifacts.EventNote, fmt.Sprintf("embedded postgres: pid %d, port %d, folder %s", e.PID(), e.Port(), e.Dir()))
-	step.WatchProcess("postgres (embedded)", e.PID())
+	step.WatchTarget("postgres (embedded)", e)
 	if r.env != nil && r.env.Cleanup != nil {
 		r.env.Cleanup(func() { _ = e.Stop() })
 	}

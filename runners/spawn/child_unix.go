@@ -5,6 +5,8 @@ package spawn
 import (
 	"runtime"
 	"syscall"
+
+	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // errNoGroups is nil: Unix has process groups.
@@ -15,13 +17,13 @@ var unixSignalNames = map[syscall.Signal]string{
 	syscall.SIGUSR1: "usr1", syscall.SIGUSR2: "usr2", syscall.SIGXCPU: "xcpu",
 }
 
-// forkGroup starts p as the leader of a new process group and returns its
-// pid.
+// forkGroup starts p as the leader of a new process group, tied to
+// benchtui's life, and returns its pid.
 func forkGroup(p *proc) (int, error) {
 	attr := &syscall.ProcAttr{
 		Dir: p.dir, Env: p.env,
 		Files: []uintptr{p.files[0].Fd(), p.files[1].Fd(), p.files[2].Fd()},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
+		Sys:   watch.TieToParent(&syscall.SysProcAttr{Setpgid: true}),
 	}
 	pid, err := syscall.ForkExec(p.path, p.argv, attr)
 	runtime.KeepAlive(p.files)

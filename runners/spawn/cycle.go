@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -27,8 +28,13 @@ func (r *Runner) proc() *proc {
 	}
 }
 
-// cycle runs one cycle, ready: exit or otherwise.
+// cycle runs one cycle, ready: exit or otherwise. Its goroutine keeps its
+// OS thread until the cycle's process is reaped: the process is tied to
+// benchtui's life by a parent-death signal, which the kernel sends when
+// the forking thread exits (watch.TieToParent).
 func (r *Runner) cycle(ctx context.Context) cycleResult {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	if r.ready.Kind == watch.ReadyExit {
 		return r.exitCycle(ctx)
 	}

@@ -10,7 +10,7 @@ import (
 // attach watches a running process (by PID or pidfile) or a cgroup. A
 // goroutine checks every cfg.Sample whether it is still there, until Stop.
 func attach(cfg Config) (*Process, error) {
-	p := &Process{cfg: cfg, pid: cfg.PID, exited: make(chan struct{}), quit: make(chan struct{})}
+	p := &Process{cfg: cfg, pid: cfg.PID, Exit: newExit(), quit: make(chan struct{})}
 	switch {
 	case cfg.PIDFile != "":
 		pid, err := ReadPIDFile(cfg.PIDFile)
@@ -32,7 +32,7 @@ func attach(cfg Config) (*Process, error) {
 	return p, nil
 }
 
-// watch closes p.exited when the attached target is gone, or returns when
+// watch ends p.Exit when the attached target is gone, or returns when
 // Stop closes p.quit.
 func (p *Process) watch() {
 	defer p.watcher.Done()
@@ -45,8 +45,7 @@ func (p *Process) watch() {
 		case <-tick.C:
 		}
 		if p.gone() {
-			p.status = "exited"
-			close(p.exited)
+			p.end("exited")
 			return
 		}
 	}

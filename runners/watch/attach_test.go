@@ -8,13 +8,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
 
 // attachTo attaches to cfg's target with a short sample period, stopping
@@ -65,19 +66,9 @@ func TestAttachPIDFile(t *testing.T) {
 			t.Errorf("attach by pidfile %q succeeded", body)
 		}
 	}
-	if _, err := Start(context.Background(), Config{PID: deadPID(t)}); err == nil {
+	if _, err := Start(context.Background(), Config{PID: testbin.DeadPID(t)}); err == nil {
 		t.Error("attach to an exited pid succeeded")
 	}
-}
-
-// deadPID returns the pid of a process that has exited and been reaped.
-func deadPID(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd.Process.Pid
 }
 
 // fakeCgroup writes a cgroup folder with files (name -> content).
@@ -98,7 +89,7 @@ func TestCgroupV2(t *testing.T) {
 	cmd := execLeaky(t, "-print", "", "-pid-file", pidFile)
 	pid := cmd.Process.Pid
 	waitPIDFile(t, pidFile) // its fds are settled from then on
-	procs := fmt.Sprintf("%d\n%d\n", pid, deadPID(t))
+	procs := fmt.Sprintf("%d\n%d\n", pid, testbin.DeadPID(t))
 	dir := fakeCgroup(t, map[string]string{
 		"memory.current": "104857600\n", "cgroup.procs": procs,
 		"cpu.stat": "usage_usec 2000000\nuser_usec 1500000\nsystem_usec 500000\n",

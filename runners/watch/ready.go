@@ -219,7 +219,7 @@ func (p *Process) waitReady(ctx context.Context, ready probe) error {
 			last = err
 		}
 		select {
-		case <-p.exited:
+		case <-p.done:
 			return fmt.Errorf("target exited (%s) before it was ready (%s)", p.status, p.cfg.Ready)
 		case <-ctx.Done():
 			if errors.Is(context.Cause(ctx), errReadyTimeout) {

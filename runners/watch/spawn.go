@@ -60,8 +60,9 @@ func (p *Process) notReady(cause error) error {
 	return fmt.Errorf("starting target %q: %w\nlast lines of %s:\n%s", p.cfg.Name, cause, p.logPath, tail)
 }
 
-// spawn starts cfg.Command in its own process group with its output in
-// the log file, and reaps it in a goroutine that closes p.exited.
+// spawn starts cfg.Command in its own process group, tied to benchtui's
+// life, with its output in the log file, and reaps it in a goroutine that
+// ends p's Exit.
 func spawn(cfg Config) (*Process, error) {
 	group, err := groupAttr()
 	if err != nil {
@@ -83,19 +84,11 @@ func spawn(cfg Config) (*Process, error) {
 	cmd.Env = mergeEnv(os.Environ(), cfg.Env)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = group
-	if err := cmd.Start(); err != nil {
+	exit, err := SpawnTied(cmd) // dies with benchtui, even on SIGKILL
+	if err != nil {
 		return nil, fmt.Errorf("spawning target %q (%s): %w", cfg.Name, strings.Join(cfg.Command, " "), err)
 	}
-	p := &Process{
-		cfg: cfg, pid: cmd.Process.Pid, spawned: true, logPath: logPath,
-		exited: make(chan struct{}),
-	}
-	go func() {
-		_ = cmd.Wait() // the status is in ProcessState
-		p.status = exitStatus(cmd.ProcessState)
-		close(p.exited)
-	}()
-	return p, nil
+	return &Process{cfg: cfg, pid: cmd.Process.Pid, spawned: true, logPath: logPath, Exit: exit}, nil
 }
 
 // mergeEnv appends env, sorted, to base; later entries win in exec.
@@ -112,8 +105,9 @@ func mergeEnv(base []string, env map[string]string) []string {
 	return out
 }
 
-// exitStatus describes how a reaped process ended.
-func exitStatus(st *os.ProcessState) string {
+// ExitStatus describes how a reaped process ended: "exit 3", "signal
+// killed"; "exited" without a state.
+func ExitStatus(st *os.ProcessState) string {
 	if st == nil {
 		return "exited"
 	}
@@ -130,7 +124,7 @@ func exitStatus(st *os.ProcessState) string {
 // may belong to a new process.
 func (p *Process) stopSpawned() error {
 	select {
-	case <-p.exited:
+	case <-p.done:
 		return nil
 	default:
 	}
@@ -141,12 +135,12 @@ func (p *Process) stopSpawned() error {
 	grace := time.NewTimer(p.cfg.StopGrace)
 	defer grace.Stop()
 	select {
-	case <-p.exited:
+	case <-p.done:
 	case <-grace.C:
 		if err := killGroup(p.pid, syscall.SIGKILL); err != nil {
 			errs = append(errs, err)
 		}
-		<-p.exited
+		<-p.done
 	}
 	if err := killGroup(p.pid, syscall.SIGKILL); err != nil {
 		errs = append(errs, err)

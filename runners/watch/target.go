@@ -136,8 +136,7 @@ type Process struct {
 	spawned bool
 	logPath string
 
-	exited   chan struct{} // closed when the target has exited
-	status   string        // set before exited is closed
+	*Exit    // ends when the target has exited
 	stopOnce sync.Once
 	stopErr  error
 	quit     chan struct{} // ends the attach watcher
@@ -149,23 +148,6 @@ func (p *Process) PID() int { return p.pid }
 
 // LogPath is the spawned target's log file, "" when attached.
 func (p *Process) LogPath() string { return p.logPath }
-
-// Exited is closed when the target has exited: for a spawned target once it
-// is reaped, for an attached one when a periodic check finds it gone (or a
-// zombie), for a cgroup when it holds no process.
-func (p *Process) Exited() <-chan struct{} { return p.exited }
-
-// ExitStatus says how the target exited ("exit 0", "exit 3", "signal
-// killed"); "exited" for an attached target, whose status benchtui cannot
-// see; "" while it runs.
-func (p *Process) ExitStatus() string {
-	select {
-	case <-p.exited:
-		return p.status
-	default:
-		return ""
-	}
-}
 
 // Signal sends sig to the target: to its process group when spawned, to
 // the process when attached by PID, to every process of a cgroup.

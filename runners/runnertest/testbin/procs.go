@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -64,4 +65,14 @@ func AssertNoZombies(t testing.TB) {
 			t.Errorf("zombie child %d left", p.PID)
 		}
 	}
+}
+
+// DeadPID returns the pid of a process that has exited and been reaped.
+func DeadPID(t testing.TB) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
 }

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/pgload"
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
+)
+
+// descendants lists the live (not zombie) processes under root, from /proc.
+func descendants(t *testing.T, root int) map[int]string {
+	t.Helper()
+	kids := map[int][]testbin.Proc{}
+	for _, p := range testbin.Procs(t) {
+		kids[p.PPID] = append(kids[p.PPID], p)
+	}
+	out := map[int]string{}
+	queue := []int{root}
+	for len(queue) > 0 {
+		for _, p := range kids[queue[0]] {
+			if p.State != 'Z' {
+				out[p.PID] = cmdline(p.PID)
+				queue = append(queue, p.PID)
+			}
+		}
+		queue = queue[1:]
+	}
+	return out
+}
+
+// cmdline is a process's command line, spaces between its arguments.
+func cmdline(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+}
+
+// alive reports whether pid runs (a zombie does not: it waits only for a
+// parent's reaping, which in a container's PID 1 may never come).
+func alive(t *testing.T, pid int) bool {
+	for _, p := range testbin.Procs(t) {
+		if p.PID == pid {
+			return p.State != 'Z'
+		}
+	}
+	return false
+}
+
+// waitDescendant polls until the run is in its measured phase and a
+// process under it has a command line matching re, and returns every
+// process under it then.
+func waitDescendant(t *testing.T, c *child, re string) map[int]string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		procs := descendants(t, c.cmd.Process.Pid)
+		for _, line := range procs {
+			if regexp.MustCompile(re).MatchString(line) && strings.Contains(c.stderr.String(), " measure ") {
+				return procs
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no process matching %q under benchtui after 60 s: %v\n%s", re, procs, c.stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// assertAllGone polls (up to 20 s: the machine may be busy) until none of
+// procs runs.
+func assertAllGone(t *testing.T, procs map[int]string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		left := map[int]string{}
+		for pid, line := range procs {
+			if alive(t, pid) {
+				left[pid] = line
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			killAll(left) // the test started them, through benchtui
+			t.Fatalf("%d of %d processes still run 20 s after benchtui was killed: %v", len(left), len(procs), left)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// killAll sends SIGKILL to every process of procs.
+func killAll(procs map[int]string) {
+	for pid := range procs {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// startPlan writes plan (${BIN} is the benchtui binary, ${ADDR} a free
+// loopback address) and runs it with the real binary.
+func startPlan(t *testing.T, ctx context.Context, plan string) (*child, string) {
+	t.Helper()
+	dir := t.TempDir()
+	plan = strings.NewReplacer("${BIN}", benchtuiBinary(t), "${ADDR}", testbin.FreeAddr(t)).Replace(plan)
+	path := filepath.Join(dir, "plan.yaml")
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return startBinary(t, ctx, "run", path, "-o", dir), dir
+}
+
+const (
+	// targetPlan runs load against a spawned target, the demo server.
+	targetPlan = `version: 1
+targets:
+  demo: {command: ["${BIN}", "demo-target", "--http", "${ADDR}"], ready: "tcp://${ADDR}"}
+groups:
+  - id: g
+    runner: http
+    target: demo
+    http: {requests: [{url: "http://${ADDR}/ping"}]}
+    load: {concurrency: 2}
+    duration: 60s
+`
+	// spawnPlan's cycles run a process that lives for a minute.
+	spawnPlan = `version: 1
+groups:
+  - id: g
+    runner: spawn
+    spawn: {command: ["sleep", "61"], cycles: 1, ready: exit, timeout: 120s}
+    duration: 60s
+`
+	// pgPlan loads an embedded Postgres.
+	pgPlan = `version: 1
+groups:
+  - id: g
+    runner: postgres
+    postgres: {dsn: embedded, statements: [{name: one, sql: "SELECT 1"}]}
+    load: {concurrency: 2}
+    duration: 60s
+`
+)
+
+// TestSIGKILLLeavesNoChild kills the real binary with SIGKILL while it runs
+// a spawned target, a spawn cycle and an embedded Postgres: every process
+// it had started must be gone soon after (they get a parent-death signal),
+// and the killed cluster's folder is removed by the next embedded start.
+func TestSIGKILLLeavesNoChild(t *testing.T) {
+	for _, tc := range []struct{ name, plan, child string }{
+		{"target", targetPlan, `demo-target`},
+		{"spawn", spawnPlan, `^sleep 61$`},
+		{"postgres", pgPlan, `postgres -D /tmp/btpg\d+-\d+/data`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "postgres" {
+				skipWithoutPostgres(t)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			c, _ := startPlan(t, ctx, tc.plan)
+			procs := waitDescendant(t, c, tc.child)
+			if tc.name == "postgres" {
+				procs = waitPostgresUp(t, c)
+			}
+			t.Logf("%d processes under benchtui before SIGKILL", len(procs))
+			c.cmd.Process.Signal(syscall.SIGKILL)
+			c.wait()
+			assertAllGone(t, procs)
+			if tc.name == "postgres" {
+				assertStaleClusterCleaned(t, procs)
+			}
+		})
+	}
+}
+
+func skipWithoutPostgres(t *testing.T) {
+	t.Helper()
+	if _, err := pgload.FindBinDir(""); errors.Is(err, pgload.ErrNoPostgres) {
+		t.Skipf("no Postgres to test against: %v", err)
+	}
+}
+
+// waitPostgresUp waits until the embedded postmaster has its background
+// processes (checkpointer and the rest) and returns the processes then.
+func waitPostgresUp(t *testing.T, c *child) map[int]string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		procs := descendants(t, c.cmd.Process.Pid)
+		if len(procs) >= 5 {
+			return procs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("postgres has %d processes after 60 s: %v", len(procs), procs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// assertStaleClusterCleaned finds the killed cluster's folder (it is left:
+// nobody ran its cleanup) and checks that starting another embedded
+// cluster removes it.
+func assertStaleClusterCleaned(t *testing.T, procs map[int]string) {
+	t.Helper()
+	var dir string
+	for _, line := range procs {
+		if m := regexp.MustCompile(`-D (/tmp/btpg\d+-\d+)/data`).FindStringSubmatch(line); m != nil {
+			dir = m[1]
+		}
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("the killed cluster's folder %q: %v, want it left until the next start", dir, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e, err := pgload.StartEmbedded(ctx, pgload.EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Stop()
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the killed cluster's folder %s is still there after the next start (%v)", dir, err)
+	}
+}
+
+// TestEmbeddedPostgresExitStopsTheRun kills the embedded postmaster in the
+// middle of a 60 s step: the run stops early with a target_exited event
+// instead of counting refusals to the end.
+func TestEmbeddedPostgresExitStopsTheRun(t *testing.T) {
+	skipWithoutPostgres(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, out := startPlan(t, ctx, pgPlan)
+	procs := waitPostgresUp(t, c)
+	time.Sleep(time.Second) // into the measured phase
+	killed := time.Now()
+	for pid, line := range procs {
+		if regexp.MustCompile(`postgres -D /tmp/btpg`).MatchString(line) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	c.wait()
+	if took := time.Since(killed); took > 30*time.Second {
+		t.Errorf("the run took %s after the postmaster was killed, want it stopped early", took)
+	}
+	a := loadArtifacts(t, out)["g"]
+	if a == nil || len(a.Steps) != 1 {
+		t.Fatalf("artifact %+v, want one step\n%s", a, c.stderr.String())
+	}
+	st := a.Steps[0]
+	if !hasEvent(st, artifacts.EventTargetExited) || st.DurationS >= 50 {
+		t.Errorf("step: %.1f s, events %+v; want cut short with a target_exited event", st.DurationS, st.Events)
+	}
+}

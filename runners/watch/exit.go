@@ -1,0 +1,53 @@
+package watch
+
+import "os/exec"
+
+// Exit is how a watched process ended, once it has: Exited is closed then
+// and ExitStatus says how. Process embeds it, and so does a runner's own
+// server (the embedded Postgres), which makes them runners.TargetHandle
+// exits.
+type Exit struct {
+	done   chan struct{}
+	status string // set before done is closed
+}
+
+func newExit() *Exit { return &Exit{done: make(chan struct{})} }
+
+// end records status and closes done; it is called once.
+func (x *Exit) end(status string) {
+	x.status = status
+	close(x.done)
+}
+
+// Exited is closed when the process has exited: for a child once it is
+// reaped, for an attached process when a periodic check finds it gone (or
+// a zombie), for a cgroup when it holds no process.
+func (x *Exit) Exited() <-chan struct{} { return x.done }
+
+// ExitStatus says how the process exited ("exit 0", "exit 3", "signal
+// killed"); "exited" for an attached process, whose status benchtui cannot
+// see; "" while it runs.
+func (x *Exit) ExitStatus() string {
+	select {
+	case <-x.done:
+		return x.status
+	default:
+		return ""
+	}
+}
+
+// SpawnTied starts cmd tied to benchtui's life (StartTied) and reaps it in
+// a goroutine; the Exit ends once it is reaped.
+func SpawnTied(cmd *exec.Cmd) (*Exit, error) {
+	release, err := StartTied(cmd)
+	if err != nil {
+		return nil, err
+	}
+	x := newExit()
+	go func() {
+		_ = cmd.Wait() // the status is in ProcessState
+		release()
+		x.end(ExitStatus(cmd.ProcessState))
+	}()
+	return x, nil
+}

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package watch
+
+import "syscall"
+
+// setDeathSignal does nothing: only Linux has a parent-death signal.
+func setDeathSignal(*syscall.SysProcAttr) {}
