@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -35,24 +32,6 @@ groups:
 	return path
 }
 
-// startBinary starts the real binary with args; its stderr is kept, and
-// logged when the test fails.
-func startBinary(t *testing.T, ctx context.Context, args ...string) (*exec.Cmd, *bytes.Buffer) {
-	t.Helper()
-	cmd := exec.CommandContext(ctx, benchtuiBinary(t), args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("benchtui stderr:\n%s", stderr.String())
-		}
-	})
-	return cmd, &stderr
-}
-
 // TestAbsurdRateRunEndsOnTime: `run` of a 2 s step at the highest rate a
 // plan may ask, 1e6/s, far more than this machine can send, ends within 3x
 // its duration (1e8/s took 15 s, and counted a third of the arrivals),
@@ -66,12 +45,11 @@ func TestAbsurdRateRunEndsOnTime(t *testing.T) {
 	plan := absurdRatePlan(t, srv.URL, "1e6", "2s")
 	benchtuiBinary(t) // built before the clock starts
 	start := time.Now()
-	cmd, stderr := startBinary(t, ctx, "run", plan, "-o", out)
-	err := cmd.Wait()
+	c := startBinary(t, ctx, "run", plan, "-o", out)
+	code := c.wait()
 	took := time.Since(start)
-	code := cmd.ProcessState.ExitCode()
 	if code != exitOK || took > 6*time.Second {
-		t.Fatalf("exit %d (%v) after %v, want 0 within 6s; stderr:\n%s", code, err, took, stderr)
+		t.Fatalf("exit %d after %v, want 0 within 6s; stderr:\n%s", code, took, c.stderr)
 	}
 	a := loadArtifacts(t, out)["absurd"]
 	if a == nil || len(a.Steps) != 1 {
@@ -85,22 +63,6 @@ func TestAbsurdRateRunEndsOnTime(t *testing.T) {
 	}
 }
 
-// waitServed polls until the server served n requests; it returns false
-// when ctx ended or the process exited first (its error is put back).
-func waitServed(ctx context.Context, served *atomic.Int64, n int64, exited chan error) bool {
-	for served.Load() < n {
-		select {
-		case err := <-exited:
-			exited <- err
-			return false
-		case <-ctx.Done():
-			return false
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	return true
-}
-
 // TestAbsurdRateRunStopsOnSIGINT: the first SIGINT stops a 60 s step at
 // 1e6/s promptly (at 1e12/s it was ignored), with a partial artifact.
 func TestAbsurdRateRunStopsOnSIGINT(t *testing.T) {
@@ -111,21 +73,16 @@ func TestAbsurdRateRunStopsOnSIGINT(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd, stderr := startBinary(t, ctx, "run", absurdRatePlan(t, srv.URL, "1e6", "60s"), "-o", out)
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	if !waitServed(ctx, served, 100, exited) {
-		t.Fatalf("no 100 requests served before the binary exited or 60s passed; stderr:\n%s", stderr)
-	}
+	c := startBinary(t, ctx, "run", absurdRatePlan(t, srv.URL, "1e6", "60s"), "-o", out)
+	waitServed(t, served, 0, 100, 30*time.Second, c)
 	at := time.Now()
-	_ = cmd.Process.Signal(syscall.SIGINT)
-	err := <-exited
+	_ = c.cmd.Process.Signal(syscall.SIGINT)
+	code := c.wait()
 	took := time.Since(at)
-	code := cmd.ProcessState.ExitCode()
 	t.Logf("exit %d %v after the SIGINT", code, took)
 	// The grace for in-flight work is 2 s; 8 s leaves room for a busy machine.
 	if code != exitFail || took > 8*time.Second {
-		t.Errorf("exit %d (%v) %v after SIGINT, want 1 within 8s", code, err, took)
+		t.Errorf("exit %d %v after SIGINT, want 1 within 8s; stderr:\n%s", code, took, c.stderr)
 	}
 	if a := loadArtifacts(t, out)["absurd"]; a == nil || !a.Run.Partial || a.Steps[0].Requests == 0 {
 		t.Errorf("artifact %+v, want a partial one with what was measured", a)
