@@ -2,7 +2,11 @@ package runners
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +30,9 @@ type StepEnv struct {
 	// WatchTarget calls. Nil ignores them.
 	OnEvent func(kind, note string)
 	OnWatch func(name string, t TargetHandle)
+	// OnPanic is set by the engine: it receives the panics that Contain
+	// stopped. Nil lets them go on.
+	OnPanic func(v any, site string)
 
 	gate      *Gate
 	recorders []*Recorder
@@ -81,6 +88,39 @@ func (e *StepEnv) SetUnits(n int) {
 
 // PeakUnits is the most units the load held open at once in this step.
 func (e *StepEnv) PeakUnits() int { return int(e.peakUnits.Load()) }
+
+// Contain, deferred in a goroutine that runs a runner's code, stops a
+// panic there from ending the process (and, in the console, from leaving
+// the terminal in the alternate screen with nothing written): the engine
+// fails and stops the step, keeping what it measured, and the goroutine
+// returns. Without an OnPanic hook the panic goes on.
+func (e *StepEnv) Contain() {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if e.OnPanic == nil {
+		panic(v)
+	}
+	e.OnPanic(v, PanicSite())
+}
+
+// PanicSite names the function that panicked, as file:line, when called
+// from a deferred function while panicking.
+func PanicSite() string {
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for inPanic := false; ; {
+		f, more := frames.Next()
+		if inPanic && !strings.HasPrefix(f.Function, "runtime.") {
+			return fmt.Sprintf("%s (%s:%d)", f.Function, filepath.Base(f.File), f.Line)
+		}
+		inPanic = inPanic || f.Function == "runtime.gopanic" || strings.HasPrefix(f.Function, "runtime.panic")
+		if !more {
+			return "unknown"
+		}
+	}
+}
 
 // Event records an event of the step (kind as in artifacts.Event).
 func (e *StepEnv) Event(kind, note string) {

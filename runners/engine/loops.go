@@ -63,6 +63,7 @@ func (st *stepRun) startLoad(loadCtx, opCtx context.Context) (*sync.WaitGroup, e
 	var wg sync.WaitGroup
 	if d, ok := st.runner.(runners.Driver); ok {
 		wg.Go(func() {
+			defer st.env.Contain()
 			err := d.Drive(loadCtx, st.env)
 			if loadCtx.Err() != nil {
 				return
@@ -138,6 +139,7 @@ func ClosedLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 	for i, w := range l.Workers {
 		rec := l.Env.Recorder(i)
 		wg.Go(func() {
+			defer l.Env.Contain()
 			var due time.Time // zero: now
 			for {
 				waited, err := l.Env.Gate().Wait(loadCtx)
@@ -194,6 +196,7 @@ func OpenLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 	for i, w := range l.Workers {
 		rec := l.Env.Recorder(i)
 		workersWG.Go(func() {
+			defer l.Env.Contain()
 			for due := range d.jobs {
 				l.runOp(opCtx, w, rec, due, true)
 				<-d.slots

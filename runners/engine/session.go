@@ -144,6 +144,7 @@ func (s *Session) run(ctx context.Context) {
 	defer close(s.done)
 	defer close(s.snaps)
 	defer s.cancel()
+	defer s.containPanic() // in New, Prepare or Close: the steps done are kept
 	runner, err := s.kind.New(s.group, s.opts.Env)
 	if err != nil {
 		s.fail(fmt.Errorf("group %s: %w", s.group.ID, err))
@@ -180,6 +181,17 @@ func (s *Session) finishStep(res *artifacts.Step, err error) {
 	}
 	if err != nil && s.err == nil {
 		s.err = err
+	}
+}
+
+// containPanic, deferred in the session's goroutine, turns a panic of the
+// runner's own calls (New, Prepare, Close) into the session's error, so
+// the caller still writes the steps already done and restores the
+// terminal. A step's load goroutines have their own (StepEnv.Contain).
+func (s *Session) containPanic() {
+	if v := recover(); v != nil {
+		s.finishStep(nil, nil) // the step in progress, if any, is over
+		s.fail(fmt.Errorf("group %s: runner panicked: %v in %s", s.group.ID, v, runners.PanicSite()))
 	}
 }
 

@@ -40,6 +40,7 @@ type stepRun struct {
 	watched watchState
 	workers []runners.Worker  // the engine's loop's, closed after the drain
 	found   []artifacts.Check // the runner's and the hooks' checks
+	panic   string            // the first panic Contain stopped, with its site
 	cut     bool              // stopped before its time (not a Driver done)
 	// run1 and runs say which run of a repeated step this is (1 of 1
 	// without repeat).
@@ -56,6 +57,7 @@ func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
 	st.env.Index, st.env.Label, st.env.Params = i, spec.Label, spec.Params
 	st.env.Target = s.opts.Target
 	st.env.OnEvent = st.event
+	st.env.OnPanic = st.panicked
 	st.env.OnWatch = func(name string, t runners.TargetHandle) { s.watchLate(name, watch.NewTreeSampler(t.PID()), t) }
 	st.tally = newTally(st.env.Recorders(), s.group.Block.D())
 	return st
@@ -100,6 +102,22 @@ func (st *stepRun) eventLocked(kind, note string) {
 		t = st.activeLocked(time.Now()).Seconds()
 	}
 	st.events = append(st.events, artifacts.Event{T: round3(t), Kind: kind, Note: st.s.plan.Redact(note)})
+}
+
+// panicked fails the step on a runner's panic, which Contain stopped: a
+// note says what and where, the step stops (its figures kept), and a
+// failed "panic" check makes the run's exit code say so.
+func (st *stepRun) panicked(v any, site string) {
+	st.mu.Lock()
+	first := st.panic == ""
+	if first {
+		st.panic = fmt.Sprintf("%v in %s", v, site)
+		st.eventLocked(artifacts.EventNote, "runner panicked: "+st.panic)
+	}
+	st.mu.Unlock()
+	if first {
+		st.finishEarly()
+	}
 }
 
 func (st *stepRun) pause() bool {
@@ -240,10 +258,15 @@ func (st *stepRun) closeWindow() {
 // the figures are never lost to it.
 func (st *stepRun) finish(ctx context.Context, res *artifacts.Step) {
 	sum := runners.Summary{Requests: res.Requests, Errors: res.Errors}
-	found, err := st.runner.Finish(ctx, st.env, sum)
+	found, err := st.runnerFinish(ctx, sum)
 	if err != nil {
 		found.Checks = append(found.Checks, artifacts.Check{Name: "finish", OK: false, Note: err.Error()})
 	}
+	st.mu.Lock()
+	if st.panic != "" {
+		found.Checks = append(found.Checks, artifacts.Check{Name: "panic", OK: false, Note: st.panic})
+	}
+	st.mu.Unlock()
 	for _, hook := range st.s.hooks {
 		checks, err := hook(ctx, st.s.group, sum)
 		found.Checks = append(found.Checks, checks...)
@@ -252,6 +275,17 @@ func (st *stepRun) finish(ctx context.Context, res *artifacts.Step) {
 		}
 	}
 	st.found = addFindings(res, found, st.s.plan.Redact)
+}
+
+// runnerFinish calls the runner's Finish; a panic in it is its error, so
+// the step's figures are still written.
+func (st *stepRun) runnerFinish(ctx context.Context, sum runners.Summary) (found runners.Findings, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic: %v in %s", v, runners.PanicSite())
+		}
+	}()
+	return st.runner.Finish(ctx, st.env, sum)
 }
 
 // addFindings copies a runner's findings into a step's result, redacting
