@@ -3,6 +3,7 @@ package artifacts
 import (
 	"fmt"
 	"math"
+	"reflect"
 )
 
 // Bounds of the figures a loaded artifact may hold. Anything outside them
@@ -88,6 +89,7 @@ func check(a *Artifact) error {
 			return c.err
 		}
 	}
+	c.texts("", reflect.ValueOf(a).Elem())
 	return c.err
 }
 

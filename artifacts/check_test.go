@@ -120,6 +120,11 @@ func TestLoadRejectsFiguresOutOfRange(t *testing.T) {
 		{"steps.0.events.0.t", -300, "steps.0.events[0].t"},
 		{"steps.0.histogram", "HISTFAAAnotreally", ""},
 		{"run.host.cpus", -2, ""},
+		// Text that `report` and `compare` print: no escape sequences.
+		{"group.id", "G5\x1b]0;pwned\a", ""},
+		{"group.title", "\x1b[2Jcleared", ""},
+		{"steps.0.label", "c=50\r\x1b[1A", ""},
+		{"steps.0.events.0.note", "\u009b31m", "steps[0].events[0].note"},
 	}
 	for _, tc := range cases {
 		doc := goldenDoc(t)
@@ -184,5 +189,15 @@ func TestGoldenArtifactInRange(t *testing.T) {
 		if _, err := Load(writeDoc(t, doc, "G5-1.json")); err != nil {
 			t.Errorf("%v: %v", edits, err)
 		}
+	}
+}
+
+// TestConfigMayHoldAnyByte: a group's config is data, never printed: a
+// body with CR, LF or ESC in it is an artifact that loads.
+func TestConfigMayHoldAnyByte(t *testing.T) {
+	doc := goldenDoc(t)
+	setPath(t, doc, "group.config.http", map[string]any{"body": "a\r\n\x1b\x00b"})
+	if _, err := Load(writeDoc(t, doc, "G5-1.json")); err != nil {
+		t.Errorf("a config body with control bytes: %v, want it loaded", err)
 	}
 }

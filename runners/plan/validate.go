@@ -34,6 +34,9 @@ func (p *Plan) validate(schema Schema) []error {
 }
 
 func (t *TargetSpec) validate(name string) []error {
+	if !validID.MatchString(name) {
+		return []error{Errorf(t.Pos, "targets", "%q: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit (it names log files)", name)}
+	}
 	ways := 0
 	for _, set := range []bool{len(t.Command) > 0, t.PID > 0, t.PIDFile != "", t.Cgroup != ""} {
 		if set {
