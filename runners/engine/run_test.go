@@ -58,5 +58,9 @@ groups:
 		if stoppedEarly != (policy == "") || st.Requests == 0 || st.Target == nil {
 			t.Errorf("policy %q: duration %.2fs, %d requests, target %+v, events %+v", policy, st.DurationS, st.Requests, st.Target, st.Events)
 		}
+		// A crashed server fails the run, unless the plan says it may exit.
+		if failed := s.Result().Failed(); failed != (policy == "") {
+			t.Errorf("policy %q: run failed %v, checks %+v", policy, failed, st.Checks)
+		}
 	}
 }

@@ -41,6 +41,7 @@ type stepRun struct {
 	workers []runners.Worker  // the engine's loop's, closed after the drain
 	found   []artifacts.Check // the runner's and the hooks' checks
 	panic   string            // the first panic Contain stopped, with its site
+	failed  []artifacts.Check // what went wrong in the step itself (a panic, the target's exit)
 	cut     bool              // stopped before its time (not a Driver done)
 	// run1 and runs say which run of a repeated step this is (1 of 1
 	// without repeat).
@@ -113,6 +114,7 @@ func (st *stepRun) panicked(v any, site string) {
 	if first {
 		st.panic = fmt.Sprintf("%v in %s", v, site)
 		st.eventLocked(artifacts.EventNote, "runner panicked: "+st.panic)
+		st.failed = append(st.failed, artifacts.Check{Name: "panic", OK: false, Note: st.panic})
 	}
 	st.mu.Unlock()
 	if first {
@@ -263,9 +265,7 @@ func (st *stepRun) finish(ctx context.Context, res *artifacts.Step) {
 		found.Checks = append(found.Checks, artifacts.Check{Name: "finish", OK: false, Note: err.Error()})
 	}
 	st.mu.Lock()
-	if st.panic != "" {
-		found.Checks = append(found.Checks, artifacts.Check{Name: "panic", OK: false, Note: st.panic})
-	}
+	found.Checks = append(found.Checks, st.failed...)
 	st.mu.Unlock()
 	for _, hook := range st.s.hooks {
 		checks, err := hook(ctx, st.s.group, sum)
@@ -397,10 +397,16 @@ func (st *stepRun) exitWatched() (runners.TargetHandle, string) {
 // would only measure refusals). It reports whether it stopped.
 func (st *stepRun) onTargetExit() bool {
 	t, name := st.exitWatched()
-	st.event(artifacts.EventTargetExited, fmt.Sprintf("%s %s", name, t.ExitStatus()))
+	what := fmt.Sprintf("%s %s", name, t.ExitStatus())
+	st.event(artifacts.EventTargetExited, what)
 	if st.s.group.OnTargetExit == "continue" || st.s.kind.TargetExits {
 		return false
 	}
+	// The server under test went away: the run fails, whatever the
+	// figures measured before (on_target_exit: continue says it may).
+	st.mu.Lock()
+	st.failed = append(st.failed, artifacts.Check{Name: "target", OK: false, Note: what + " during the step; the steps after it were not run"})
+	st.mu.Unlock()
 	st.s.mu.Lock()
 	st.s.stopAll = true
 	st.s.mu.Unlock()
