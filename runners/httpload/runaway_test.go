@@ -114,7 +114,10 @@ func testAbsurdRate(t *testing.T, rate float64) {
 	if ratio := offered / (rate * st.DurationS); rate < 1e15 && (ratio < 0.8 || ratio > 1.25) {
 		t.Errorf("sent+dropped = %.4g over %.3fs, %.3f of the %.0g/s offered: want sent+dropped = offered", offered, st.DurationS, ratio, rate)
 	}
-	if st.DurationS < 1.9 || st.DurationS > 2.5 {
+	// The step's clock ends the window; on a machine busy with other
+	// test binaries (and this dispatcher, which has work every pass) it
+	// may tick late: room of 50%, the session's end is bounded above.
+	if st.DurationS < 1.9 || st.DurationS > 3 {
 		t.Errorf("measured %.3fs, want the step's 2s", st.DurationS)
 	}
 }
