@@ -43,7 +43,7 @@ type Schema interface {
 func ParsePlan(file string, data []byte, lookup func(string) (string, bool), schema Schema) (*Plan, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, syntaxError(file, data, err)
 	}
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("%s:1:1: empty plan", file)
