@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -206,6 +207,31 @@ func waitPostgresUp(t *testing.T, c *child) map[int]string {
 	}
 }
 
+// waitPostmasterReady waits until the embedded cluster of benchtui c
+// accepts connections, by its postmaster.pid (whose status line says
+// "ready"; initdb's own postgres processes write none), and returns the
+// postmaster's PID.
+func waitPostmasterReady(t *testing.T, c *child) int {
+	t.Helper()
+	pattern := fmt.Sprintf("/tmp/btpg%d-*/data/postmaster.pid", c.cmd.Process.Pid)
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		files, _ := filepath.Glob(pattern)
+		for _, f := range files {
+			data, _ := os.ReadFile(f)
+			lines := strings.Split(string(data), "\n")
+			if len(lines) > 7 && strings.TrimSpace(lines[7]) == "ready" {
+				if pid, err := strconv.Atoi(strings.TrimSpace(lines[0])); err == nil {
+					return pid
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no ready postmaster (%s) after 60 s\n%s", pattern, c.stderr.String())
+	return 0
+}
+
 // assertStaleClusterCleaned finds the killed cluster's folder (it is left:
 // nobody ran its cleanup) and checks that starting another embedded
 // cluster removes it.
@@ -240,13 +266,11 @@ func TestEmbeddedPostgresExitStopsTheRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c, out := startPlan(t, ctx, pgPlan)
-	procs := waitPostgresUp(t, c)
+	pid := waitPostmasterReady(t, c)
 	time.Sleep(time.Second) // into the measured phase
 	killed := time.Now()
-	for pid, line := range procs {
-		if regexp.MustCompile(`postgres -D /tmp/btpg`).MatchString(line) {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("killing the postmaster %d: %v", pid, err)
 	}
 	c.wait()
 	if took := time.Since(killed); took > 30*time.Second {
