@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"math"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -30,12 +31,77 @@ func resample(xs []float64, n int) []float64 {
 	return out
 }
 
+// axis is how a chart maps values to rows: linear with a little headroom
+// around the data, or logarithmic (latency percentiles a decade apart).
+type axis struct{ log bool }
+
+// logFloor is the smallest value a log axis shows (a latency of 1 µs in
+// ms): zeros and below are drawn there.
+const logFloor = 0.001
+
+// headroom is the share of the data's span left free above and below it,
+// so a flat line sits mid-chart instead of on its top or bottom row.
+const headroom = 0.1
+
+// scaled maps the series to the axis and returns the y range to draw:
+// the data's range with headroom (for a flat series, 10% of its value).
+func (a axis) scaled(series [][]float64) (out [][]float64, lo, hi float64) {
+	out = make([][]float64, len(series))
+	first := true
+	for i, s := range series {
+		out[i] = make([]float64, len(s))
+		for j, v := range s {
+			if a.log {
+				v = math.Log10(max(v, logFloor))
+			}
+			out[i][j] = v
+			if first || v < lo {
+				lo = v
+			}
+			if first || v > hi {
+				hi = v
+			}
+			first = false
+		}
+	}
+	pad := headroom * (hi - lo)
+	if a.log {
+		pad = max(pad, 0.1) // a tenth of a decade
+	} else if pad < 1e-9*max(math.Abs(hi), 1) {
+		pad = headroom * max(math.Abs(hi), 1)
+	}
+	lo, hi = lo-pad, hi+pad
+	if !a.log && lo < 0 && !anyBelow(series, 0) {
+		lo = 0 // counts and sizes: never a negative axis
+	}
+	return out, lo, hi
+}
+
+func anyBelow(series [][]float64, x float64) bool {
+	for _, s := range series {
+		for _, v := range s {
+			if v < x {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// label formats a row's value for the y axis.
+func (a axis) label(v float64) string {
+	if a.log {
+		v = math.Pow(10, v)
+	}
+	return padLeft(compact(v), labelWidth)
+}
+
 // graph draws one or more series of the same length as an asciigraph line
 // chart exactly w columns wide and lines rows high (lines >= 2), y labels
-// on the left. Series longer than the room are resampled keeping maxima;
-// empty series draw a dim placeholder instead (asciigraph.Plot panics on
-// them).
-func graph(series [][]float64, colors []asciigraph.AnsiColor, w, lines int, st Styles) []string {
+// on the left, on axis ax. Series longer than the room are resampled
+// keeping maxima; empty series draw a dim placeholder instead
+// (asciigraph.Plot panics on them).
+func graph(series [][]float64, colors []asciigraph.AnsiColor, ax axis, w, lines int, st Styles) []string {
 	data := w - labelWidth - 3 // asciigraph pads the label by one, then the axis
 	out := make([]string, 0, lines)
 	if len(series) == 0 || len(series[0]) == 0 || data < 4 || lines < 2 {
@@ -49,9 +115,11 @@ func graph(series [][]float64, colors []asciigraph.AnsiColor, w, lines int, st S
 	for i, s := range series {
 		rs[i] = resample(s, data)
 	}
+	rs, lo, hi := ax.scaled(rs)
 	opts := []asciigraph.Option{
 		asciigraph.Height(lines - 1),
-		asciigraph.YAxisValueFormatter(func(v float64) string { return padLeft(compact(v), labelWidth) }),
+		asciigraph.LowerBound(lo), asciigraph.UpperBound(hi),
+		asciigraph.YAxisValueFormatter(ax.label),
 	}
 	if len(colors) > 0 {
 		opts = append(opts, asciigraph.SeriesColors(colors...))

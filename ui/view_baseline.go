@@ -15,7 +15,7 @@ import (
 // within noise).
 func (m *Model) baselinePane(gr *group, w, h int) []string {
 	st := m.st
-	if h < 2 {
+	if h < 1 || gr.base != nil && h < 2 {
 		return nil
 	}
 	if gr.base == nil {
@@ -37,6 +37,15 @@ func (m *Model) baselinePane(gr *group, w, h int) []string {
 		lines = append(lines, st.Dim.Render(fit("nothing to compare yet for step "+stepName(stepLabel(gr)), w)))
 	}
 	return lines
+}
+
+// baselineWant is how many lines the baseline pane would fill: one without
+// a baseline, else its title, header and rows.
+func (m *Model) baselineWant(gr *group) int {
+	if gr.base == nil {
+		return 1
+	}
+	return 2 + max(len(paneRows(gr)), 1)
 }
 
 // paneRow is one figure of the pane; current is blank until there is a

@@ -18,10 +18,10 @@ func (m *Model) viewDetail(w, h int) []string {
 	lines = append(lines, m.liveTable(gr, w)...)
 	banner := append(m.banner(gr, w), m.endingLines(gr, w)...)
 	avail := h - len(lines) - len(banner)
-	// Sparklines get what the baseline (at least seven lines) leaves, two
-	// pairs, each a caption and a chart of two to seven rows.
-	pair := min(max((avail-7)/2, 3), 8)
-	if avail-2*pair < 3 {
+	// Sparklines get what the baseline pane needs (up to seven lines)
+	// leaves: two pairs, each a caption and a chart of two to eleven rows.
+	pair := min((avail-min(m.baselineWant(gr), 7))/2, 12)
+	if pair < 3 {
 		pair = 0 // too short: the baseline matters more than the charts
 	}
 	if pair > 0 {
@@ -128,13 +128,13 @@ func (m *Model) perfGraphs(gr *group, w, lines int) []string {
 		p50, p99, rps = append(p50, p.P50MS), append(p99, p.P99MS), append(rps, p.RPS)
 	}
 	lw, rw := w/2-1, w-w/2-1
-	capL := fmt.Sprintf("p50/p99 ms %s/%s", compact(gr.snap.Total.P50), compact(gr.snap.Total.P99))
+	capL := fmt.Sprintf("p50/p99 ms (log) %s/%s", compact(gr.snap.Total.P50), compact(gr.snap.Total.P99))
 	capR := "throughput rps " + compact(gr.snap.Total.RPS)
 	if !gr.seen {
-		p50, p99, rps, capL, capR = nil, nil, nil, "p50/p99 ms", "throughput rps"
+		p50, p99, rps, capL, capR = nil, nil, nil, "p50/p99 ms (log)", "throughput rps"
 	}
-	left := graph([][]float64{p50, p99}, []asciigraph.AnsiColor{asciigraph.Blue, asciigraph.Red}, lw, lines-1, m.st)
-	right := graph([][]float64{rps}, []asciigraph.AnsiColor{asciigraph.Green}, rw, lines-1, m.st)
+	left := graph([][]float64{p50, p99}, []asciigraph.AnsiColor{asciigraph.Blue, asciigraph.Red}, axis{log: true}, lw, lines-1, m.st)
+	right := graph([][]float64{rps}, []asciigraph.AnsiColor{asciigraph.Green}, axis{}, rw, lines-1, m.st)
 	return sideBySide(m.st.Dim.Render(fit(capL, lw)), m.st.Dim.Render(fit(capR, rw)), left, right)
 }
 
@@ -165,8 +165,8 @@ func (m *Model) resourceGraphs(gr *group, w, lines int) []string {
 		capL = fmt.Sprintf("%s RSS %s MB %+.1f/min", who, compact(cur.RSSMB), s.RSSSlope)
 		capR += " " + itoa(cur.FDs)
 	}
-	left := graph([][]float64{rss}, []asciigraph.AnsiColor{asciigraph.Yellow}, lw, lines-1, m.st)
-	right := graph([][]float64{fds}, []asciigraph.AnsiColor{asciigraph.Cyan}, rw, lines-1, m.st)
+	left := graph([][]float64{rss}, []asciigraph.AnsiColor{asciigraph.Yellow}, axis{}, lw, lines-1, m.st)
+	right := graph([][]float64{fds}, []asciigraph.AnsiColor{asciigraph.Cyan}, axis{}, rw, lines-1, m.st)
 	return sideBySide(m.st.Dim.Render(fit(capL, lw)), m.st.Dim.Render(fit(capR, rw)), left, right)
 }
 
