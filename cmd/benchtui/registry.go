@@ -15,14 +15,14 @@ import (
 // kinds is every runner kind benchtui ships, handed to the pl decoder,
 // the engine and the console. A new protocol is one package under runners/
 // and one line here.
-var kinds = runners.MustRegistry(
+var kinds = runners.MustRegistry(append([]runners.Kind{
 	httpload.Kind(), // runner: http
 	sse.Kind(),      // runner: sse
 	pgload.Kind(),   // runner: postgres, and the verify: list of any group
 	quicload.Kind(), // runner: quic
 	spawn.Kind(),    // runner: spawn
 	shutdown.Kind(), // runner: shutdown
-)
+}, testHookKinds...)...)
 
 // quietQUIC stops quic-go's UDP buffer-size warning, which it writes with
 // the standard log package and would land on the console's screen (the

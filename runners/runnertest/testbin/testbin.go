@@ -24,7 +24,7 @@ import (
 var (
 	mu    sync.Mutex
 	dir   string             // the process's folder, made on first build
-	built = map[string]bin{} // by package as given
+	built = map[string]bin{} // by package as given and build tags
 )
 
 type bin struct {
@@ -37,7 +37,14 @@ type bin struct {
 // binary's path, named after the package's folder; a failed build fails t.
 func Build(t testing.TB, pkg string) string {
 	t.Helper()
-	path, err := build(pkg)
+	return BuildTagged(t, pkg, "")
+}
+
+// BuildTagged is Build with `go build -tags tags` (a binary with test
+// hooks compiled in); each set of tags is built once.
+func BuildTagged(t testing.TB, pkg, tags string) string {
+	t.Helper()
+	path, err := build(pkg, tags)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +54,7 @@ func Build(t testing.TB, pkg string) string {
 // MustBuild is Build for TestMain, before any test runs: a failed build
 // ends the process with status 2.
 func MustBuild(pkg string) string {
-	path, err := build(pkg)
+	path, err := build(pkg, "")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		Exit(2)
@@ -66,19 +73,20 @@ func Exit(code int) {
 	os.Exit(code)
 }
 
-func build(pkg string) (string, error) {
+func build(pkg, tags string) (string, error) {
 	mu.Lock()
 	defer mu.Unlock()
-	if b, ok := built[pkg]; ok {
+	key := pkg + " " + tags
+	if b, ok := built[key]; ok {
 		return b.path, b.err
 	}
-	b := buildNew(pkg)
-	built[pkg] = b
+	b := buildNew(pkg, tags)
+	built[key] = b
 	return b.path, b.err
 }
 
 // buildNew builds pkg into a folder of its own under dir; mu is held.
-func buildNew(pkg string) bin {
+func buildNew(pkg, tags string) bin {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "benchtui-testbin-")
 		if err != nil {
@@ -95,7 +103,11 @@ func buildNew(pkg string) bin {
 		return bin{err: fmt.Errorf("building %s: %w", pkg, err)}
 	}
 	path := filepath.Join(sub, filepath.Base(name))
-	if out, err := exec.Command("go", "build", "-o", path, pkg).CombinedOutput(); err != nil {
+	args := []string{"build", "-o", path}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	if out, err := exec.Command("go", append(args, pkg)...).CombinedOutput(); err != nil {
 		return bin{err: fmt.Errorf("building %s: %w\n%s", pkg, err, out)}
 	}
 	return bin{path: path}
