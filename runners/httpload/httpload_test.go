@@ -40,10 +40,12 @@ func TestClosedLoopAccuracyAndCounts(t *testing.T) {
     duration: 2s
 `, srv.URL), nil)
 	st := a.Steps[0]
-	// Never below the server's 20 ms; on a busy machine the scheduler adds
-	// a few ms, so the upper bound is a ratio with room (1.25x).
-	if p50 := st.LatencyMS.P50; p50 < 20 || p50 > 25 {
-		t.Errorf("p50 = %.2fms, want from the server's 20ms up to 1.25x it", p50)
+	// Never below the server's 20 ms; on a busy machine (two CPU burners
+	// and the race detector: 26 ms measured) the scheduler adds a few ms,
+	// so the upper bound is a ratio with room (1.5x): inflation by queueing
+	// or coordinated omission would be a multiple.
+	if p50 := st.LatencyMS.P50; p50 < 20 || p50 > 30 {
+		t.Errorf("p50 = %.2fms, want from the server's 20ms up to 1.5x it", p50)
 	}
 	if st.Requests != served.Load() || st.Errors != 0 {
 		t.Errorf("requests=%d errors=%d, server served %d", st.Requests, st.Errors, served.Load())

@@ -116,8 +116,9 @@ func testAbsurdRate(t *testing.T, rate float64) {
 	}
 	// The step's clock ends the window; on a machine busy with other
 	// test binaries (and this dispatcher, which has work every pass) it
-	// may tick late: room of 50%, the session's end is bounded above.
-	if st.DurationS < 1.9 || st.DurationS > 3 {
+	// may tick late (3.07 s measured beside two CPU burners): room of
+	// 100%; the session's end is bounded above by awaitSession.
+	if st.DurationS < 1.9 || st.DurationS > 4 {
 		t.Errorf("measured %.3fs, want the step's 2s", st.DurationS)
 	}
 }

@@ -32,8 +32,13 @@ func testDrops(t *testing.T, lean bool) {
 	r.client.lean = lean
 	h := newTestHost()
 	stop := startDrive(t, r, h, subs)
-	waitFor(t, "all events and every subscriber held", func() bool {
-		return h.events() == perConn*drops && h.units.Load() == subs
+	// Held again is not yet counted as reconnected (the counter follows
+	// the response headers): wait for the counts too, so a busy machine
+	// cannot stop the drive between the two.
+	waitFor(t, "all events, every subscriber held and every reconnect counted", func() bool {
+		_, extras, counts := h.snapshot()
+		return h.events() == perConn*drops && h.units.Load() == subs &&
+			counts["reconnects"] == drops && len(extras["backoff"]) == drops
 	})
 	stop()
 
