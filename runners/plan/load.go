@@ -2,8 +2,9 @@ package plan
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 )
 
 // Upper bounds of a load, each far above what one generator machine
@@ -54,7 +55,7 @@ func (g *Group) sweepProblems() []error {
 		errs = append(errs, Errorf(g.Pos, fmt.Sprintf("group %s: %s", g.ID, key), format, args...))
 	}
 	steps := 1
-	for _, k := range sortedKeys(g.Sweep) {
+	for _, k := range slices.Sorted(maps.Keys(g.Sweep)) {
 		vals := g.Sweep[k]
 		if len(vals) == 0 {
 			at("sweep."+k, "needs at least one value")
@@ -96,13 +97,4 @@ func sweepValueProblem(k string, v float64) string {
 		return fmt.Sprintf("%v arrivals/s is above the limit of %d", v, MaxRate)
 	}
 	return ""
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,9 +3,11 @@ package plan
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -45,7 +47,7 @@ func addressesIn(v any, key string) []address {
 	var out []address
 	switch v := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			if s, ok := v[k].(string); ok && addressKeys[k] {
 				out = append(out, address{joinKey(key, k), s})
 				continue

@@ -2,6 +2,8 @@ package plan
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,7 +34,7 @@ func Steps(g *Group, override time.Duration) []Step {
 		base.Warmup = override / 4
 	}
 	steps := []Step{base}
-	keys := sortedKeys(g.Sweep)
+	keys := slices.Sorted(maps.Keys(g.Sweep))
 	for _, k := range keys {
 		var next []Step
 		for _, st := range steps {

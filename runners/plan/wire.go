@@ -2,6 +2,8 @@ package plan
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"golang.org/x/net/http/httpguts"
@@ -15,7 +17,7 @@ func RequestProblems(method string, headers map[string]string) []string {
 	if method != "" && !isToken(method) {
 		out = append(out, fmt.Sprintf("method %q: want a token such as GET or POST (no spaces or control characters)", method))
 	}
-	for _, name := range sortedKeys(headers) {
+	for _, name := range slices.Sorted(maps.Keys(headers)) {
 		if !httpguts.ValidHeaderFieldName(name) {
 			out = append(out, fmt.Sprintf("header name %q: want a token (no spaces, colons or control characters)", name))
 		}
