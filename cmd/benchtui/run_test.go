@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"syscall"
@@ -147,8 +148,10 @@ func TestSameServerTwiceIsNoRegression(t *testing.T) {
 		t.Fatalf("baseline run: exit %d\n%s", code, stderr)
 	}
 	code, stdout, _ := runCmd(t, cmdRun, append([]string{writePlan(t, srv.URL, ""), "-o", t.TempDir(), "--baseline", base}, args...)...)
-	if code != exitOK || strings.Contains(stdout, "worse") || !strings.Contains(stdout, "n=4 blocks of 1s") {
-		t.Errorf("the same server twice: exit %d, want 0 with every row ~ on 4 blocks a side:\n%s", code, stdout)
+	// 4 s give four 1 s blocks a side; a clock tick late on a busy machine
+	// makes one block longer and the step's blocks three.
+	if code != exitOK || strings.Contains(stdout, "worse") || !regexp.MustCompile(`n=[34](\+[34])? blocks of 1s`).MatchString(stdout) {
+		t.Errorf("the same server twice: exit %d, want 0 with every row ~ on 3 or 4 blocks a side:\n%s", code, stdout)
 	}
 	if strings.Contains(stdout, "config differs") {
 		t.Errorf("the same plan twice warned that its config differs:\n%s", stdout)
