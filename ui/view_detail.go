@@ -3,10 +3,8 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/benchtui/benchtui/runners/engine"
-	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/guptarohit/asciigraph"
 )
 
@@ -63,23 +61,6 @@ func (m *Model) stepLine(gr *group, w int) string {
 	return fit(text, w)
 }
 
-// planSummary says what running the group will do.
-func planSummary(g *plan.Group, override time.Duration) string {
-	steps := 1
-	for _, vs := range g.Sweep {
-		steps *= max(len(vs), 1)
-	}
-	d := g.Duration.D()
-	if override > 0 {
-		d = override
-	}
-	text := fmt.Sprintf("%d step%s of %s", steps, plural(steps), d)
-	if g.Warmup.D() > 0 {
-		text += " + " + g.Warmup.D().String() + " warmup"
-	}
-	return text + " · enter runs it"
-}
-
 func plural(n int) string {
 	if n == 1 {
 		return ""
@@ -99,25 +80,6 @@ func (m *Model) progressLine(gr *group, w int) string {
 	done := int(frac*float64(barW) + 0.5)
 	bar := m.st.BarDone.Render(strings.Repeat("█", done)) + m.st.BarLeft.Render(strings.Repeat("░", barW-done))
 	return fit("▕"+bar+"▏"+right, w)
-}
-
-// tableFormat lays out the live table in 52 columns: it fits beside the
-// groups list at 80 columns.
-const tableFormat = "%-4s%7s%6s%6s%6s%6s%7s%5s%5s"
-
-// liveTable is the step's figures so far and the last tick's.
-func (m *Model) liveTable(gr *group, w int) []string {
-	head := fmt.Sprintf(tableFormat, "", "rps", "p50", "p90", "p99", "max", "errors", "infl", "drop")
-	lines := []string{m.st.Header.Render(fit(head, min(w, len1(head))))}
-	if !gr.seen {
-		return append(lines, m.st.Dim.Render("  (ms; figures appear when it runs)"), "")
-	}
-	s := gr.snap
-	row := func(name string, x engine.Stats, inflight string) string {
-		return fit(fmt.Sprintf(tableFormat, name, compact(x.RPS), compact(x.P50), compact(x.P90),
-			compact(x.P99), compact(x.Max), count(x.Errors), inflight, count(x.Dropped)), w)
-	}
-	return append(lines, row("step", s.Total, ""), row("tick", s.Interval, itoa(s.InFlight)))
 }
 
 // perfGraphs are the latency (p50 and p99) and throughput sparklines side

@@ -114,7 +114,9 @@ func TestConsoleUnderTmux(t *testing.T) {
 	c.send("p")
 	c.waitFor("running again", `ping\s+running`)
 	c.send("e")
-	c.waitFor("extended", `extended by 10s`)
+	c.waitFor("extended", `e added \+10s`)
+	c.send("q")
+	c.waitFor("the question", `run in progress: q again to stop and save, esc to stay`)
 	c.send("q")
 	c.waitGone()
 
@@ -211,6 +213,8 @@ func TestConsoleLostExportExits1(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(out, []byte("in the way"), 0o644)
+	c.send("q")
+	c.waitFor("the question", `q again to stop`)
 	c.send("q")
 	c.waitFor("exit 1 naming the folder", `exit=1`, `exporting ping`)
 }
