@@ -45,7 +45,7 @@ func (m *Model) stepLine(gr *group, w int) string {
 		return st.Error.Render(fit("failed: "+gr.err, w))
 	}
 	if !gr.seen {
-		text := planSummary(gr.g, m.cfg.Duration)
+		text := planSummary(gr.g, m.cfg.Duration) + startHint(gr.state)
 		if rps, p99, ok := headline(gr.last); ok {
 			text += st.Dim.Render(fmt.Sprintf(" · last %s rps, p99 %s ms", compact(rps), compact(p99)))
 		}

@@ -110,7 +110,18 @@ func planSummary(g *plan.Group, override time.Duration) string {
 	if g.Warmup.D() > 0 {
 		text += " + " + g.Warmup.D().String() + " warmup"
 	}
-	return text + " · enter runs it"
+	return text
+}
+
+// startHint says, before the first snapshot, how the group gets going.
+func startHint(state string) string {
+	switch state {
+	case stateQueued:
+		return " · queued"
+	case stateRunning:
+		return " · starting…"
+	}
+	return " · enter runs it"
 }
 
 // sectionValue is a key of a runner's section as the plan wrote it, else
