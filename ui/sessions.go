@@ -48,21 +48,29 @@ func (s *Sessions) markExported(sess *engine.Session, path string, a *artifacts.
 
 // Summary is one line per session the console started, in order: the
 // group, how its run ended and its artifact (or that none was written),
-// for the terminal once the console has closed. Nil when nothing ran.
+// in aligned columns, for the terminal once the console has closed. Nil
+// when nothing ran.
 func (s *Sessions) Summary() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	idW, endW := 0, 0
+	for _, sess := range s.list {
+		idW = max(idW, len1(sess.Group().ID))
+		endW = max(endW, len1(s.exported[sess].ending))
+	}
 	var out []string
 	for _, sess := range s.list {
 		e, ok := s.exported[sess]
+		line := padRight(sess.Group().ID, idW) + "  "
 		switch {
 		case !ok:
-			out = append(out, fmt.Sprintf("%-14s no artifact written", sess.Group().ID))
+			line += "no artifact written"
 		case e.partial:
-			out = append(out, fmt.Sprintf("%-14s %-24s %s (partial)", sess.Group().ID, e.ending, e.path))
+			line += padRight(e.ending, endW) + "  " + e.path + " (partial)"
 		default:
-			out = append(out, fmt.Sprintf("%-14s %-24s %s", sess.Group().ID, e.ending, e.path))
+			line += padRight(e.ending, endW) + "  " + e.path
 		}
+		out = append(out, line)
 	}
 	return out
 }
