@@ -181,13 +181,19 @@ func TestGoldenScreens(t *testing.T) {
 }
 
 func TestGoldenPicker(t *testing.T) {
-	m := newTestModel(t, 80, 24)
-	m.Update(press("b"))
-	m.Update(pickerMsg{entries: []pickEntry{
-		{path: "bench-results/G1-1796049000000.json", started: t0.Add(-time.Hour), rps: 6100, p99: 7.2},
-		{path: "bench-results/G1-1796045000000.json", started: t0.Add(-2 * time.Hour), rps: 5400, p99: 9.75, partial: true},
-		{path: "bench-results/G1-1796041000000.json", started: t0.Add(-3 * time.Hour), bad: "damaged artifact"},
-	}})
-	m.Update(press("down"))
-	golden(t, "picker-80x24", screen(m))
+	for _, sz := range sizes {
+		t.Run(sz.name, func(t *testing.T) {
+			m := newTestModel(t, sz.w, sz.h)
+			m.Update(press("b"))
+			m.Update(pickerMsg{entries: []pickEntry{
+				{path: "bench-results/G1-1796049000000.json", started: t0.Add(-time.Hour), rps: 6100, p99: 7.2},
+				{path: "bench-results/G1-1796045000000.json", started: t0.Add(-2 * time.Hour), rps: 5400, p99: 9.75, partial: true},
+				{path: "bench-results/G1-1796041000000.json", started: t0.Add(-3 * time.Hour), bad: "damaged artifact"},
+			}})
+			m.Update(press("down"))
+			s := screen(m)
+			checkShape(t, s, sz.w, sz.h)
+			golden(t, "picker-"+sz.name, s)
+		})
+	}
 }

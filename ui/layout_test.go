@@ -18,7 +18,7 @@ import (
 func TestEverySizeFits(t *testing.T) {
 	m := newTestModel(t, 120, 36)
 	running(t, m, engine.StateRunning, true)
-	for _, keys := range [][]string{nil, {"?"}, {"c"}, {"b"}, {"n"}} {
+	for _, keys := range [][]string{nil, {"?"}, {"c"}, {"b"}, {"n"}, {"/", "g"}} {
 		for _, k := range keys {
 			m.Update(press(k))
 		}
