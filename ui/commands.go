@@ -107,7 +107,7 @@ func export(reg *Sessions, dir string, i int, sess *engine.Session, final bool) 
 		a := sess.Result()
 		path, err := artifacts.Write(dir, a)
 		if err == nil && final {
-			reg.markExported(sess, path)
+			reg.markExported(sess, path, a)
 		}
 		return exportedMsg{group: i, path: path, art: a, final: final, err: err}
 	}

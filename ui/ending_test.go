@@ -42,6 +42,7 @@ func soakSnapshot(t time.Duration, n int, phase engine.Phase) engine.Snapshot {
 		InFlight: 50, Target: &engine.ProcSample{RSSMB: pts[59].RSSMB, FDs: 64}, TargetName: "api",
 		Self:     &engine.ProcSample{RSSMB: 31, FDs: 14},
 		RSSSlope: 26.04, RSSRising: true, Series: pts, Events: autoExtended(n),
+		Extended: time.Duration(n) * time.Minute, SoakLeft: max(0, 240*time.Second-time.Duration(n)*time.Minute),
 	}
 }
 
@@ -125,7 +126,7 @@ var endings = []struct {
 		return a
 	}, doneSnapshot, "▸ G1 ✗ 2", []string{"ended ✗ 2 checks failed", "✗ p99 <= 5ms: was 9.75 ms", "✗ error_rate <= 0: was 0.0004"}},
 	{"leak", 1, soakArtifact, func() engine.Snapshot { return soakSnapshot(540*time.Second, 4, engine.PhaseDone) },
-		"▸ G5 ⚠ leak", []string{"ended ⚠ leak suspected", "auto-extended 4/4 (+4m0s)", "RSS +26.0 MB/min", "leak suspected"}},
+		"▸ G5 ⚠ leak", []string{"ended ⚠ leak suspected", "auto-extended 4/4 (+4m0s)", "+26.0 MB/min", "leak suspected"}},
 }
 
 func TestGoldenEndings(t *testing.T) {
@@ -172,7 +173,7 @@ func TestGoldenSoakRunning(t *testing.T) {
 			m.Update(SnapshotMsg{Group: 1, Sess: sess, Snap: soakSnapshot(400*time.Second, 2, engine.PhaseMeasure)})
 			s := screen(m)
 			checkShape(t, s, sz.w, sz.h)
-			for _, want := range []string{"G5 running", "auto-extended 2/4 (+2m0s)", "RSS +26.0 MB/min", "leak suspected"} {
+			for _, want := range []string{"G5 running", "auto-extended 2/4 · +2m0s", "next check in 20s", "RSS +26.0 MB/min: leak suspected"} {
 				if !strings.Contains(s, want) {
 					t.Errorf("no %q on screen", want)
 				}

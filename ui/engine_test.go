@@ -119,7 +119,8 @@ func TestRunToTheEnd(t *testing.T) {
 }
 
 // TestQuitMidRun: pause, extend and a note land in the artifact, and q
-// stops the session and writes it, partial, before quitting.
+// asks, then q again stops the session and writes it, partial, before
+// quitting.
 func TestQuitMidRun(t *testing.T) {
 	m, dir := engineModel(t, "30s")
 	l := newLoop(t, m)
@@ -127,12 +128,13 @@ func TestQuitMidRun(t *testing.T) {
 	l.send(press("enter"), func() bool { return gr.seen && gr.snap.Phase == engine.PhaseMeasure })
 	l.send(press("p"), func() bool { return gr.state == statePaused })
 	l.send(press("p"), func() bool { return gr.state == stateRunning })
-	l.send(press("e"), func() bool { return strings.Contains(m.status, "extended") })
+	l.send(press("e"), func() bool { return strings.Contains(m.status, "e added +") })
 	l.send(press("n"), func() bool { return m.mode == modeNote })
 	for _, r := range "fixed" {
 		l.send(press(string(r)), func() bool { return true })
 	}
 	l.send(press("enter"), func() bool { return strings.Contains(m.status, "note added") })
+	l.send(press("q"), func() bool { return m.confirmQuit && strings.Contains(m.status, "q again") })
 	l.send(press("q"), func() bool { return l.quits > 0 })
 	a := readOnly(t, dir)
 	s := a.Steps[0]

@@ -69,7 +69,7 @@ func golden(t *testing.T, name, got string) {
 var sizes = []struct {
 	name string
 	w, h int
-}{{"80x24", 80, 24}, {"120x36", 120, 36}}
+}{{"80x24", 80, 24}, {"60x20", 60, 20}, {"120x36", 120, 36}}
 
 // checkShape asserts the frame is exactly h lines of at most w columns.
 func checkShape(t *testing.T, s string, w, h int) {
@@ -146,39 +146,54 @@ func TestGoldenPausedNoTarget(t *testing.T) {
 	golden(t, "paused-self-80x24", s)
 }
 
+// screenCases are the console's screens reached by keys from a running
+// G1 (run) or an idle console, each golden at every size.
+var screenCases = []struct {
+	name string
+	run  bool
+	keys []string
+}{
+	{"help", true, []string{"?"}},
+	{"compare", true, []string{"c"}},
+	{"note", true, []string{"n", "l", "e", "a", "k"}},
+	{"note-idle", false, []string{"n", "q", "u", "i", "c", "k"}},
+	{"filter", false, []string{"/", "s", "w"}},
+	{"quit-ask", true, []string{"q"}},
+}
+
 func TestGoldenScreens(t *testing.T) {
-	cases := []struct {
-		name string
-		keys []string
-		w, h int
-	}{
-		{"help-80x24", []string{"?"}, 80, 24},
-		{"compare-120x36", []string{"c"}, 120, 36},
-		{"compare-80x24", []string{"c"}, 80, 24},
-		{"note-80x24", []string{"n", "l", "e", "a", "k"}, 80, 24},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			m := newTestModel(t, c.w, c.h)
-			running(t, m, engine.StateRunning, false)
-			for _, k := range c.keys {
-				m.Update(press(k))
-			}
-			s := screen(m)
-			checkShape(t, s, c.w, c.h)
-			golden(t, c.name, s)
-		})
+	for _, c := range screenCases {
+		for _, sz := range sizes {
+			t.Run(c.name+"-"+sz.name, func(t *testing.T) {
+				m := newTestModel(t, sz.w, sz.h)
+				if c.run {
+					running(t, m, engine.StateRunning, false)
+				}
+				for _, k := range c.keys {
+					m.Update(press(k))
+				}
+				s := screen(m)
+				checkShape(t, s, sz.w, sz.h)
+				golden(t, c.name+"-"+sz.name, s)
+			})
+		}
 	}
 }
 
 func TestGoldenPicker(t *testing.T) {
-	m := newTestModel(t, 80, 24)
-	m.Update(press("b"))
-	m.Update(pickerMsg{entries: []pickEntry{
-		{path: "bench-results/G1-1796049000000.json", started: t0.Add(-time.Hour), rps: 6100, p99: 7.2},
-		{path: "bench-results/G1-1796045000000.json", started: t0.Add(-2 * time.Hour), rps: 5400, p99: 9.75, partial: true},
-		{path: "bench-results/G1-1796041000000.json", started: t0.Add(-3 * time.Hour), bad: "damaged artifact"},
-	}})
-	m.Update(press("down"))
-	golden(t, "picker-80x24", screen(m))
+	for _, sz := range sizes {
+		t.Run(sz.name, func(t *testing.T) {
+			m := newTestModel(t, sz.w, sz.h)
+			m.Update(press("b"))
+			m.Update(pickerMsg{entries: []pickEntry{
+				{path: "bench-results/G1-1796049000000.json", started: t0.Add(-time.Hour), rps: 6100, p99: 7.2},
+				{path: "bench-results/G1-1796045000000.json", started: t0.Add(-2 * time.Hour), rps: 5400, p99: 9.75, partial: true},
+				{path: "bench-results/G1-1796041000000.json", started: t0.Add(-3 * time.Hour), bad: "damaged artifact"},
+			}})
+			m.Update(press("down"))
+			s := screen(m)
+			checkShape(t, s, sz.w, sz.h)
+			golden(t, "picker-"+sz.name, s)
+		})
+	}
 }

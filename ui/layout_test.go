@@ -18,7 +18,7 @@ import (
 func TestEverySizeFits(t *testing.T) {
 	m := newTestModel(t, 120, 36)
 	running(t, m, engine.StateRunning, true)
-	for _, keys := range [][]string{nil, {"?"}, {"c"}, {"b"}, {"n"}} {
+	for _, keys := range [][]string{nil, {"?"}, {"c"}, {"b"}, {"n"}, {"/", "g"}} {
 		for _, k := range keys {
 			m.Update(press(k))
 		}
@@ -78,7 +78,7 @@ func TestPickerListsTheGroupsArtifacts(t *testing.T) {
 	other := artifact(t0, 1, 1)
 	other.Group.ID = "G5"
 	artifacts.Write(dir, other)
-	msg := listBaselines(dir, "G1")().(pickerMsg)
+	msg := listBaselines(dir, "G1", time.Time{})().(pickerMsg)
 	if msg.err != nil || len(msg.entries) != 2 {
 		t.Fatalf("entries %+v err %v, want the two G1 artifacts", msg.entries, msg.err)
 	}

@@ -94,6 +94,11 @@ type group struct {
 	cmp        *artifacts.Comparison
 	cmpBusy    bool
 	cmpAt      time.Time
+	// pending are notes written before the group's first run here: they
+	// go into its next session.
+	pending []string
+	// autoSeen is how many soak extensions the status line has told of.
+	autoSeen int
 }
 
 type mode int
@@ -104,6 +109,7 @@ const (
 	modeCompare
 	modePicker
 	modeNote
+	modeFilter
 )
 
 // Model is the console's Bubble Tea model. Use it through a pointer.
@@ -129,6 +135,16 @@ type Model struct {
 	note    textinput.Model
 	picker  picker
 	scroll  int
+	// filter narrows the list to shown, the groups whose id or title holds
+	// filterText.
+	filter     textinput.Model
+	filterText string
+	shown      []int
+	// confirmQuit is set by a first q while a run is in progress.
+	confirmQuit bool
+	// follow makes the selection follow the running group (run all) until
+	// the operator moves it.
+	follow bool
 
 	logs      []slog.Record // written by a Cmd: Update does no I/O
 	frame     string
@@ -153,12 +169,12 @@ func New(cfg Config) *Model {
 	}
 	m := &Model{cfg: cfg, ctx: cfg.Context, st: DefaultStyles(), keys: DefaultKeyMap(), active: -1,
 		log: slog.New(slog.NewTextHandler(cfg.Log, nil)), width: 80, height: 24, rebuilt: map[string]string{}}
-	for _, g := range cfg.Plan.Groups {
+	for i, g := range cfg.Plan.Groups {
 		m.groups = append(m.groups, &group{g: g, state: stateIdle})
+		m.shown = append(m.shown, i)
 	}
-	m.note = textinput.New()
-	m.note.Placeholder = "what changed, what you saw"
-	m.note.CharLimit = 500
+	m.note = newInput("what changed, what you saw", 500)
+	m.filter = newInput("id or title", 60)
 	for _, w := range cfg.Warnings {
 		m.setStatus("warning: "+w, true)
 	}

@@ -77,7 +77,7 @@ func TestNavigateAndModes(t *testing.T) {
 // start nothing.
 func TestKeysNeedARun(t *testing.T) {
 	m := newTestModel(t, 80, 24)
-	for _, k := range []string{"p", "e", "s", "n", "x"} {
+	for _, k := range []string{"p", "e", "s", "x"} {
 		m.status = ""
 		m.Update(press(k))
 		if !m.statusErr || !strings.Contains(m.status, "G1") {

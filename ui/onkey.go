@@ -11,7 +11,8 @@ import (
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
-// onKey routes a key by the mode the console is in.
+// onKey routes a key by the mode the console is in: an open modal (the
+// note, the filter) owns every key but ctrl+c.
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, m.keys.ForceQuit) {
 		return m.quit()
@@ -19,13 +20,39 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch m.mode {
 	case modeNote:
 		return m.onNoteKey(msg)
+	case modeFilter:
+		return m.onFilterKey(msg)
 	case modePicker:
 		return m.onPickerKey(msg)
 	case modeHelp:
-		m.mode = modeMain
-		return nil
+		return m.onHelpKey(msg)
 	case modeCompare:
 		return m.onCompareKey(msg)
+	}
+	if m.confirmQuit {
+		return m.onConfirmKey(msg)
+	}
+	if m.onNavKey(msg) {
+		return nil
+	}
+	return m.onMainKey(msg)
+}
+
+// onConfirmKey answers the question a first q mid-run asked: q again
+// stops, saves and quits, esc stays; any other key drops the question and
+// does what it does.
+func (m *Model) onConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
+	m.confirmQuit = false
+	switch {
+	case key.Matches(msg, m.keys.Quit):
+		return m.quit()
+	case key.Matches(msg, m.keys.Back):
+		m.setStatus("still running", false)
+		return nil
+	}
+	m.setStatus("", false)
+	if m.onNavKey(msg) {
+		return nil
 	}
 	return m.onMainKey(msg)
 }
@@ -33,14 +60,11 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) onMainKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
-	case key.Matches(msg, k.Up):
-		m.sel = (m.sel + len(m.groups) - 1) % len(m.groups)
-	case key.Matches(msg, k.Down):
-		m.sel = (m.sel + 1) % len(m.groups)
 	case key.Matches(msg, k.Run):
 		return m.enqueue(m.sel)
 	case key.Matches(msg, k.RunAll):
-		return m.enqueue(allIndexes(len(m.groups))...)
+		m.follow = true
+		return m.enqueue(m.shown...)
 	case key.Matches(msg, k.Pause):
 		return m.withSession(pauseResume)
 	case key.Matches(msg, k.Extend):
@@ -53,24 +77,41 @@ func (m *Model) onMainKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.mode, m.scroll = modeCompare, 0
 	case key.Matches(msg, k.Note):
 		return m.openNote()
+	case key.Matches(msg, k.Filter):
+		return m.openFilter()
 	case key.Matches(msg, k.Export):
 		return m.exportNow()
 	case key.Matches(msg, k.Rebuild):
 		return m.rebuild()
 	case key.Matches(msg, k.Help):
-		m.mode = modeHelp
+		m.mode, m.scroll = modeHelp, 0
 	case key.Matches(msg, k.Quit):
-		return m.quit()
+		return m.askQuit()
 	}
 	return nil
 }
 
-func allIndexes(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
+// onHelpKey scrolls the help; any other key goes back.
+func (m *Model) onHelpKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.PageUp):
+		m.scroll = max(m.scroll-1, 0)
+	case key.Matches(msg, m.keys.PageDown):
+		m.scroll++
+	default:
+		m.mode = modeMain
 	}
-	return out
+	return nil
+}
+
+// askQuit quits at once when nothing runs; mid-run it asks first, once.
+func (m *Model) askQuit() tea.Cmd {
+	if m.active < 0 || m.quitting {
+		return m.quit()
+	}
+	m.confirmQuit = true
+	m.setStatus("run in progress: q again to stop and save, esc to stay", true)
+	return nil
 }
 
 // enqueue queues groups to run, one session at a time, in order.
@@ -138,7 +179,7 @@ func extendStep(d time.Duration) func(*engine.Session) (string, bool) {
 		if !sess.Extend(d, "by the operator") {
 			return sess.Group().ID + ": only the measured phase can be extended", false
 		}
-		return fmt.Sprintf("%s: step extended by %s", sess.Group().ID, d), true
+		return fmt.Sprintf("%s: e added +%s to the step", sess.Group().ID, dur(d)), true
 	}
 }
 
@@ -195,7 +236,7 @@ func (m *Model) quit() tea.Cmd {
 	if m.quitting || m.active < 0 {
 		return tea.Quit
 	}
-	m.quitting, m.queue, m.mode = true, nil, modeMain
+	m.quitting, m.queue, m.mode, m.confirmQuit = true, nil, modeMain, false
 	for _, gr := range m.groups {
 		if gr.state == stateQueued {
 			gr.state = stateIdle

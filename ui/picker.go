@@ -36,8 +36,10 @@ type pickerMsg struct {
 	err     error
 }
 
-// listBaselines reads the headline of each of the group's artifacts.
-func listBaselines(dir, id string) tea.Cmd {
+// listBaselines reads the headline of each of the group's artifacts
+// that started before since (all of them when since is zero): the run in
+// this console is never its own baseline.
+func listBaselines(dir, id string, since time.Time) tea.Cmd {
 	return func() tea.Msg {
 		all, err := artifacts.List(dir)
 		if err != nil {
@@ -45,7 +47,7 @@ func listBaselines(dir, id string) tea.Cmd {
 		}
 		var out []pickEntry
 		for _, e := range all {
-			if e.GroupID != id || len(out) == maxPick {
+			if e.GroupID != id || len(out) == maxPick || (!since.IsZero() && !e.Started.Before(since)) {
 				continue
 			}
 			p := pickEntry{path: e.Path, started: e.Started}
@@ -74,7 +76,11 @@ func headline(a *artifacts.Artifact) (rps, p99 float64, ok bool) {
 func (m *Model) openPicker() tea.Cmd {
 	m.mode = modePicker
 	m.picker = picker{group: m.sel}
-	return listBaselines(m.cfg.Dir, m.selected().g.ID)
+	var since time.Time // the current run's start: its own artifact is no baseline
+	if gr := m.selected(); gr.sess != nil {
+		since = gr.runStart
+	}
+	return listBaselines(m.cfg.Dir, m.selected().g.ID, since)
 }
 
 func (m *Model) onPickerKey(msg tea.KeyPressMsg) tea.Cmd {

@@ -16,12 +16,19 @@ import (
 type Sessions struct {
 	mu       sync.Mutex
 	list     []*engine.Session
-	exported map[*engine.Session]string
+	exported map[*engine.Session]exported
+}
+
+// exported is where a session's final artifact went and how the run ended.
+type exported struct {
+	path    string
+	ending  string
+	partial bool
 }
 
 // NewSessions returns an empty registry.
 func NewSessions() *Sessions {
-	return &Sessions{exported: map[*engine.Session]string{}}
+	return &Sessions{exported: map[*engine.Session]exported{}}
 }
 
 // Add registers a started session.
@@ -31,11 +38,41 @@ func (s *Sessions) Add(sess *engine.Session) {
 	s.mu.Unlock()
 }
 
-// markExported records that sess's final artifact is at path.
-func (s *Sessions) markExported(sess *engine.Session, path string) {
+// markExported records that sess's final artifact a is at path.
+func (s *Sessions) markExported(sess *engine.Session, path string, a *artifacts.Artifact) {
+	e := exported{path: path, ending: artifacts.Outcome(a).String(), partial: a.Run.Partial}
 	s.mu.Lock()
-	s.exported[sess] = path
+	s.exported[sess] = e
 	s.mu.Unlock()
+}
+
+// Summary is one line per session the console started, in order: the
+// group, how its run ended and its artifact (or that none was written),
+// in aligned columns, for the terminal once the console has closed. Nil
+// when nothing ran.
+func (s *Sessions) Summary() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	idW, endW := 0, 0
+	for _, sess := range s.list {
+		idW = max(idW, len1(sess.Group().ID))
+		endW = max(endW, len1(s.exported[sess].ending))
+	}
+	var out []string
+	for _, sess := range s.list {
+		e, ok := s.exported[sess]
+		line := padRight(sess.Group().ID, idW) + "  "
+		switch {
+		case !ok:
+			line += "no artifact written"
+		case e.partial:
+			line += padRight(e.ending, endW) + "  " + e.path + " (partial)"
+		default:
+			line += padRight(e.ending, endW) + "  " + e.path
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // pending returns the sessions whose final artifact is not written yet.
@@ -70,7 +107,7 @@ func (s *Sessions) Shutdown(dir, why string, wait time.Duration) ([]string, []er
 			errs = append(errs, fmt.Errorf("exporting %s: %w", a.Group.ID, err))
 			continue
 		}
-		s.markExported(sess, path)
+		s.markExported(sess, path, a)
 		paths = append(paths, path)
 	}
 	return paths, errs

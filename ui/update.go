@@ -5,6 +5,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/engine"
 )
 
@@ -72,11 +74,7 @@ func (m *Model) onEvent(msg tea.Msg) tea.Cmd {
 	case rebuiltMsg:
 		return m.onRebuilt(msg)
 	default:
-		if m.mode == modeNote {
-			var cmd tea.Cmd
-			m.note, cmd = m.note.Update(msg)
-			return cmd
-		}
+		return m.inputMsg(msg)
 	}
 	return nil
 }
@@ -95,12 +93,25 @@ func (m *Model) onSnapshot(msg SnapshotMsg) tea.Cmd {
 	case gr.state != stateFailed:
 		gr.state = stateRunning
 	}
+	m.tellSoak(gr)
 	cmds := []tea.Cmd{waitSnapshot(msg.Group, msg.Sess, msg.Sess.Snapshots())}
 	if gr.base != nil && !gr.cmpBusy && time.Since(gr.cmpAt) >= compareEvery {
 		gr.cmpBusy, gr.cmpAt = true, time.Now()
 		cmds = append(cmds, compare(msg.Group, gr.base, nil, msg.Sess))
 	}
 	return tea.Batch(cmds...)
+}
+
+// tellSoak puts a new extension by the soak policy on the status line, in
+// place of what an earlier key left there.
+func (m *Model) tellSoak(gr *group) {
+	n, added := artifacts.AutoExtensions(gr.snap.Events)
+	if n <= gr.autoSeen {
+		return
+	}
+	gr.autoSeen = n
+	m.setStatus(fmt.Sprintf("%s: soak auto-extended the step (%d, +%s in all): RSS %+.1f MB/min",
+		gr.g.ID, n, dur(added), gr.snap.RSSSlope), false)
 }
 
 func (m *Model) onEnded(msg endedMsg) tea.Cmd {
@@ -133,6 +144,7 @@ func (m *Model) onStarted(msg startedMsg) tea.Cmd {
 		return m.startNext()
 	}
 	gr.sess, gr.runStart, gr.state, gr.seen, gr.cmp, gr.selfFDs = msg.sess, msg.at, stateRunning, false, nil, nil
+	gr.autoSeen = 0
 	m.logInfo("session started", "group", gr.g.ID)
 	m.setStatus(gr.g.ID+" running", false)
 	cmds := []tea.Cmd{waitSnapshot(msg.group, msg.sess, msg.sess.Snapshots())}
@@ -143,6 +155,16 @@ func (m *Model) onStarted(msg startedMsg) tea.Cmd {
 		delete(m.rebuilt, gr.g.Target)
 		sess := msg.sess
 		cmds = append(cmds, control(func() (string, bool) { sess.Note(note); return note, true }))
+	}
+	if notes := gr.pending; len(notes) > 0 {
+		gr.pending = nil
+		sess := msg.sess
+		cmds = append(cmds, control(func() (string, bool) {
+			for _, n := range notes {
+				sess.Note(n)
+			}
+			return sess.Group().ID + ": your note went into this run", true
+		}))
 	}
 	if m.quitting {
 		msg.sess.Stop("quit")
@@ -211,14 +233,21 @@ func (m *Model) onRebuilt(msg rebuiltMsg) tea.Cmd {
 	return nil
 }
 
-// startNext starts the next queued group when nothing runs.
+// startNext starts the next queued group when nothing runs; after a run
+// all, the selection follows it.
 func (m *Model) startNext() tea.Cmd {
+	if len(m.queue) == 0 && m.active < 0 {
+		m.follow = false
+	}
 	if m.active >= 0 || len(m.queue) == 0 || m.cfg.Engine == nil {
 		return nil
 	}
 	i := m.queue[0]
 	m.queue = m.queue[1:]
 	m.active = i
+	if m.follow && contains(m.shown, i) {
+		m.sel = i
+	}
 	gr := m.groups[i]
 	gr.state, gr.err = stateRunning, ""
 	m.setStatus("starting "+gr.g.ID+"…", false)

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"path/filepath"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -96,8 +95,11 @@ func spread(left, right string, w int) string {
 }
 
 func (m *Model) viewStatus(w int) string {
-	if m.mode == modeNote {
-		return spread(fit(m.st.Key.Render("note ")+m.note.View(), w-26), m.st.Dim.Render("enter saves · esc drops"), w)
+	switch m.mode {
+	case modeNote:
+		return m.inputLine(m.notePrompt(), m.note.View(), noteHint, w)
+	case modeFilter:
+		return m.inputLine("filter: ", m.filter.View(), itoa(len(m.shown))+" of "+itoa(len(m.groups))+" · "+filterHint, w)
 	}
 	dir := m.st.Dim.Render("artifacts: " + m.cfg.Dir)
 	msg := m.status
@@ -105,20 +107,33 @@ func (m *Model) viewStatus(w int) string {
 		msg = m.st.Error.Render(msg)
 	}
 	room := w - len1(dir) - 2
-	if room < 20 {
+	if room < 20 || len1(msg) > room {
 		return fit(msg, w)
 	}
-	return spread(fit(msg, room), dir, w)
+	return spread(msg, dir, w)
 }
 
-// viewKeys is the footer: as many keys as fit, most useful first.
+// inputLine is an open modal's line: its prompt, the text typed, and how
+// to leave it.
+func (m *Model) inputLine(prompt, input, hint string, w int) string {
+	return spread(fit(m.st.Key.Render(prompt)+input, w-len1(hint)-2), m.st.Dim.Render(hint), w)
+}
+
+// viewKeys is the footer: as many keys as fit, most useful first; while a
+// modal is open, that every key is text.
 func (m *Model) viewKeys(w int) string {
+	switch m.mode {
+	case modeNote, modeFilter:
+		return m.st.Dim.Render(fit("typing: keys are text until enter/esc · ctrl+c quits", w))
+	case modeHelp:
+		return m.st.Dim.Render(fit("↑/↓ scroll · any other key goes back", w))
+	}
 	var parts []string
 	used := 0
-	for _, b := range m.keys.footerKeys() {
+	for _, b := range m.keys.footerKeys(m.selectedRuns()) {
 		part := m.keyHint(b)
 		n := len1(part) + 1
-		if used+n > w {
+		if used+n > w+1 {
 			break
 		}
 		parts = append(parts, part)
@@ -127,23 +142,21 @@ func (m *Model) viewKeys(w int) string {
 	return fit(strings.Join(parts, " "), w)
 }
 
-func (m *Model) keyHint(b key.Binding) string {
-	k := b.Keys()[0]
-	return m.st.Key.Render(k) + " " + m.st.Dim.Render(shortHelp[k])
+// selectedRuns reports whether the selected group's session is the one
+// running.
+func (m *Model) selectedRuns() bool {
+	return m.active >= 0 && m.sel == m.active && m.selected().sess != nil
 }
 
-// viewHelp lists every key.
-func (m *Model) viewHelp(w, h int) []string {
-	k := m.keys
-	lines := []string{m.st.Title.Render("Keys") + m.st.Dim.Render(" — any key goes back"), ""}
-	for _, b := range []key.Binding{k.Up, k.Down, k.Run, k.RunAll, k.Pause, k.Extend, k.Stop,
-		k.Baseline, k.Compare, k.Note, k.Export, k.Rebuild, k.Help, k.Quit} {
-		lines = append(lines, "  "+m.st.Key.Render(padRight(b.Help().Key, 8))+b.Help().Desc)
+// keyHint is a footer entry: the key and its word; e says how much it
+// adds.
+func (m *Model) keyHint(b key.Binding) string {
+	k := b.Keys()[0]
+	word := shortHelp[k]
+	if k == "e" {
+		word = "+" + dur(extendBy(m.selected().g, m.cfg.Duration))
 	}
-	lines = append(lines, "",
-		m.st.Dim.Render("Every key's effect lands in the artifact as an event."),
-		m.st.Dim.Render("Artifacts: "+m.cfg.Dir+" · log: "+filepath.Join(m.cfg.Dir, "benchtui.log")))
-	return lines
+	return m.st.Key.Render(k) + " " + m.st.Dim.Render(word)
 }
 
 func padRight(s string, n int) string {

@@ -24,7 +24,7 @@ func (m *Model) baselinePane(gr *group, w, h int) []string {
 	lines := []string{fit(st.Title.Render("baseline ")+st.Dim.Render(baseName(gr.basePath)+" · "+
 		gr.base.Run.Started.Local().Format("01-02 15:04")), w)}
 	rows := paneRows(gr)
-	lines = append(lines, st.Header.Render(fit(fmt.Sprintf("%-11s%9s%9s%9s  %s", "figure", "baseline", "current", "delta", ""), w)))
+	lines = append(lines, st.Header.Render(compareHead("", w)))
 	room := h - len(lines)
 	for i, r := range rows {
 		if i == room-1 && len(rows) > room {
@@ -95,9 +95,25 @@ func (m *Model) compareLine(r paneRow, w int) string {
 	if name == "" {
 		name = r.Metric
 	}
+	if w < wideCompare { // the current figure, the delta and the verdict matter most
+		return fit(fmt.Sprintf("%-11s%8s", name, cur)+m.st.verdict(r.Verdict, fmt.Sprintf("%8s %s", delta, word)), w)
+	}
 	line := fmt.Sprintf("%-11s%9s%9s", name, metricValue(r.Metric, r.Base), cur)
 	tail := m.st.verdict(r.Verdict, fmt.Sprintf("%9s  %s", delta, word))
 	return fit(line+tail, w)
+}
+
+// wideCompare is the width from which comparison rows show the baseline's
+// figure beside the current one.
+const wideCompare = 46
+
+// compareHead is the header of comparison rows, as compareLine lays them
+// out at w columns.
+func compareHead(last string, w int) string {
+	if w < wideCompare {
+		return fit(fmt.Sprintf("%-11s%8s%8s %s", "figure", "current", "delta", last), w)
+	}
+	return fit(fmt.Sprintf("%-11s%9s%9s%9s  %s", "figure", "baseline", "current", "delta", last), w)
 }
 
 func stepName(label string) string {
@@ -158,7 +174,7 @@ func (m *Model) compareAll(c artifacts.Comparison, w int) []string {
 		if r.Step != step {
 			step = r.Step
 			lines = append(lines, "", m.st.Bold.Render("step "+stepName(step)),
-				m.st.Header.Render(fit(fmt.Sprintf("%-11s%9s%9s%9s  %s", "figure", "baseline", "current", "delta", "verdict"), w)))
+				m.st.Header.Render(compareHead("verdict", w)))
 		}
 		lines = append(lines, m.compareLine(paneRow{r, true}, w))
 	}
@@ -176,10 +192,14 @@ func (m *Model) compareAll(c artifacts.Comparison, w int) []string {
 
 // stepsTable lists an artifact's steps, as the headless summary does.
 func (m *Model) stepsTable(a *artifacts.Artifact, w int) []string {
-	head := fmt.Sprintf("%-16s%9s%8s%8s%8s%8s%8s%8s%8s", "step", "requests", "rps", "p50", "p90", "p99", "max", "errors", "dropped")
+	// The step's label takes what the figures leave, 8 to 16 columns: at
+	// 80 columns no figure's header is cut.
+	sw := min(max(w-65, 8), 16)
+	format := "%-" + itoa(sw) + "s%9s%8s%8s%8s%8s%8s%8s%8s"
+	head := fmt.Sprintf(format, "step", "requests", "rps", "p50", "p90", "p99", "max", "errors", "dropped")
 	lines := []string{m.st.Header.Render(fit(head, w))}
 	for _, s := range a.Steps {
-		lines = append(lines, fit(fmt.Sprintf("%-16s%9s%8s%8s%8s%8s%8s%8s%8s", fit(stepName(s.Label), 15), count(s.Requests),
+		lines = append(lines, fit(fmt.Sprintf(format, fit(stepName(s.Label), sw-1), count(s.Requests),
 			compact(s.ThroughputRPS), compact(s.LatencyMS.P50), compact(s.LatencyMS.P90), compact(s.LatencyMS.P99),
 			compact(s.LatencyMS.Max), count(s.Errors), count(s.Dropped)), w))
 	}

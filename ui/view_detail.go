@@ -3,10 +3,8 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/benchtui/benchtui/runners/engine"
-	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/guptarohit/asciigraph"
 )
 
@@ -20,7 +18,12 @@ func (m *Model) viewDetail(w, h int) []string {
 	avail := h - len(lines) - len(banner)
 	// Sparklines get what the baseline pane needs (up to seven lines)
 	// leaves: two pairs, each a caption and a chart of two to eleven rows.
+	// Short of room, the pane keeps four lines (its best rows) and the
+	// charts two rows each; shorter still, the charts go.
 	pair := min((avail-min(m.baselineWant(gr), 7))/2, 12)
+	if pair < 3 {
+		pair = min((avail-min(m.baselineWant(gr), 4))/2, 3)
+	}
 	if pair < 3 {
 		pair = 0 // too short: the baseline matters more than the charts
 	}
@@ -47,7 +50,7 @@ func (m *Model) stepLine(gr *group, w int) string {
 		return st.Error.Render(fit("failed: "+gr.err, w))
 	}
 	if !gr.seen {
-		text := planSummary(gr.g, m.cfg.Duration)
+		text := planSummary(gr.g, m.cfg.Duration) + startHint(gr.state)
 		if rps, p99, ok := headline(gr.last); ok {
 			text += st.Dim.Render(fmt.Sprintf(" · last %s rps, p99 %s ms", compact(rps), compact(p99)))
 		}
@@ -61,23 +64,6 @@ func (m *Model) stepLine(gr *group, w int) string {
 		text += st.Dim.Render(" · " + dur(s.Paused) + " paused")
 	}
 	return fit(text, w)
-}
-
-// planSummary says what running the group will do.
-func planSummary(g *plan.Group, override time.Duration) string {
-	steps := 1
-	for _, vs := range g.Sweep {
-		steps *= max(len(vs), 1)
-	}
-	d := g.Duration.D()
-	if override > 0 {
-		d = override
-	}
-	text := fmt.Sprintf("%d step%s of %s", steps, plural(steps), d)
-	if g.Warmup.D() > 0 {
-		text += " + " + g.Warmup.D().String() + " warmup"
-	}
-	return text + " · enter runs it"
 }
 
 func plural(n int) string {
@@ -101,25 +87,6 @@ func (m *Model) progressLine(gr *group, w int) string {
 	return fit("▕"+bar+"▏"+right, w)
 }
 
-// tableFormat lays out the live table in 52 columns: it fits beside the
-// groups list at 80 columns.
-const tableFormat = "%-4s%7s%6s%6s%6s%6s%7s%5s%5s"
-
-// liveTable is the step's figures so far and the last tick's.
-func (m *Model) liveTable(gr *group, w int) []string {
-	head := fmt.Sprintf(tableFormat, "", "rps", "p50", "p90", "p99", "max", "errors", "infl", "drop")
-	lines := []string{m.st.Header.Render(fit(head, min(w, len1(head))))}
-	if !gr.seen {
-		return append(lines, m.st.Dim.Render("  (ms; figures appear when it runs)"), "")
-	}
-	s := gr.snap
-	row := func(name string, x engine.Stats, inflight string) string {
-		return fit(fmt.Sprintf(tableFormat, name, compact(x.RPS), compact(x.P50), compact(x.P90),
-			compact(x.P99), compact(x.Max), count(x.Errors), inflight, count(x.Dropped)), w)
-	}
-	return append(lines, row("step", s.Total, ""), row("tick", s.Interval, itoa(s.InFlight)))
-}
-
 // perfGraphs are the latency (p50 and p99) and throughput sparklines side
 // by side, over the step.
 func (m *Model) perfGraphs(gr *group, w, lines int) []string {
@@ -128,10 +95,16 @@ func (m *Model) perfGraphs(gr *group, w, lines int) []string {
 		p50, p99, rps = append(p50, p.P50MS), append(p99, p.P99MS), append(rps, p.RPS)
 	}
 	lw, rw := w/2-1, w-w/2-1
-	capL := fmt.Sprintf("p50/p99 ms (log) %s/%s", compact(gr.snap.Total.P50), compact(gr.snap.Total.P99))
-	capR := "throughput rps " + compact(gr.snap.Total.RPS)
+	// An SSE step's operations are events: its latency is the gap between
+	// events and its rate events per second (as in its table).
+	latName, rateName := "p50/p99 ms (log)", "throughput rps"
+	if gr.g.Runner == "sse" {
+		latName, rateName = "gap p50/p99 ms (log)", "events/s"
+	}
+	capL := fmt.Sprintf("%s %s/%s", latName, compact(gr.snap.Total.P50), compact(gr.snap.Total.P99))
+	capR := rateName + " " + compact(gr.snap.Total.RPS)
 	if !gr.seen {
-		p50, p99, rps, capL, capR = nil, nil, nil, "p50/p99 ms (log)", "throughput rps"
+		p50, p99, rps, capL, capR = nil, nil, nil, latName, rateName
 	}
 	left := graph([][]float64{p50, p99}, []asciigraph.AnsiColor{asciigraph.Blue, asciigraph.Red}, axis{log: true}, lw, lines-1, m.st)
 	right := graph([][]float64{rps}, []asciigraph.AnsiColor{asciigraph.Green}, axis{}, rw, lines-1, m.st)

@@ -1,10 +1,14 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/benchtui/benchtui/artifacts"
-	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/engine"
 )
 
 // maxEndingLines bounds the pane's lines on how a run ended: the failed
@@ -61,51 +65,93 @@ func (m *Model) endingLines(gr *group, w int) []string {
 	return lines
 }
 
-// soakLines say, while a step runs, what its soak policy did so far:
-// "auto-extended 2/4 (+2m0s), RSS +26.0 MB/min: leak suspected" while RSS
-// still rises after an extension, the same verdict the artifact will hold.
-// Nil until the policy first extends the step.
+// soakLines say, while a step of a group with a soak policy runs, what
+// the policy did and will do: "auto-extended 2/3 · +10s · next check in
+// 4s", what e added by hand, and the RSS slope once it rises ("RSS +26.0
+// MB/min: leak suspected" after an extension, the words the artifact will
+// end with). Nil without a policy.
 func (m *Model) soakLines(gr *group, w int) []string {
-	if !gr.seen || gr.ended() {
+	step := soakStep(gr)
+	if !gr.seen || gr.ended() || step <= 0 {
 		return nil
 	}
-	n, added := artifacts.AutoExtensions(gr.snap.Events)
-	if n == 0 {
-		return nil
+	s := gr.snap
+	n, added := artifacts.AutoExtensions(s.Events)
+	parts := []string{"soak: auto-extended " + itoa(n) + "/" + itoa(n+int(s.SoakLeft/step))}
+	if n > 0 {
+		parts = append(parts, "+"+dur(added))
 	}
-	_, slope := gr.g.SoakRule()
-	v := artifacts.SoakVerdict{Extensions: n, Possible: possibleExtensions(gr.g), Added: added,
-		SlopeMBPerMin: gr.snap.RSSSlope, ThresholdMBPerMin: slope, Leak: gr.snap.RSSRising}
+	if byHand := s.Extended - added; byHand > 0 {
+		parts = append(parts, "e added +"+dur(byHand))
+	}
+	parts = append(parts, nextCheck(s, step))
 	style := m.st.Dim
-	if v.Leak {
-		style = m.st.Banner
+	switch {
+	case s.RSSRising && n > 0:
+		parts, style = append(parts, fmt.Sprintf("RSS %+.1f MB/min: leak suspected", s.RSSSlope)), m.st.Banner
+	case s.RSSRising:
+		parts, style = append(parts, fmt.Sprintf("RSS %+.1f MB/min rising", s.RSSSlope)), m.st.Banner
 	}
 	var lines []string
-	for _, l := range wrapAt(v.String(), ": ", w) {
+	for _, l := range joinFit(parts, " · ", w) {
 		lines = append(lines, style.Render(fit(l, w)))
 	}
 	return lines
 }
 
-// possibleExtensions is how many steps the group's soak policy may add:
-// max is the step's whole length.
-func possibleExtensions(g *plan.Group) int {
-	if g.Soak == nil || g.Soak.ExtendWhileRSSRising == nil {
+// soakStep is the group's soak extension step, zero without a policy.
+func soakStep(gr *group) time.Duration {
+	if gr.g.Soak == nil || gr.g.Soak.ExtendWhileRSSRising == nil {
 		return 0
 	}
-	r := g.Soak.ExtendWhileRSSRising
-	return artifacts.PossibleExtensions(r.Max.D(), g.Duration.D(), r.Step.D())
+	return gr.g.Soak.ExtendWhileRSSRising.Step.D()
 }
 
-// wrapAt splits text after sep into two lines when it is wider than w,
-// the second indented, so that a verdict is never cut off on a narrow
-// screen.
+// nextCheck says when the soak policy next looks at the RSS slope: at
+// the end of the planned measured time, while it may still extend.
+func nextCheck(s engine.Snapshot, step time.Duration) string {
+	switch {
+	case s.SoakLeft < step:
+		return "no extension left"
+	case s.Phase != engine.PhaseMeasure:
+		return "checks at the end of the step"
+	}
+	return "next check in " + dur(s.Planned-s.Elapsed)
+}
+
+// joinFit joins parts with sep into as few lines of w columns as it can,
+// breaking only between parts, so no part is cut on a narrow screen.
+func joinFit(parts []string, sep string, w int) []string {
+	var lines []string
+	cur := ""
+	for _, p := range parts {
+		switch {
+		case cur == "":
+			cur = p
+		case len1(cur+sep+p) <= w:
+			cur += sep + p
+		default:
+			lines, cur = append(lines, cur), "  "+p
+		}
+	}
+	return append(lines, cur)
+}
+
+// wrapAt splits text into lines of w columns at word boundaries, the
+// lines after the first indented, so that a verdict is never cut off on
+// a narrow screen. It prefers one break after sep when that is enough.
 func wrapAt(text, sep string, w int) []string {
-	i := strings.LastIndex(text, sep)
-	if len1(text) <= w || i < 0 {
+	if len1(text) <= w {
 		return []string{text}
 	}
-	return []string{text[:i+len(sep)-1], "  " + text[i+len(sep):]}
+	if i := strings.LastIndex(text, sep); i >= 0 && len1(text[:i+len(sep)-1]) <= w && len1(text[i+len(sep):])+2 <= w {
+		return []string{text[:i+len(sep)-1], "  " + text[i+len(sep):]}
+	}
+	lines := strings.Split(ansi.Wordwrap(text, max(w-2, 1), ""), "\n")
+	for i := 1; i < len(lines); i++ {
+		lines[i] = "  " + lines[i]
+	}
+	return lines
 }
 
 // tag styles an ending tag or line by its mark: ✓ green, ✗ red, ⚠ and a

@@ -19,19 +19,63 @@ func (m *Model) groupsWidth(w int) int {
 	return min(id, 12) + 10 // marker, id, space, state
 }
 
-// viewGroups draws the groups list, scrolled to keep the selection in view.
+// viewGroups draws the listed groups, scrolled to keep the selection in
+// view; when some are out of view or filtered out, the last line says
+// which are shown ("12–24 of 40", "/quic 3 of 10").
 func (m *Model) viewGroups(w, h int) []string {
 	per := 1
 	if w >= 40 {
 		per = 2
 	}
-	visible := max(h/per, 1)
-	first := max(0, min(m.sel-visible/2, len(m.groups)-visible))
-	var lines []string
-	for i := first; i < len(m.groups) && len(lines)+per <= h; i++ {
-		lines = append(lines, m.groupLines(i, w, per)...)
+	n := len(m.shown)
+	cut := n*per > h
+	rows := h
+	if cut || m.filterText != "" || n == 0 {
+		rows = h - 1
 	}
-	return lines
+	visible := max(rows/per, 1)
+	first := max(0, min(m.shownPos()-visible/2, n-visible))
+	var lines []string
+	for j := first; j < n && len(lines)+per <= rows; j++ {
+		lines = append(lines, m.groupLines(m.shown[j], w, per)...)
+	}
+	if rows == h {
+		return lines
+	}
+	to := first + len(lines)/per
+	for len(lines) < rows {
+		lines = append(lines, "")
+	}
+	return append(lines, m.st.Dim.Render(fit(m.listWhere(first, to, cut), w)))
+}
+
+// listWhere says which of the groups the list shows: the filter, and the
+// range when it is cut.
+func (m *Model) listWhere(from, to int, cut bool) string {
+	text := ""
+	if m.filterText != "" {
+		text = "/" + m.filterText + " "
+	}
+	switch {
+	case len(m.shown) == 0:
+		return text + "no match"
+	case cut:
+		return text + itoa(from+1) + "–" + itoa(to) + " of " + itoa(len(m.shown)) + arrows(from > 0, to < len(m.shown))
+	}
+	return text + itoa(len(m.shown)) + " of " + itoa(len(m.groups))
+}
+
+// arrows point to where more groups are.
+func arrows(above, below bool) string {
+	switch {
+	case above && below:
+		return " ↑↓"
+	case above:
+		return " ↑"
+	case below:
+		return " ↓"
+	}
+	return ""
 }
 
 func (m *Model) groupLines(i, w, per int) []string {

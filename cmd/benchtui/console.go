@@ -134,6 +134,7 @@ func console(ctx context.Context, run *engine.Run, dir string, warnings []string
 		r := recover()
 		paths, errs := sessions.Shutdown(dir, why, exportWait)
 		report(stderr, logf, paths, errs)
+		summary(stdout, logf, sessions.Summary())
 		if len(errs) > 0 && code == exitOK {
 			code = exitFail // figures were lost: not a success
 		}
@@ -171,13 +172,29 @@ func quitOnHangup(p *tea.Program) (stop func()) {
 	return func() { signal.Stop(sig); close(done) }
 }
 
+// report logs the artifacts written on the way out and tells of those
+// that could not be (the summary lists every artifact).
 func report(stderr, logf io.Writer, paths []string, errs []error) {
 	for _, p := range paths {
-		fmt.Fprintln(stderr, "benchtui: artifact", p)
 		fmt.Fprintln(logf, "artifact written on exit:", p)
 	}
 	for _, err := range errs {
 		fmt.Fprintln(stderr, "benchtui:", err)
 		fmt.Fprintln(logf, "export on exit:", err)
+	}
+}
+
+// summary prints, once the terminal is restored, what the console ran:
+// each group, how it ended, and its artifact.
+func summary(stdout, logf io.Writer, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	head := fmt.Sprintf("benchtui: %d run%s", len(lines), map[bool]string{true: "s"}[len(lines) > 1])
+	for _, w := range []io.Writer{stdout, logf} {
+		fmt.Fprintln(w, head)
+		for _, l := range lines {
+			fmt.Fprintln(w, "  "+l)
+		}
 	}
 }

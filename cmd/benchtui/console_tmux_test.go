@@ -50,6 +50,14 @@ func (c *tmuxConsole) send(keys string) {
 	}
 }
 
+// sendText types text literally.
+func (c *tmuxConsole) sendText(text string) {
+	c.t.Helper()
+	if out, err := c.tmux("send-keys", "-t", c.name, "-l", text); err != nil {
+		c.t.Fatalf("send-keys -l %q: %v %s", text, err, out)
+	}
+}
+
 // waitFor polls the screen until every pattern matches.
 func (c *tmuxConsole) waitFor(what string, patterns ...string) string {
 	c.t.Helper()
@@ -64,29 +72,16 @@ func (c *tmuxConsole) waitFor(what string, patterns ...string) string {
 			return screen
 		}
 		if time.Now().After(deadline) {
-			c.t.Fatalf("waiting for %s; screen:\n%s", what, screen)
+			c.t.Fatalf("waiting for %s (%q); screen:\n%s", what, patterns, screen)
 		}
 		time.Sleep(150 * time.Millisecond)
 	}
 }
 
-func (c *tmuxConsole) waitGone() {
-	c.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, err := c.tmux("has-session", "-t", c.name); err != nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("the console did not quit; screen:\n%s", c.capture())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // TestConsoleUnderTmux drives the real binary on the demo plan: run a
-// group, pause, resume, extend, quit mid-step; the artifact must be
-// partial, with the pause and the extension, and the demo server gone.
+// group, pause, resume, extend, quit mid-step (q asks once, esc stays, q
+// q quits); the summary names the artifact, which must be partial, with
+// the pause and the extension, and the demo server gone.
 func TestConsoleUnderTmux(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("finds the demo server's processes in /proc: Linux only")
@@ -99,7 +94,7 @@ func TestConsoleUnderTmux(t *testing.T) {
 	cwd := filepath.Join(tmp, "work") // no bench.yaml: the demo plan
 	os.Mkdir(cwd, 0o755)
 	c := &tmuxConsole{t: t, socket: fmt.Sprintf("benchtui-test-%d", os.Getpid()), name: "console"}
-	cmdline := "NO_COLOR=1 exec " + bin + " --duration 40s"
+	cmdline := "NO_COLOR=1 " + bin + " --duration 40s; echo exit=$?; sleep 60"
 	if out, err := c.tmux("new-session", "-d", "-x", "100", "-y", "30", "-s", c.name, "-c", cwd, cmdline); err != nil {
 		t.Fatalf("tmux: %v %s", err, out)
 	}
@@ -114,9 +109,16 @@ func TestConsoleUnderTmux(t *testing.T) {
 	c.send("p")
 	c.waitFor("running again", `ping\s+running`)
 	c.send("e")
-	c.waitFor("extended", `extended by 10s`)
+	c.waitFor("extended", `e added \+10s`)
 	c.send("q")
-	c.waitGone()
+	c.waitFor("the question", `run in progress: q again to stop and save, esc to stay`)
+	c.send("Escape")
+	c.waitFor("still running after esc", `still running`, `ping\s+running`)
+	c.send("q")
+	c.waitFor("the question again", `q again to stop and save`)
+	c.send("q")
+	c.waitFor("the summary with the artifact after the terminal is restored",
+		`exit=0`, `benchtui: 1 run`, `ping\s+stopped \(quit\)\s+bench-results/ping-[0-9]+\.json \(partial\)`)
 
 	a := partialArtifact(t, filepath.Join(cwd, "bench-results"))
 	s := a.Steps[0]
@@ -132,6 +134,64 @@ func TestConsoleUnderTmux(t *testing.T) {
 	if pids := processesOf(bin); len(pids) > 0 {
 		t.Errorf("processes of %s still running after quit: %v", bin, pids)
 	}
+}
+
+// TestConsoleNoteAndRunAllUnderTmux: a note typed on an idle group
+// ("quick check", "idle note") neither quits the console nor starts a
+// run; then run all on the filtered list moves the pane to each group as
+// it runs.
+func TestConsoleNoteAndRunAllUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	cwd := filepath.Join(t.TempDir(), "work")
+	os.Mkdir(cwd, 0o755)
+	c := &tmuxConsole{t: t, socket: fmt.Sprintf("benchtui-test-note-%d", os.Getpid()), name: "console"}
+	cmdline := "NO_COLOR=1 " + benchtuiBinary(t) + " --duration 3s; echo exit=$?; sleep 60"
+	if out, err := c.tmux("new-session", "-d", "-x", "100", "-y", "30", "-s", c.name, "-c", cwd, cmdline); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	t.Cleanup(func() { c.tmux("kill-session", "-t", c.name) })
+	c.waitFor("the groups", `ping\s+idle`, `h3-ping\s+idle`)
+	for _, text := range []string{"quick check", "idle note"} {
+		c.send("n")
+		c.waitFor("the note modal", `note for ping's next run`)
+		c.sendText(text)
+		c.waitFor("the text in the modal", "> "+text)
+		c.send("Enter")
+		c.waitFor("the note kept", `ping: note kept for its next run`)
+	}
+	time.Sleep(time.Second) // a run the text started, or a quit, would show by now
+	c.waitFor("nothing started, nothing quit", `ping\s+idle`, `work-open\s+idle`)
+	if screen := c.capture(); strings.Contains(screen, "exit=") || strings.Contains(screen, "running") {
+		t.Fatalf("typed text acted as keys:\n%s", screen)
+	}
+
+	c.send("/")
+	c.sendText("ping")
+	c.send("Enter")
+	c.waitFor("the filtered list", `/ping 2 of [0-9]+`)
+	c.send("a")
+	c.waitFor("ping running in the pane", `ping — Closed loop on /ping .* running`)
+	c.waitFor("the pane following h3-ping", `▸ h3-ping\s+running`, `h3-ping — HTTP/3 GET /ping .* running`)
+	c.send("q")
+	c.waitFor("the question", `q again to stop and save`)
+	c.send("q")
+	c.waitFor("both runs in the summary", `exit=0`, `benchtui: 2 runs`, `ping\s+.*bench-results/ping-[0-9]+\.json`,
+		`h3-ping\s+.*bench-results/h3-ping-[0-9]+\.json \(partial\)`)
+	entries, err := artifacts.List(filepath.Join(cwd, "bench-results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if a, err := artifacts.Load(e.Path); err == nil && a.Group.ID == "ping" {
+			if got := strings.Join(a.Notes, "|"); !strings.Contains(got, "quick check") || !strings.Contains(got, "idle note") {
+				t.Errorf("ping's notes %q, want the two typed before it ran", a.Notes)
+			}
+			return
+		}
+	}
+	t.Errorf("no ping artifact in %v", entries)
 }
 
 func partialArtifact(t *testing.T, dir string) *artifacts.Artifact {
@@ -211,6 +271,8 @@ func TestConsoleLostExportExits1(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(out, []byte("in the way"), 0o644)
+	c.send("q")
+	c.waitFor("the question", `q again to stop`)
 	c.send("q")
 	c.waitFor("exit 1 naming the folder", `exit=1`, `exporting ping`)
 }

@@ -34,7 +34,8 @@ func (st *stepRun) snapshot(state State) Snapshot {
 		Elapsed: st.activeLocked(time.Now()), Planned: st.planned, Paused: paused,
 		Interval: v.last, Total: v.total, ErrorKinds: v.kinds,
 		InFlight: st.env.InFlight(), Series: v.series,
-		Events: append([]artifacts.Event(nil), st.events...),
+		Events:   append([]artifacts.Event(nil), st.events...),
+		Extended: st.extended, SoakLeft: max(0, st.soakLimit()-st.extended),
 	}
 	st.mu.Unlock()
 	st.watched.fill(&snap, st.s)

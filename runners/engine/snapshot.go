@@ -76,6 +76,11 @@ type Snapshot struct {
 	// soak threshold (or 1 MB/min without a soak policy).
 	RSSSlope  float64
 	RSSRising bool
+	// Extended is how much the step's measured phase was lengthened so
+	// far, by the soak policy and the operator. SoakLeft is how much more
+	// the soak policy may add, zero without one: its max is the step's
+	// whole length, so an operator's extension counts toward it.
+	Extended, SoakLeft time.Duration
 	// Series is the step's thinned time series so far.
 	Series []artifacts.Point
 	// Events of the current step so far.
@@ -84,4 +89,16 @@ type Snapshot struct {
 	Err error
 	// Finished steps, for the console's last-result column.
 	Done []artifacts.Step
+}
+
+// soakLimit is what the group's soak policy may add to a step in all:
+// max is the step's total length (seed G5: "300 s, auto-extended up to
+// 540 s"), counted from the duration that runs (--duration may have
+// replaced the plan's). Zero without a policy.
+func (st *stepRun) soakLimit() time.Duration {
+	g := st.s.group
+	if g.Soak == nil || g.Soak.ExtendWhileRSSRising == nil {
+		return 0
+	}
+	return max(0, g.Soak.ExtendWhileRSSRising.Max.D()-st.spec.Duration)
 }

@@ -123,11 +123,7 @@ func (st *stepRun) soakExtend() bool {
 	st.mu.Lock()
 	extended := st.extended
 	st.mu.Unlock()
-	// max is the step's total length (seed G5: "300 s, auto-extended up
-	// to 540 s"), so the extensions may add max - duration in all (the
-	// duration that ran: --duration may have replaced the plan's).
-	limit := max(0, rule.Max.D()-st.spec.Duration)
-	if !enough || !watch.ShouldExtend(slope, threshold, extended, rule.Step.D(), limit) {
+	if !enough || !watch.ShouldExtend(slope, threshold, extended, rule.Step.D(), st.soakLimit()) {
 		return false
 	}
 	return st.extend(rule.Step.D(), fmt.Sprintf("RSS rising %.2f MB/min > %g MB/min", slope, threshold))
