@@ -102,7 +102,7 @@ func TestConsoleUnderTmux(t *testing.T) {
 
 	c.waitFor("the groups", `ping\s+idle`, `work-open\s+idle`, `leak-soak`)
 	c.send("Enter")
-	c.waitFor("a p99 figure and a sparkline", `p50/p99 ms [0-9.]+/[0-9.]+`, `step\s+[0-9.]+k?\s+[0-9.]+`, `[┤┼]`, `measure`)
+	c.waitFor("a p99 figure and a sparkline", `p50/p99 ms \(log\) [0-9.]+/[0-9.]+`, `step\s+[0-9.]+k?\s+[0-9.]+`, `[┤┼]`, `measure`)
 	c.send("p")
 	c.waitFor("paused", `ping\s+paused`)
 	time.Sleep(300 * time.Millisecond)
