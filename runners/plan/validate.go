@@ -57,9 +57,10 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 	at := func(key, format string, args ...any) {
 		errs = append(errs, Errorf(g.Pos, fmt.Sprintf("group %s: %s", g.ID, key), format, args...))
 	}
-	if !validID.MatchString(g.ID) {
-		// The id names files and shows on screen: say what it is, escaped.
-		return []error{Errorf(g.Pos, "id", "%q: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit (it names artifact files)", g.ID)}
+	if g.ID != "" && !validID.MatchString(g.ID) { // a missing id is the decoder's to report
+		// The id names files and shows on screen: say what it is, escaped
+		// (every message's text is escaped too: see PosError.Error).
+		errs = append(errs, Errorf(g.Pos, "id", "%q: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit (it names artifact files)", g.ID))
 	}
 	if strings.ContainsFunc(g.Title, unicode.IsControl) || len(g.Title) > maxTitle {
 		at("title", "want one line of at most %d bytes without control characters, got %q", maxTitle, g.Title)
