@@ -110,6 +110,7 @@ func (c *checker) step(path string, s *Step) {
 		c.percentiles(path+".extra_ms."+k, s.ExtraMS[k])
 	}
 	c.histogram(path, s)
+	c.byName(path, s)
 	c.target(path+".target", s.Target)
 	c.target(path+".self", s.Self)
 	c.samples(path+".samples", s.Samples)
@@ -119,6 +120,36 @@ func (c *checker) step(path string, s *Step) {
 	}
 	for j, e := range s.Events {
 		c.within(fmt.Sprintf("%s.events[%d].t", path, j), e.T, 0, MaxStepSeconds)
+	}
+}
+
+// byName checks the figures of named requests and of status codes: each
+// count in range, and the names' and the statuses' counts adding up to at
+// most the step's requests.
+func (c *checker) byName(path string, s *Step) {
+	named := s.Requests
+	for _, name := range sortedKeys(s.ByName) {
+		n, p := s.ByName[name], path+".by_name."+name
+		c.count(p+".requests", n.Requests)
+		c.count(p+".errors", n.Errors)
+		c.atMost(p+".errors", n.Errors, p+".requests", n.Requests)
+		c.atMost(p+".requests", n.Requests, "the step's requests left by the other names", named)
+		named -= max(n.Requests, 0)
+		for _, k := range sortedKeys(n.ErrorKinds) {
+			c.count(p+".error_kinds."+k, n.ErrorKinds[k])
+		}
+		c.percentiles(p+".latency_ms", n.LatencyMS)
+		if n.Histogram != "" {
+			if _, err := DecodeHistogram(n.Histogram); err != nil {
+				c.fail(p+".histogram", "%v", err)
+			}
+		}
+	}
+	statuses := s.Requests
+	for _, code := range sortedKeys(s.Status) {
+		c.count(path+".status."+code, s.Status[code])
+		c.atMost(path+".status."+code, s.Status[code], "the step's requests left by the other statuses", statuses)
+		statuses -= max(s.Status[code], 0)
 	}
 }
 

@@ -120,6 +120,10 @@ func TestLoadRejectsFiguresOutOfRange(t *testing.T) {
 		{"steps.0.events.0.t", -300, "steps.0.events[0].t"},
 		{"steps.0.histogram", "HISTFAAAnotreally", ""},
 		{"run.host.cpus", -2, ""},
+		{"steps.0.by_name", map[string]any{"ping": map[string]any{"requests": -1}}, "steps[0].by_name.ping.requests"},
+		{"steps.0.by_name", map[string]any{"ping": map[string]any{"requests": 5, "errors": 6}}, "steps[0].by_name.ping.errors"},
+		{"steps.0.by_name", map[string]any{"a": map[string]any{"requests": 3198945}, "b": map[string]any{"requests": 2}}, "steps[0].by_name.b.requests"},
+		{"steps.0.status", map[string]any{"200": 3198946}, "steps[0].status.200"},
 		// Text that `report` and `compare` print: no escape sequences.
 		{"group.id", "G5\x1b]0;pwned\a", ""},
 		{"group.title", "\x1b[2Jcleared", ""},

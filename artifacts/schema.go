@@ -97,6 +97,22 @@ type Step struct {
 	Extra   map[string]any `json:"extra,omitempty"`
 	// Counters are runner-specific counts: disconnects, reconnects, refused after a signal.
 	Counters map[string]int64 `json:"counters,omitempty"`
+	// ByName holds the figures of each named request (the plan's `name:`),
+	// whose counts add up to the step's own when every request is named.
+	ByName map[string]NamedStep `json:"by_name,omitempty"`
+	// Status counts the operations by protocol status code ("200", "429").
+	Status map[string]int64 `json:"status,omitempty"`
+}
+
+// NamedStep is the figures of one named request in a step: its counts,
+// its latency percentiles (from due time) and the HDR histogram they come
+// from, for exact merges.
+type NamedStep struct {
+	Requests   int64            `json:"requests"`
+	Errors     int64            `json:"errors"`
+	ErrorKinds map[string]int64 `json:"error_kinds,omitempty"`
+	LatencyMS  Percentiles      `json:"latency_ms"`
+	Histogram  string           `json:"histogram"`
 }
 
 // Kinds of Samples.Of.

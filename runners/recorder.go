@@ -24,6 +24,8 @@ type Recorder struct {
 	dropped  int64
 	kinds    map[string]int64
 	counters map[string]int64
+	names    map[string]*Named // by the operations' Outcome.Name
+	status   map[string]int64  // by the operations' Outcome.Status
 }
 
 // NewRecorder returns an empty recorder.
@@ -51,10 +53,28 @@ func (r *Recorder) Done(due, sent, end time.Time, errKind string) {
 	r.Observe(end.Sub(due), end.Sub(sent), errKind)
 }
 
+// Record records one operation that was due at due, went out at sent and
+// ended at end, as Done does, and under its Outcome's name and status too.
+func (r *Recorder) Record(due, sent, end time.Time, out Outcome) {
+	if out.Name == "" && out.Status == 0 {
+		r.Done(due, sent, end, out.Err)
+		return
+	}
+	r.mu.Lock()
+	r.observeLocked(end.Sub(due), end.Sub(sent), out.Err)
+	r.named(out.Name, micros(end.Sub(due)), out.Err, out.Status)
+	r.mu.Unlock()
+}
+
 // Observe records one operation by its latency (from when it was due) and
 // service time (from when it went out).
 func (r *Recorder) Observe(latency, service time.Duration, errKind string) {
 	r.mu.Lock()
+	r.observeLocked(latency, service, errKind)
+	r.mu.Unlock()
+}
+
+func (r *Recorder) observeLocked(latency, service time.Duration, errKind string) {
 	r.latency.RecordValue(micros(latency))
 	r.service.RecordValue(micros(service))
 	r.requests++
@@ -65,7 +85,6 @@ func (r *Recorder) Observe(latency, service time.Duration, errKind string) {
 		}
 		r.kinds[errKind]++
 	}
-	r.mu.Unlock()
 }
 
 // Extra records a timing kept apart from the operation's latency, such as a
@@ -111,6 +130,10 @@ type Interval struct {
 	Dropped          int64
 	Kinds            map[string]int64
 	Counters         map[string]int64
+	// Named are the figures by operation name, Status the operations by
+	// protocol status code ("200", "429"); nil when no runner set them.
+	Named  map[string]*Named
+	Status map[string]int64
 }
 
 // Swap hands back what was collected and starts afresh with the spare
@@ -120,10 +143,10 @@ func (r *Recorder) Swap(spareLat, spareSvc *hdrhistogram.Histogram) Interval {
 	iv := Interval{
 		Latency: r.latency, Service: r.service, Extra: r.extra,
 		Requests: r.requests, Errors: r.errors, Dropped: r.dropped,
-		Kinds: r.kinds, Counters: r.counters,
+		Kinds: r.kinds, Counters: r.counters, Named: r.names, Status: r.status,
 	}
 	r.latency, r.service = spareLat, spareSvc
-	r.extra, r.kinds, r.counters = nil, nil, nil
+	r.extra, r.kinds, r.counters, r.names, r.status = nil, nil, nil, nil, nil
 	r.requests, r.errors, r.dropped = 0, 0, 0
 	r.mu.Unlock()
 	return iv

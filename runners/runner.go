@@ -60,6 +60,12 @@ type Outcome struct {
 	// Sent is when the operation actually went out, after any wait for a
 	// pooled connection. Zero means when Do was called.
 	Sent time.Time
+	// Name is the plan's name of what was sent (a request's `name:`);
+	// named operations get figures of their own (steps[].by_name).
+	Name string
+	// Status is the protocol's status code (an HTTP status), 0 when
+	// there is none; the step counts operations by it (steps[].status).
+	Status int
 }
 
 // Driver is implemented by runners that drive their own load instead of the

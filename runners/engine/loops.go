@@ -116,7 +116,7 @@ func (l *Loop) runOp(ctx context.Context, w runners.Worker, rec *runners.Recorde
 	if sent.IsZero() {
 		sent = called
 	}
-	rec.Done(due, sent, end, out.Err)
+	rec.Record(due, sent, end, out)
 	return end, out
 }
 

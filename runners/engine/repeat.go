@@ -100,9 +100,11 @@ func mergeRepetitions(reps []repetition, planned int) *artifacts.Step {
 	m.Series, m.Events = nil, nil
 	m.Samples = &artifacts.Samples{Of: artifacts.SamplesOfRuns, Values: map[string][]float64{}}
 	lat, svc, extra := artifacts.NewHistogram(), artifacts.NewHistogram(), map[string]*hdrhistogram.Histogram{}
+	named, status := map[string]*runners.Named{}, map[string]int64{}
 	var drainedErrs int64
 	for k, r := range reps {
 		mergeTally(lat, svc, extra, r.tally)
+		mergeNamed(named, status, r.tally)
 		drainedErrs += r.tally.drained.errors
 		addRun(&m, r.res, k+1, planned)
 	}
@@ -111,6 +113,7 @@ func mergeRepetitions(reps []repetition, planned int) *artifacts.Step {
 	if h, err := artifacts.EncodeHistogram(lat); err == nil {
 		m.Histogram = h
 	}
+	m.ByName, m.Status = namedSteps(named), mapOrNil(status)
 	m.ExtraMS = nil
 	for name, h := range extra {
 		if m.ExtraMS == nil {
@@ -142,6 +145,21 @@ func mergeTally(lat, svc *hdrhistogram.Histogram, extra map[string]*hdrhistogram
 			extra[name] = artifacts.NewHistogram()
 		}
 		extra[name].Merge(h)
+	}
+}
+
+// mergeNamed adds a run's figures by name and by status to the step's.
+func mergeNamed(named map[string]*runners.Named, status map[string]int64, t *tally) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k, n := range t.named {
+		if named[k] == nil {
+			named[k] = runners.NewNamed()
+		}
+		named[k].Add(n)
+	}
+	for k, n := range t.status {
+		status[k] += n
 	}
 }
 

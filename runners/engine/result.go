@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
@@ -97,6 +98,7 @@ func (st *stepRun) result(live bool) *artifacts.Step {
 			res.ExtraMS[k] = artifacts.PercentilesOf(h)
 		}
 	}
+	res.ByName, res.Status = namedSteps(t.named), mapOrNil(t.status)
 	t.mu.Unlock()
 	st.watched.summarize(res, st)
 	st.mu.Lock()
@@ -154,4 +156,29 @@ func thresholdChecks(th plan.Thresholds, s *artifacts.Step) []artifacts.Check {
 		checks = append(checks, artifacts.Check{Name: fmt.Sprintf("dropped <= %d", *th.Dropped), OK: s.Dropped <= *th.Dropped, Value: float64(s.Dropped)})
 	}
 	return checks
+}
+
+// namedSteps are the artifact's figures of each named request.
+func namedSteps(named map[string]*runners.Named) map[string]artifacts.NamedStep {
+	if len(named) == 0 {
+		return nil
+	}
+	out := make(map[string]artifacts.NamedStep, len(named))
+	for name, n := range named {
+		hist, err := artifacts.EncodeHistogram(n.Latency)
+		if err != nil {
+			hist = ""
+		}
+		out[name] = artifacts.NamedStep{Requests: n.Requests, Errors: n.Errors, ErrorKinds: maps.Clone(n.Kinds),
+			LatencyMS: artifacts.PercentilesOf(n.Latency), Histogram: hist}
+	}
+	return out
+}
+
+// mapOrNil is a copy of m, nil when m is empty (left out of the JSON).
+func mapOrNil(m map[string]int64) map[string]int64 {
+	if len(m) == 0 {
+		return nil
+	}
+	return maps.Clone(m)
 }

@@ -26,6 +26,8 @@ type tally struct {
 	counts   counts
 	kinds    map[string]int64
 	counters map[string]int64
+	named    map[string]*runners.Named // by operation name, the step's precision
+	status   map[string]int64
 	last     Stats // the last tick
 	lastAt   time.Duration
 	series   series
@@ -50,6 +52,8 @@ func newTally(recs []*runners.Recorder, block time.Duration) *tally {
 		extra:     map[string]*hdrhistogram.Histogram{},
 		kinds:     map[string]int64{},
 		counters:  map[string]int64{},
+		named:     map[string]*runners.Named{},
+		status:    map[string]int64{},
 	}
 	t.series.init()
 	return t
@@ -102,6 +106,15 @@ func (t *tally) mergeMaps(iv runners.Interval) {
 	}
 	for k, n := range iv.Counters {
 		t.counters[k] += n
+	}
+	for k, n := range iv.Status {
+		t.status[k] += n
+	}
+	for k, n := range iv.Named {
+		if t.named[k] == nil {
+			t.named[k] = runners.NewNamed()
+		}
+		t.named[k].Add(n)
 	}
 	for k, h := range iv.Extra {
 		if t.extra[k] == nil {

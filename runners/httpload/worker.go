@@ -36,21 +36,27 @@ func (w *worker) Do(ctx context.Context) runners.Outcome {
 	}
 	hr, err := http.NewRequestWithContext(ctx, method(req), req.URL, body)
 	if err != nil {
-		return runners.Outcome{Err: "other"}
+		return outcome(req, 0, "other")
 	}
 	for k, v := range req.Headers {
 		hr.Header.Set(k, v)
 	}
 	resp, err := w.r.client.Do(hr)
 	if err != nil {
-		return runners.Outcome{Err: Classify(err)}
+		return outcome(req, 0, Classify(err))
 	}
 	_, err = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return runners.Outcome{Err: Classify(err)}
+		return outcome(req, resp.StatusCode, Classify(err))
 	}
-	return runners.Outcome{Err: statusKind(req, resp.StatusCode)}
+	return outcome(req, resp.StatusCode, statusKind(req, resp.StatusCode))
+}
+
+// outcome is the Outcome of one request: its error kind, the request's
+// name and the response's status (0 without a response).
+func outcome(req *Request, status int, errKind string) runners.Outcome {
+	return runners.Outcome{Err: errKind, Name: req.Name, Status: status}
 }
 
 // statusKind judges a status: against expect_status when given, else
@@ -107,11 +113,12 @@ var _ runners.Worker = (*leanWorker)(nil)
 
 func (w *leanWorker) Do(ctx context.Context) runners.Outcome {
 	i := w.r.mix[w.rnd.IntN(len(w.r.mix))]
+	req := &w.r.spec.Requests[i]
 	code, err := w.conn.roundTrip(ctx, &w.r.lean[i])
 	if err != nil {
-		return runners.Outcome{Err: Classify(err)}
+		return outcome(req, code, Classify(err))
 	}
-	return runners.Outcome{Err: statusKind(&w.r.spec.Requests[i], code)}
+	return outcome(req, code, statusKind(req, code))
 }
 
 func newLeanConn(timeout time.Duration) *leanConn {

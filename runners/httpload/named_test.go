@@ -1,0 +1,99 @@
+package httpload
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
+
+// routeCounter is a server of two routes that counts what it answered by
+// route and status: /fast answers 200 at once; /slow takes 5 ms and
+// answers 429 to every third request.
+type routeCounter struct {
+	mu     sync.Mutex
+	routes map[string]int64
+	status map[string]int64
+	slow   int64
+}
+
+func (c *routeCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	code := http.StatusOK
+	c.mu.Lock()
+	if r.URL.Path == "/slow" {
+		c.slow++
+		if c.slow%3 == 0 {
+			code = http.StatusTooManyRequests
+		}
+	}
+	c.routes[r.URL.Path]++
+	c.status[strconv.Itoa(code)]++
+	c.mu.Unlock()
+	if r.URL.Path == "/slow" {
+		time.Sleep(5 * time.Millisecond)
+	}
+	w.WriteHeader(code)
+}
+
+// TestNamedFiguresAgreeWithTheServer: each named request's count is what
+// the server answered on its route, the names add up to the step, the
+// step's status counts are the server's, 429s are errors of the slow route
+// only, and expect_status makes them not errors. Both HTTP clients, and
+// a step repeated twice (its runs' figures added).
+func TestNamedFiguresAgreeWithTheServer(t *testing.T) {
+	for _, client := range clients {
+		for _, expect := range []string{"", ", expect_status: [200, 429]"} {
+			t.Run(client+expect, func(t *testing.T) { testNamedFigures(t, client, expect, 1) })
+		}
+	}
+	t.Run("repeat 2", func(t *testing.T) { testNamedFigures(t, "auto", "", 2) })
+}
+
+func testNamedFigures(t *testing.T, client, expect string, repeat int) {
+	rc := &routeCounter{routes: map[string]int64{}, status: map[string]int64{}}
+	srv := httptest.NewServer(rc)
+	t.Cleanup(srv.Close)
+	a := runGroup(t, fmt.Sprintf(`  - id: named
+    runner: http
+    http:
+      client: %s
+      requests:
+        - {name: ping, url: "%s/fast"}
+        - {name: mixed, url: "%s/slow", weight: 3%s}
+    load: {concurrency: 4}
+    duration: 1s
+    repeat: %d
+`, client, srv.URL, srv.URL, expect, repeat), nil)
+	st := a.Steps[0]
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	ping, mixed := st.ByName["ping"], st.ByName["mixed"]
+	if ping.Requests != rc.routes["/fast"] || mixed.Requests != rc.routes["/slow"] || ping.Requests+mixed.Requests != st.Requests {
+		t.Errorf("by name ping %d, mixed %d of %d; the server answered /fast %d, /slow %d", ping.Requests, mixed.Requests, st.Requests, rc.routes["/fast"], rc.routes["/slow"])
+	}
+	if st.Status["200"] != rc.status["200"] || st.Status["429"] != rc.status["429"] || rc.status["429"] == 0 {
+		t.Errorf("status counts %v, the server's %v", st.Status, rc.status)
+	}
+	wantErrs := rc.status["429"]
+	if expect != "" {
+		wantErrs = 0
+	}
+	if ping.Errors != 0 || mixed.Errors != wantErrs || mixed.ErrorKinds["status_4xx"] != wantErrs || st.Errors != wantErrs {
+		t.Errorf("errors: ping %d, mixed %d %v, step %d; want the %d 429s of mixed (expect_status %q)", ping.Errors, mixed.Errors, mixed.ErrorKinds, st.Errors, wantErrs, expect)
+	}
+	if ping.LatencyMS.P50 >= 5 || mixed.LatencyMS.P50 < 5 {
+		t.Errorf("p50: ping %.2f ms, mixed %.2f ms; want ping fast and mixed at least its 5 ms", ping.LatencyMS.P50, mixed.LatencyMS.P50)
+	}
+	path, err := artifacts.Write(t.TempDir(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := artifacts.Load(path); err != nil {
+		t.Errorf("the artifact with named figures does not load: %v", err)
+	}
+}

@@ -1,0 +1,93 @@
+package runners
+
+import (
+	"strconv"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
+
+// MaxNames bounds the named figures of a step: a plan names a handful of
+// requests; past this many names, operations are counted under
+// OtherName, so a runner that names by something unbounded (a templated
+// path) cannot grow memory with it.
+const MaxNames = 64
+
+// OtherName collects the operations of names past MaxNames.
+const OtherName = "(other)"
+
+// namedDigits is the precision of a recorder's per-name histograms: two
+// significant digits (1%) keep each to about 27 KB, so a recorder per
+// worker shard times a few names stays small. The step's totals keep the
+// full precision.
+const namedDigits = 2
+
+// Named are the figures of the operations of one name since the last
+// swap (or, in the engine, over the step).
+type Named struct {
+	Latency  *hdrhistogram.Histogram // from due time, µs
+	Requests int64
+	Errors   int64
+	Kinds    map[string]int64
+}
+
+func newNamed(digits int) *Named {
+	return &Named{Latency: hdrhistogram.New(artifacts.HistMinUS, artifacts.HistMaxUS, digits)}
+}
+
+// NewNamed returns empty figures for a name at the step's precision.
+func NewNamed() *Named { return newNamed(artifacts.HistDigits) }
+
+func (n *Named) observe(latency int64, errKind string) {
+	n.Latency.RecordValue(latency)
+	n.Requests++
+	if errKind != "" {
+		n.Errors++
+		if n.Kinds == nil {
+			n.Kinds = map[string]int64{}
+		}
+		n.Kinds[errKind]++
+	}
+}
+
+// Add merges o into n.
+func (n *Named) Add(o *Named) {
+	n.Latency.Merge(o.Latency)
+	n.Requests += o.Requests
+	n.Errors += o.Errors
+	for k, v := range o.Kinds {
+		if n.Kinds == nil {
+			n.Kinds = map[string]int64{}
+		}
+		n.Kinds[k] += v
+	}
+}
+
+// named records one operation of a name, and its status; mu is held.
+func (r *Recorder) named(name string, latency int64, errKind string, status int) {
+	if status > 0 {
+		if r.status == nil {
+			r.status = map[string]int64{}
+		}
+		r.status[strconv.Itoa(status)]++
+	}
+	if name == "" {
+		return
+	}
+	if r.names == nil {
+		r.names = map[string]*Named{}
+	}
+	n := r.names[name]
+	if n == nil {
+		if len(r.names) >= MaxNames {
+			name = OtherName
+			n = r.names[name]
+		}
+		if n == nil {
+			n = newNamed(namedDigits)
+			r.names[name] = n
+		}
+	}
+	n.observe(latency, errKind)
+}
