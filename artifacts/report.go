@@ -79,6 +79,12 @@ func buildSection(runs []*Artifact) section {
 			s.tables = append(s.tables, titled{title: "Target resources", t: t})
 		}
 	}
+	if t := byNameTable(a.Steps); t != nil {
+		s.tables = append(s.tables, titled{title: "By request", t: t})
+	}
+	if t := statusTable(a.Steps); t != nil {
+		s.tables = append(s.tables, titled{title: "Status codes", t: t})
+	}
 	if len(runs) > 1 {
 		old := runs[0]
 		c := Compare([]*Artifact{old}, []*Artifact{a}, CompareOptions{})

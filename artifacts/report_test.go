@@ -59,3 +59,21 @@ func TestReportOpenLoopSweep(t *testing.T) {
 		}
 	}
 }
+
+// TestReportByRequest: a step with named figures and status counts gets
+// a "By request" table (a row per name) and a "Status codes" table.
+func TestReportByRequest(t *testing.T) {
+	st := artifactstest.Step(rand.New(rand.NewPCG(5, 5)), artifactstest.Spec{RPS: 1000, P50: 2, P99: 10, CV: 0.03})
+	st.ByName = map[string]artifacts.NamedStep{
+		"ping":  {Requests: 1500, LatencyMS: artifacts.Percentiles{P50: 0.4, P99: 1.2, Max: 3}},
+		"mixed": {Requests: 4500, Errors: 31, LatencyMS: artifacts.Percentiles{P50: 5.1, P99: 9.8, Max: 22}},
+	}
+	st.Status = map[string]int64{"200": 5969, "429": 31}
+	got := artifacts.Report([]*artifacts.Artifact{artifactstest.Artifact("G5", artifactstest.T0, st)})
+	for _, want := range []string{"By request", "| mixed   |    4,500 |     31 |", "| ping    |    1,500 |      0 |",
+		"Status codes", "| 429 |", "| 5,969 |  31 |"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("report lacks %q:\n%s", want, got)
+		}
+	}
+}

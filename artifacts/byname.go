@@ -1,0 +1,57 @@
+package artifacts
+
+// byNameTable lays out the figures of each named request, one row per
+// step and name (the step's label first when there are several steps),
+// with the operations by status code of the name's step. Nil when no step
+// has named figures.
+func byNameTable(steps []Step) *table {
+	multi := len(steps) > 1
+	t := &table{header: []string{"request", "requests", "errors", "p50 (ms)", "p99 (ms)", "max (ms)"},
+		right: []bool{false, true, true, true, true, true}}
+	if multi {
+		t.header = append([]string{"step"}, t.header...)
+		t.right = append([]bool{false}, t.right...)
+	}
+	for _, s := range steps {
+		for _, name := range sortedKeys(s.ByName) {
+			n := s.ByName[name]
+			cells := []string{name, FormatNumber(float64(n.Requests)), FormatNumber(float64(n.Errors)),
+				msCell(n.LatencyMS.P50), msCell(n.LatencyMS.P99), msCell(n.LatencyMS.Max)}
+			if multi {
+				cells = append([]string{s.Label}, cells...)
+			}
+			t.add(cells...)
+		}
+	}
+	if len(t.rows) == 0 {
+		return nil
+	}
+	return t
+}
+
+// statusTable is each step's operations by status code, one row per step
+// (its label first) and a column per code. Nil when no step counted any.
+func statusTable(steps []Step) *table {
+	codes := map[string]bool{}
+	for _, s := range steps {
+		for code := range s.Status {
+			codes[code] = true
+		}
+	}
+	if len(codes) == 0 {
+		return nil
+	}
+	t := &table{header: []string{"step"}, right: []bool{false}}
+	for _, code := range sortedKeys(codes) {
+		t.header = append(t.header, code)
+		t.right = append(t.right, true)
+	}
+	for _, s := range steps {
+		cells := []string{s.Label}
+		for _, code := range t.header[1:] {
+			cells = append(cells, FormatNumber(float64(s.Status[code])))
+		}
+		t.add(cells...)
+	}
+	return t
+}
