@@ -17,6 +17,7 @@ type KeyMap struct {
 	Stop        key.Binding
 	Baseline    key.Binding
 	Compare     key.Binding
+	ByName      key.Binding
 	Note        key.Binding
 	Export      key.Binding
 	Rebuild     key.Binding
@@ -50,6 +51,7 @@ func DefaultKeyMap() KeyMap {
 		Stop:      b("s", "stop the step", "s"),
 		Baseline:  b("b", "pick a baseline", "b"),
 		Compare:   b("c", "compare view, every step", "c"),
+		ByName:    b("d", "live table by named request", "d"),
 		Note:      b("n", "a note into the artifact", "n"),
 		Export:    b("x", "export the artifact now", "x"),
 		Rebuild:   b("r", "rebuild, restart the target", "r"),
@@ -85,5 +87,5 @@ var shortHelp = map[string]string{
 func (k KeyMap) helpKeys() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.First, k.Last, k.PrevPage, k.NextPage, k.Filter,
 		k.Run, k.RunAll, k.Pause, k.Extend, k.Stop, k.Note, k.Export, k.Rebuild,
-		k.Baseline, k.Compare, k.Help, k.Quit, k.ForceQuit}
+		k.Baseline, k.Compare, k.ByName, k.Help, k.Quit, k.ForceQuit}
 }

@@ -145,6 +145,8 @@ type Model struct {
 	// follow makes the selection follow the running group (run all) until
 	// the operator moves it.
 	follow bool
+	// byName shows the live table by named request (d).
+	byName bool
 
 	logs      []slog.Record // written by a Cmd: Update does no I/O
 	frame     string

@@ -79,6 +79,8 @@ func (m *Model) onMainKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openNote()
 	case key.Matches(msg, k.Filter):
 		return m.openFilter()
+	case key.Matches(msg, k.ByName):
+		m.byName = !m.byName
 	case key.Matches(msg, k.Export):
 		return m.exportNow()
 	case key.Matches(msg, k.Rebuild):

@@ -327,3 +327,31 @@ func TestRunnerWords(t *testing.T) {
 		}
 	}
 }
+
+// TestByNameTable: d shows the live table by named request (the step's
+// total first), with the names' own figures; d again goes back to step
+// and tick.
+func TestByNameTable(t *testing.T) {
+	m := newTestModel(t, 80, 24)
+	running(t, m, engine.StateRunning, false)
+	snap := runningSnapshot(engine.StateRunning, false)
+	snap.ByName = map[string]engine.Stats{
+		"ping":          {RPS: 1500, P50: 0.4, P99: 1.2, Requests: 1500},
+		"mixed-request": {RPS: 4400, P50: 5.1, P99: 9.8, Requests: 4400, Errors: 31},
+	}
+	m.Update(SnapshotMsg{Group: 0, Sess: m.groups[0].sess, Snap: snap})
+	m.Update(press("d"))
+	s := screen(m)
+	for _, want := range []string{"mixed-request   4400  5.10", "ping            1500 0.400", "step            5912"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("by-name table lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "tick ") {
+		t.Errorf("the by-name table still shows the tick row:\n%s", s)
+	}
+	m.Update(press("d"))
+	if s := screen(m); !strings.Contains(s, "tick   5900") || strings.Contains(s, "mixed-request") {
+		t.Errorf("d again: want step and tick back:\n%s", s)
+	}
+}

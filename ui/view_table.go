@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,7 +66,12 @@ func fitColumns(cols []column, w int) []column {
 // liveTable is the step's figures so far and the last tick's, with as
 // many columns as fit.
 func (m *Model) liveTable(gr *group, w int) []string {
-	cols := fitColumns(tableColumns(gr.g.Runner), w)
+	names := m.shownNames(gr)
+	cols := tableColumns(gr.g.Runner)
+	for _, n := range names {
+		cols[0].width = min(max(cols[0].width, len(n)+1), maxNameWidth)
+	}
+	cols = fitColumns(cols, w)
 	var head strings.Builder
 	for _, c := range cols {
 		fmt.Fprintf(&head, "%*s", c.width, c.head)
@@ -76,13 +83,38 @@ func (m *Model) liveTable(gr *group, w int) []string {
 	s := gr.snap
 	row := func(name string, x engine.Stats, inflight string) string {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%-4s", name)
+		b.WriteString(fit(name, cols[0].width))
 		for _, c := range cols[1:] {
 			fmt.Fprintf(&b, "%*s", c.width, c.cell(x, inflight))
 		}
 		return fit(b.String(), w)
 	}
-	return append(lines, row("step", s.Total, ""), row("tick", s.Interval, itoa(s.InFlight)))
+	lines = append(lines, row("step", s.Total, ""))
+	if len(names) == 0 {
+		return append(lines, row("tick", s.Interval, itoa(s.InFlight)))
+	}
+	for i, n := range names {
+		if i == maxNameRows && len(names) > maxNameRows {
+			return append(lines, m.st.Dim.Render(fit(fmt.Sprintf("  … %d more names (the artifact has them all)", len(names)-i), w)))
+		}
+		lines = append(lines, row(n, s.ByName[n], ""))
+	}
+	return lines
+}
+
+// Bounds of the by-name table: its name column and its rows.
+const (
+	maxNameWidth = 13
+	maxNameRows  = 6
+)
+
+// shownNames are the named requests the live table lists (d toggles it),
+// in name order; none when it is off or the step has no names.
+func (m *Model) shownNames(gr *group) []string {
+	if !m.byName || !gr.seen || len(gr.snap.ByName) == 0 {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(gr.snap.ByName))
 }
 
 // planSummary says what running the group will do.

@@ -63,7 +63,9 @@ type Snapshot struct {
 	Paused           time.Duration
 	// Interval covers the last tick; Total the step's measured part so far.
 	Interval, Total Stats
-	ErrorKinds      map[string]int64
+	// ByName is Total for each named request (the plan's `name:`).
+	ByName     map[string]Stats
+	ErrorKinds map[string]int64
 	InFlight        int
 	// Target is the watched target's latest sample, nil without a target.
 	// TargetName says whose figures they are.

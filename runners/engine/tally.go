@@ -178,6 +178,7 @@ func statsOf(h *hdrhistogram.Histogram, c counts, seconds float64) Stats {
 // view copies what a snapshot or a result needs, under the lock.
 type tallyView struct {
 	last, total Stats
+	byName      map[string]Stats
 	kinds       map[string]int64
 	series      []artifacts.Point
 }
@@ -185,10 +186,17 @@ type tallyView struct {
 func (t *tally) view(measured time.Duration) tallyView {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return tallyView{
+	v := tallyView{
 		last:   t.last,
 		total:  statsOf(t.latency, t.counts, measured.Seconds()),
 		kinds:  maps.Clone(t.kinds),
 		series: t.series.points(),
 	}
+	for name, n := range t.named {
+		if v.byName == nil {
+			v.byName = make(map[string]Stats, len(t.named))
+		}
+		v.byName[name] = statsOf(n.Latency, counts{requests: n.Requests, errors: n.Errors}, measured.Seconds())
+	}
+	return v
 }
