@@ -66,7 +66,7 @@ type Snapshot struct {
 	// ByName is Total for each named request (the plan's `name:`).
 	ByName     map[string]Stats
 	ErrorKinds map[string]int64
-	InFlight        int
+	InFlight   int
 	// Target is the watched target's latest sample, nil without a target.
 	// TargetName says whose figures they are.
 	Target     *ProcSample
