@@ -139,6 +139,7 @@ func (c *checker) byName(path string, s *Step) {
 			c.count(p+".error_kinds."+k, n.ErrorKinds[k])
 		}
 		c.percentiles(p+".latency_ms", n.LatencyMS)
+		c.samples(p+".samples", n.Samples)
 		if n.Histogram != "" {
 			if _, err := DecodeHistogram(n.Histogram); err != nil {
 				c.fail(p+".histogram", "%v", err)

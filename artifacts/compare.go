@@ -333,6 +333,34 @@ func compareStep(out *Comparison, group string, b, c *Step, opts CompareOptions)
 	where := group + " " + stepName(c.Label)
 	out.Warnings = append(out.Warnings, countWarnings(where, b, c)...)
 	out.Warnings = append(out.Warnings, samplesWarnings(where, b.Samples, c.Samples)...)
+	compareFigures(out, group, "", b, c, opts)
+	for _, name := range sortedKeys(c.ByName) {
+		bn, ok := b.ByName[name]
+		if !ok {
+			continue
+		}
+		compareFigures(out, group, "["+name+"]", namedAsStep(b, bn), namedAsStep(c, c.ByName[name]), opts)
+	}
+	if (b.Target == nil) != (c.Target == nil) {
+		out.warn(where + ": target resources measured on one side only")
+	}
+}
+
+// namedAsStep is a named request's figures as a step of their own, for
+// the metrics to read: its rates over the step's duration.
+func namedAsStep(s *Step, n NamedStep) *Step {
+	ns := &Step{Label: s.Label, DurationS: s.DurationS, Requests: n.Requests, Errors: n.Errors,
+		ErrorKinds: n.ErrorKinds, LatencyMS: n.LatencyMS, Samples: n.Samples}
+	if s.DurationS > 0 {
+		ns.ThroughputRPS = float64(n.Requests) / s.DurationS
+		ns.OKRPS = float64(n.Requests-n.Errors) / s.DurationS
+	}
+	return ns
+}
+
+// compareFigures adds a row per metric of two steps (or two named
+// requests' figures, whose metric names get suffix).
+func compareFigures(out *Comparison, group, suffix string, b, c *Step, opts CompareOptions) {
 	for _, m := range metrics {
 		bv, bok := m.value(b)
 		cv, cok := m.value(c)
@@ -343,7 +371,7 @@ func compareStep(out *Comparison, group string, b, c *Step, opts CompareOptions)
 			m.name != MetricErrorRate && m.name != MetricThroughput {
 			continue // a figure neither run measured, such as dropped in a closed loop
 		}
-		row := Row{Group: group, Step: c.Label, Metric: m.name, Base: bv, Current: cv,
+		row := Row{Group: group, Step: c.Label, Metric: m.name + suffix, Base: bv, Current: cv,
 			DeltaPct: deltaPct(bv, cv), LowerIsBetter: m.lowerBetter, Verdict: Same, Test: TestNone,
 			P: math.NaN(), BaseCIPct: math.NaN(), CurrentCIPct: math.NaN()}
 		switch m.judge {
@@ -353,9 +381,6 @@ func compareStep(out *Comparison, group string, b, c *Step, opts CompareOptions)
 			judgeTrend(&row, m, b.Target, c.Target, opts)
 		}
 		out.Rows = append(out.Rows, row)
-	}
-	if (b.Target == nil) != (c.Target == nil) {
-		out.warn(where + ": target resources measured on one side only")
 	}
 }
 

@@ -113,6 +113,9 @@ type NamedStep struct {
 	ErrorKinds map[string]int64 `json:"error_kinds,omitempty"`
 	LatencyMS  Percentiles      `json:"latency_ms"`
 	Histogram  string           `json:"histogram"`
+	// Samples are the name's figures per block, as the step's; nil for a
+	// repeated step (its runs are not kept by name).
+	Samples *Samples `json:"samples,omitempty"`
 }
 
 // Kinds of Samples.Of.

@@ -51,6 +51,13 @@ func (n *Named) observe(latency int64, errKind string) {
 	}
 }
 
+// Reset empties n for reuse.
+func (n *Named) Reset() {
+	n.Latency.Reset()
+	n.Requests, n.Errors = 0, 0
+	clear(n.Kinds)
+}
+
 // Add merges o into n.
 func (n *Named) Add(o *Named) {
 	n.Latency.Merge(o.Latency)

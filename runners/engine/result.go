@@ -99,6 +99,11 @@ func (st *stepRun) result(live bool) *artifacts.Step {
 		}
 	}
 	res.ByName, res.Status = namedSteps(t.named), mapOrNil(t.status)
+	for name, b := range t.namedBlocks {
+		n := res.ByName[name]
+		n.Samples = b.samples()
+		res.ByName[name] = n
+	}
 	t.mu.Unlock()
 	st.watched.summarize(res, st)
 	st.mu.Lock()

@@ -28,10 +28,14 @@ type tally struct {
 	counters map[string]int64
 	named    map[string]*runners.Named // by operation name, the step's precision
 	status   map[string]int64
-	last     Stats // the last tick
-	lastAt   time.Duration
-	series   series
-	blocks   *blocks
+	// tickNamed is the last tick's operations by name, and namedBlocks
+	// each name's samples: a comparison judges a name as it does the step.
+	tickNamed   map[string]*runners.Named
+	namedBlocks map[string]*blocks
+	last        Stats // the last tick
+	lastAt      time.Duration
+	series      series
+	blocks      *blocks
 	// drained counts what completed after the load stopped: in the totals
 	// (its latency is real) but in no second of the step's throughput.
 	drained counts
@@ -44,16 +48,18 @@ func newTally(recs []*runners.Recorder, block time.Duration) *tally {
 		block = DefaultBlock
 	}
 	t := &tally{
-		recorders: recs,
-		blocks:    newBlocks(block),
-		interval:  artifacts.NewHistogram(),
-		latency:   artifacts.NewHistogram(),
-		service:   artifacts.NewHistogram(),
-		extra:     map[string]*hdrhistogram.Histogram{},
-		kinds:     map[string]int64{},
-		counters:  map[string]int64{},
-		named:     map[string]*runners.Named{},
-		status:    map[string]int64{},
+		recorders:   recs,
+		blocks:      newBlocks(block),
+		interval:    artifacts.NewHistogram(),
+		latency:     artifacts.NewHistogram(),
+		service:     artifacts.NewHistogram(),
+		extra:       map[string]*hdrhistogram.Histogram{},
+		kinds:       map[string]int64{},
+		counters:    map[string]int64{},
+		named:       map[string]*runners.Named{},
+		status:      map[string]int64{},
+		tickNamed:   map[string]*runners.Named{},
+		namedBlocks: map[string]*blocks{},
 	}
 	t.series.init()
 	return t
@@ -113,8 +119,11 @@ func (t *tally) mergeMaps(iv runners.Interval) {
 	for k, n := range iv.Named {
 		if t.named[k] == nil {
 			t.named[k] = runners.NewNamed()
+			t.tickNamed[k] = runners.NewNamed()
+			t.namedBlocks[k] = newBlocks(time.Duration(t.blocks.width * float64(time.Second)))
 		}
 		t.named[k].Add(n)
+		t.tickNamed[k].Add(n)
 	}
 	for k, h := range iv.Extra {
 		if t.extra[k] == nil {
@@ -137,6 +146,18 @@ func (t *tally) tick(now time.Time, active time.Duration, measuring bool, env *r
 	if measuring && (dt > 0 || c.requests > 0) {
 		t.series.add(t.interval, c, max(dt, 0), active, env.InFlight())
 		t.blocks.add(t.interval, c, max(dt, 0))
+		t.addNamedBlocks(max(dt, 0))
+	}
+	for _, n := range t.tickNamed {
+		n.Reset()
+	}
+}
+
+// addNamedBlocks adds the tick's operations of each name (none, for a
+// name that had none) to the name's blocks.
+func (t *tally) addNamedBlocks(dt float64) {
+	for k, n := range t.tickNamed {
+		t.namedBlocks[k].add(n.Latency, counts{requests: n.Requests, errors: n.Errors}, dt)
 	}
 }
 

@@ -97,3 +97,38 @@ func testNamedFigures(t *testing.T, client, expect string, repeat int) {
 		t.Errorf("the artifact with named figures does not load: %v", err)
 	}
 }
+
+// TestCompareJudgesEachName: a route that got three times as slow is
+// judged worse on its own rows (p50[mixed]), each name on its own blocks.
+func TestCompareJudgesEachName(t *testing.T) {
+	run := func(slow time.Duration) *artifacts.Artifact {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/slow" {
+				time.Sleep(slow)
+			}
+		}))
+		defer srv.Close()
+		return runGroup(t, fmt.Sprintf(`  - id: named
+    runner: http
+    http: {requests: [{name: ping, url: "%s/fast"}, {name: mixed, url: "%s/slow"}]}
+    load: {concurrency: 4}
+    duration: 4s
+`, srv.URL, srv.URL), nil)
+	}
+	base, cur := run(10*time.Millisecond), run(30*time.Millisecond)
+	cmp := artifacts.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, artifacts.CompareOptions{})
+	rows := map[string]artifacts.Row{}
+	for _, r := range cmp.Rows {
+		rows[r.Metric] = r
+	}
+	// The unchanged route's own row is there, judged on its own samples;
+	// its verdict is left to the machine's noise (a busy machine may shift
+	// a 0.2 ms p50 by more than 5%).
+	mixed, ping := rows["p50[mixed]"], rows["p50[ping]"]
+	if mixed.Verdict != artifacts.Worse || mixed.DeltaPct < 100 || ping.Metric == "" || ping.Test != artifacts.TestMannWhitney {
+		t.Errorf("p50[mixed] %+v\np50[ping] %+v\nwant the slower route worse by its own samples, the other judged on its own", mixed, ping)
+	}
+	if n := cur.Steps[0].ByName["mixed"].Samples.N(artifacts.SampleP50); n < 3 {
+		t.Errorf("mixed has %d p50 samples, want one a block", n)
+	}
+}
