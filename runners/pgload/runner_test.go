@@ -325,3 +325,37 @@ groups:
 		t.Errorf("echo check %+v: want it failed with Postgres's error, the token redacted", c)
 	}
 }
+
+// TestNamedStatementsAgreeWithTheRows: a mix of a named insert and a named
+// update gets figures per name that the database's own rows confirm, and
+// the names add up to the step.
+func TestNamedStatementsAgreeWithTheRows(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	a := runnertest.RunPlan(t, testRegistry, `version: 1
+groups:
+  - id: N
+    runner: postgres
+    postgres:
+      dsn: "${DSN}"
+      setup: ["CREATE TABLE ev(id serial)", "CREATE TABLE counter(n int)", "INSERT INTO counter VALUES (0)"]
+      statements:
+        - {name: insert, sql: "INSERT INTO ev DEFAULT VALUES"}
+        - {name: update, sql: "UPDATE counter SET n = n + 1", weight: 2}
+    load: {concurrency: 3}
+    duration: 500ms
+`, map[string]string{"DSN": dsn})
+	st := a.Steps[0]
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var inserted, updated int64
+	if err := conn.QueryRow(context.Background(), "SELECT (SELECT count(*) FROM ev), (SELECT n FROM counter)").Scan(&inserted, &updated); err != nil {
+		t.Fatal(err)
+	}
+	ins, upd := st.ByName["insert"], st.ByName["update"]
+	if ins.Requests != inserted || upd.Requests != updated || ins.Requests+upd.Requests != st.Requests || st.Errors != 0 {
+		t.Errorf("by name insert %d, update %d of %d (errors %d); the rows say %d inserted, %d updates", ins.Requests, upd.Requests, st.Requests, st.Errors, inserted, updated)
+	}
+}

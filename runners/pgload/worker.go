@@ -76,7 +76,7 @@ func (w *worker) Do(ctx context.Context) runners.Outcome {
 	}
 	pool := w.r.live.Load()
 	if pool == nil {
-		return runners.Outcome{Err: "other"}
+		return runners.Outcome{Err: "other", Name: st.name}
 	}
 	asked := time.Now()
 	conn, err := pool.Acquire(ctx)
@@ -85,7 +85,7 @@ func (w *worker) Do(ctx context.Context) runners.Outcome {
 		w.rec.Extra("pool_wait", sent.Sub(asked))
 	}
 	if err != nil {
-		return runners.Outcome{Err: Classify(err), Sent: sent}
+		return runners.Outcome{Err: Classify(err), Sent: sent, Name: st.name}
 	}
 	args := w.makeArgs(st)
 	if st.sql != "" {
@@ -95,9 +95,9 @@ func (w *worker) Do(ctx context.Context) runners.Outcome {
 	}
 	conn.Release()
 	if err != nil {
-		return runners.Outcome{Err: Classify(err), Sent: sent}
+		return runners.Outcome{Err: Classify(err), Sent: sent, Name: st.name}
 	}
-	return runners.Outcome{Sent: sent}
+	return runners.Outcome{Sent: sent, Name: st.name}
 }
 
 // execOne runs one statement as a prepared statement cached on the
