@@ -60,6 +60,10 @@ type Outcome struct {
 	// Sent is when the operation actually went out, after any wait for a
 	// pooled connection. Zero means when Do was called.
 	Sent time.Time
+	// Exhausted says the worker had nothing left to send (a data file's
+	// unique rows ran out): nothing was sent or recorded, and the engine's
+	// loop ends the step's load.
+	Exhausted bool
 }
 
 // Driver is implemented by runners that drive their own load instead of the

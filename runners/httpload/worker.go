@@ -1,6 +1,7 @@
 package httpload
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -14,11 +15,15 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
 type worker struct {
 	r   *Runner
 	rnd *rand.Rand
+	st  *tmpl.State // nil without templates or data
+	buf buffers
 }
 
 var _ runners.Worker = (*worker)(nil)
@@ -29,17 +34,14 @@ func (w *worker) Close() error { return nil }
 // Do sends one request of the mix, drains its body so the connection is
 // reused, and classifies the outcome.
 func (w *worker) Do(ctx context.Context) runners.Outcome {
-	req := w.r.pick(w.rnd)
-	var body io.Reader
-	if req.Body != "" {
-		body = strings.NewReader(req.Body)
+	i := w.r.mix[w.rnd.IntN(len(w.r.mix))]
+	req := &w.r.spec.Requests[i]
+	if w.st != nil && !w.st.Next() {
+		return runners.Outcome{Exhausted: true}
 	}
-	hr, err := http.NewRequestWithContext(ctx, method(req), req.URL, body)
-	if err != nil {
-		return runners.Outcome{Err: "other"}
-	}
-	for k, v := range req.Headers {
-		hr.Header.Set(k, v)
+	hr, kind := w.build(ctx, req, w.r.tpls[i])
+	if kind != "" {
+		return runners.Outcome{Err: kind}
 	}
 	resp, err := w.r.client.Do(hr)
 	if err != nil {
@@ -52,6 +54,54 @@ func (w *worker) Do(ctx context.Context) runners.Outcome {
 	}
 	return runners.Outcome{Err: statusKind(req, resp.StatusCode)}
 }
+
+// build makes the request: as written, or rendered from its templates. A
+// rendered URL or header value that cannot go on the wire is an error of
+// kind "template", and nothing is sent.
+func (w *worker) build(ctx context.Context, req *Request, t *reqTemplate) (*http.Request, string) {
+	u, body := req.URL, []byte(nil)
+	if t != nil {
+		u = string(w.render(t.url))
+		body = t.body.Append(nil, w.st) // net/http may read it after Do returns
+		if strings.ContainsFunc(u, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			return nil, KindTemplate
+		}
+	} else if req.Body != "" {
+		body = []byte(req.Body)
+	}
+	var rd io.Reader
+	if len(body) > 0 {
+		rd = bytes.NewReader(body)
+	}
+	hr, err := http.NewRequestWithContext(ctx, method(req), u, rd)
+	if err != nil {
+		return nil, "other"
+	}
+	if t == nil {
+		for k, v := range req.Headers {
+			hr.Header.Set(k, v)
+		}
+	}
+	for _, h := range t.headerList() {
+		v := w.render(h.value)
+		if !plan.ValidHeaderValue(v) {
+			return nil, KindTemplate
+		}
+		hr.Header.Set(h.name, string(v))
+	}
+	return hr, ""
+}
+
+// render renders t into the worker's reused buffer.
+func (w *worker) render(t *tmpl.Template) []byte {
+	w.buf.wire = t.Append(w.buf.wire[:0], w.st)
+	return w.buf.wire
+}
+
+// KindTemplate is the error kind of a request whose rendered URL or header
+// value cannot go on the wire (a CR, LF or space where it would end a line
+// or the request target): the request is not sent.
+const KindTemplate = "template"
 
 // statusKind judges a status: against expect_status when given, else
 // 2xx and 3xx are fine.
@@ -100,6 +150,8 @@ func Classify(err error) string {
 type leanWorker struct {
 	r    *Runner
 	rnd  *rand.Rand
+	st   *tmpl.State // nil without templates or data
+	buf  buffers
 	conn *leanConn
 }
 
@@ -107,7 +159,20 @@ var _ runners.Worker = (*leanWorker)(nil)
 
 func (w *leanWorker) Do(ctx context.Context) runners.Outcome {
 	i := w.r.mix[w.rnd.IntN(len(w.r.mix))]
-	code, err := w.conn.roundTrip(ctx, &w.r.lean[i])
+	req := &w.r.lean[i]
+	if w.st != nil && !w.st.Next() {
+		return runners.Outcome{Exhausted: true}
+	}
+	if req.tpl != nil {
+		wire, ok := req.tpl.render(&w.buf, w.st)
+		if !ok {
+			return runners.Outcome{Err: KindTemplate}
+		}
+		rendered := *req
+		rendered.wire = wire
+		req = &rendered
+	}
+	code, err := w.conn.roundTrip(ctx, req)
 	if err != nil {
 		return runners.Outcome{Err: Classify(err)}
 	}

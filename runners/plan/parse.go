@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -174,6 +175,9 @@ func (e *expander) walk(n *yaml.Node) {
 				e.d.shown[n] = shown
 			}
 		}
+		if strings.Contains(n.Value, "{{") {
+			e.templateEnv(n)
+		}
 		return
 	}
 	for _, c := range n.Content {
@@ -193,6 +197,37 @@ func (e *expander) expand(n *yaml.Node) string {
 			e.secrets = append(e.secrets, val)
 		}
 		return val
+	})
+}
+
+// envAction is a template's {{env "NAME"}}.
+var envAction = regexp.MustCompile(`\{\{\s*env\s+"([A-Za-z_][A-Za-z0-9_]*)"\s*\}\}`)
+
+// templateEnv resolves the {{env "NAME"}} actions of a template once, when
+// the plan is read, as ${NAME} is: each becomes a quoted literal action,
+// so its value is never read as a template. A value named like a secret
+// joins the plan's secrets, and the field is shown as written.
+func (e *expander) templateEnv(n *yaml.Node) {
+	if !envAction.MatchString(n.Value) {
+		return
+	}
+	written, ok := e.d.shown[n]
+	if !ok {
+		written = n.Value
+	}
+	n.Value = envAction.ReplaceAllStringFunc(n.Value, func(ref string) string {
+		name := envAction.FindStringSubmatch(ref)[1]
+		val, set := e.lookup(name)
+		if !set {
+			e.d.errorf(n, "{{env}}", "environment variable %s is not set", name)
+		}
+		if SecretName(name) && val != "" {
+			e.secrets = append(e.secrets, val)
+		}
+		return "{{" + strconv.Quote(val) + "}}"
+	})
+	e.d.shown[n] = envAction.ReplaceAllStringFunc(written, func(ref string) string {
+		return "{{env " + strconv.Quote(envAction.FindStringSubmatch(ref)[1]) + "}}"
 	})
 }
 

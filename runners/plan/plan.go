@@ -2,10 +2,16 @@ package plan
 
 import (
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
 // Plan is a parsed and validated plan file.
@@ -43,17 +49,28 @@ type TargetSpec struct {
 
 // Group is one bench group of a plan.
 type Group struct {
-	ID           string               `yaml:"id,required"`
-	Title        string               `yaml:"title"`
-	Target       string               `yaml:"target"`
-	Runner       string               `yaml:"runner,required"`
-	Load         Load                 `yaml:"load"`
-	Sweep        map[string][]float64 `yaml:"sweep"`
-	Warmup       Duration             `yaml:"warmup"`
-	Duration     Duration             `yaml:"duration"`
-	Soak         *Soak                `yaml:"soak"`
-	Thresholds   Thresholds           `yaml:"thresholds"`
-	OnTargetExit string               `yaml:"on_target_exit"`
+	ID       string               `yaml:"id,required"`
+	Title    string               `yaml:"title"`
+	Target   string               `yaml:"target"`
+	Runner   string               `yaml:"runner,required"`
+	Load     Load                 `yaml:"load"`
+	Sweep    map[string][]float64 `yaml:"sweep"`
+	Warmup   Duration             `yaml:"warmup"`
+	Duration Duration             `yaml:"duration"`
+	// Iterations ends each step after this many operations in all, shared
+	// by the workers; PerWorkerIterations after this many per worker
+	// (closed loop only). Either replaces Duration; MaxDuration caps the
+	// step (DefaultMaxDuration when not given).
+	Iterations          int64    `yaml:"iterations"`
+	PerWorkerIterations int64    `yaml:"per_worker_iterations"`
+	MaxDuration         Duration `yaml:"max_duration"`
+	// Data is the group's data file, whose rows request templates read
+	// ({{.col}}); Table is its rows, read when the plan is validated.
+	Data         *Data       `yaml:"data"`
+	Table        *tmpl.Table `yaml:"-"`
+	Soak         *Soak       `yaml:"soak"`
+	Thresholds   Thresholds  `yaml:"thresholds"`
+	OnTargetExit string      `yaml:"on_target_exit"`
 	// Repeat runs every step this many times (default 1): each run is one
 	// sample of every figure for comparisons.
 	Repeat int `yaml:"repeat"`
@@ -73,6 +90,24 @@ type Group struct {
 	Written map[string]any `yaml:"-"`
 	Pos     Pos            `yaml:"-"`
 }
+
+// Data is a group's `data:` key: a CSV file with a header row or a
+// JSON-lines file, relative to the plan file, and how requests take its
+// rows (tmpl.Sequential by default, tmpl.Random or tmpl.Unique).
+type Data struct {
+	File string `yaml:"file,required"`
+	Mode string `yaml:"mode"`
+}
+
+// DefaultMaxDuration caps a step that ends after a count of operations
+// when the plan gives no max_duration.
+const DefaultMaxDuration = 10 * time.Minute
+
+// MaxIterations bounds iterations and per_worker_iterations.
+const MaxIterations = 1_000_000_000_000
+
+// Counted reports whether g's steps end after a count of operations.
+func (g *Group) Counted() bool { return g.Iterations > 0 || g.PerWorkerIterations > 0 }
 
 // Load is the shape of the load: closed loop with Concurrency workers, or
 // open loop at Rate arrivals per second with at most MaxInFlight pending.
@@ -197,3 +232,50 @@ type Duration struct{ time.Duration }
 
 // D returns d as a time.Duration.
 func (d Duration) D() time.Duration { return d.Duration }
+
+// Template compiles a request field of g ({{uuid}}, {{.col}}, …); a bad
+// template is a plan error at pos naming key. {{env "X"}} was resolved
+// when the plan was read.
+func (g *Group) Template(pos Pos, key, src string) (*tmpl.Template, error) {
+	var cols tmpl.Columns
+	if g.Table != nil {
+		cols = g.Table.Columns
+	}
+	t, err := tmpl.Compile(src, cols, os.Getenv)
+	if err != nil {
+		return nil, Errorf(pos, key, "template: %v", err)
+	}
+	return t, nil
+}
+
+// Templates compiles each field of fields (key -> source) of g and returns
+// every problem at once.
+func (g *Group) Templates(pos Pos, fields map[string]string) []error {
+	var errs []error
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		if _, err := g.Template(pos, k, fields[k]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// loadData reads g's data file, relative to the plan file's folder.
+func (g *Group) loadData(planPath string) error {
+	if g.Data == nil {
+		return nil
+	}
+	if g.Data.Mode != "" && !slices.Contains(tmpl.Modes, g.Data.Mode) {
+		return Errorf(g.Pos, "group "+g.ID+": data.mode", "want sequential, random or unique, got %q", g.Data.Mode)
+	}
+	path := g.Data.File
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(planPath), path)
+	}
+	t, err := tmpl.Load(path)
+	if err != nil {
+		return Errorf(g.Pos, "group "+g.ID+": data.file", "%v", err)
+	}
+	g.Table = t
+	return nil
+}

@@ -67,7 +67,7 @@ func validate(g *plan.Group) []error {
 	if s == nil {
 		return []error{plan.Errorf(g.Pos, "sse", "runner sse needs an sse: section")}
 	}
-	var errs []error
+	errs := g.NoCounts()
 	for _, p := range s.problems() {
 		errs = append(errs, plan.Errorf(g.SectionPos["sse"], "sse", "%s", p))
 	}
