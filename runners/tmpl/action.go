@@ -63,7 +63,7 @@ func randInt(args []string) (part, error) {
 		return part{}, fmt.Errorf("rand_int %s %s: want two whole numbers", args[0], args[1])
 	case hi < lo:
 		return part{}, fmt.Errorf("rand_int %d %d: HI is below LO", lo, hi)
-	case hi-lo >= math.MaxInt64 || hi-lo < 0:
+	case hi-lo < 0 || hi-lo == math.MaxInt64: // overflowed, or one more would
 		return part{}, fmt.Errorf("rand_int %d %d: the range is too wide", lo, hi)
 	}
 	return part{op: opRandInt, lo: lo, n: hi - lo + 1}, nil

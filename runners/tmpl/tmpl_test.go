@@ -90,8 +90,9 @@ func TestDataFiles(t *testing.T) {
 	}
 	src := NewSource(&Table{Columns: Columns{"a"}, Rows: [][]string{{"1"}, {"2"}}}, Unique)
 	s := NewState(src)
-	if !s.Next() || !s.Next() || s.Next() {
-		t.Errorf("unique: want two rows, then none")
+	got := []bool{s.Next(), s.Next(), s.Next()}
+	if !got[0] || !got[1] || got[2] {
+		t.Errorf("unique: got %v, want two rows, then none", got)
 	}
 	if _, err := Load(filepath.Join(dir, "x.txt")); err == nil {
 		t.Errorf("a .txt data file must be refused")
