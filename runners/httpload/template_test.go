@@ -16,6 +16,7 @@ import (
 
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/runnertest"
+	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
 // seen is a loopback server that keeps one value of every request (a
@@ -272,5 +273,20 @@ groups:
 	}
 	if raw := fmt.Sprint(p.Groups[0].Raw); strings.Contains(raw, "s3cr3t") || !strings.Contains(raw, `{{env "API_TOKEN"}}`) {
 		t.Errorf("the config shows %s", raw)
+	}
+}
+
+// TestLeanRenderAllocs: once its buffers have grown, rendering a lean
+// request allocates nothing.
+func TestLeanRenderAllocs(t *testing.T) {
+	r := NewRunner(&Spec{Requests: []Request{{Method: "POST", URL: "http://127.0.0.1:1/i/{{uuid}}",
+		Headers: map[string]string{"X-Seq": "{{seq}}"}, Body: `{"id":"{{uuid}}","at":"{{now}}"}`}}})
+	if r.err != nil || r.lean == nil || r.lean[0].tpl == nil {
+		t.Fatalf("want a templated lean request: %v", r.err)
+	}
+	st := tmpl.NewState(nil)
+	var b buffers
+	if n := testing.AllocsPerRun(1000, func() { st.Next(); r.lean[0].tpl.render(&b, st) }); n > 0 {
+		t.Errorf("rendering allocates %v times per request, want 0", n)
 	}
 }
