@@ -18,7 +18,9 @@ const (
 
 func BenchmarkLeanStaticBody(b *testing.B)    { benchmarkLean(b, "/items", staticBody) }
 func BenchmarkLeanTemplatedBody(b *testing.B) { benchmarkLean(b, "/items", templatedBody) }
-func BenchmarkLeanTemplatedURL(b *testing.B)  { benchmarkLean(b, "/items/{{uuid}}?n={{seq}}", staticBody) }
+func BenchmarkLeanTemplatedURL(b *testing.B) {
+	benchmarkLean(b, "/items/{{uuid}}?n={{seq}}", staticBody)
+}
 
 func benchmarkLean(b *testing.B, path, body string) {
 	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
