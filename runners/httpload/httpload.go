@@ -81,13 +81,13 @@ func (s *Spec) Validate(pos plan.Pos, key string) []error {
 		k := fmt.Sprintf("%s.requests[%d]", key, i)
 		if u, err := url.Parse(tmpl.Skeleton(r.URL)); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, plan.Errorf(pos, k+".url", "want an http:// or https:// URL, got %q", plan.RedactURLs(r.URL)))
-		} else if p := hostProblem(r.URL); tmpl.Has(r.URL) && p != "" {
-			errs = append(errs, plan.Errorf(pos, k+".url", "%s", p))
+		} else if tmpl.HostTemplated(r.URL) {
+			errs = append(errs, plan.Errorf(pos, k+".url", "%s", tmpl.HostTemplatedProblem))
 		}
 		if r.Weight < 0 {
 			errs = append(errs, plan.Errorf(pos, k+".weight", "must not be negative"))
 		}
-		for _, p := range plan.RequestProblems(r.Method, skeletons(r.Headers)) {
+		for _, p := range plan.RequestProblems(r.Method, tmpl.Skeletons(r.Headers)) {
 			errs = append(errs, plan.Errorf(pos, k, "%s", p))
 		}
 	}

@@ -58,7 +58,7 @@ func serialize(r *Request, t *reqTemplate, keepAlive bool) (leanRequest, error) 
 	}
 	// The plan was validated; this client writes the wire itself, so it
 	// checks again rather than trust every caller to have validated.
-	if p := plan.RequestProblems(r.Method, skeletons(r.Headers)); len(p) > 0 {
+	if p := plan.RequestProblems(r.Method, tmpl.Skeletons(r.Headers)); len(p) > 0 {
 		return leanRequest{}, errors.New(strings.Join(p, "; "))
 	}
 	addr := u.Host
@@ -98,16 +98,6 @@ const connectionClose = "Connection: close\r\n"
 func hasLength(r *Request) bool {
 	m := method(r)
 	return r.Body != "" || m == "POST" || m == "PUT" || m == "PATCH"
-}
-
-// skeletons are headers with their template actions stood in for, for
-// the checks at plan time (what they render is checked per request).
-func skeletons(h map[string]string) map[string]string {
-	out := make(map[string]string, len(h))
-	for k, v := range h {
-		out[k] = tmpl.Skeleton(v)
-	}
-	return out
 }
 
 // leanConn is one worker's connection.

@@ -58,20 +58,6 @@ func (s *Spec) TemplateProblems(g *plan.Group, pos plan.Pos, key string) []error
 	return errs
 }
 
-// hostProblem says why a templated URL cannot be sent: its scheme and host
-// are dialled once per connection, so they must be written out.
-func hostProblem(rawURL string) string {
-	_, rest, _ := strings.Cut(rawURL, "://")
-	host := rest
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		host = rest[:i]
-	}
-	if tmpl.Has(host) || !strings.Contains(rawURL, "://") {
-		return "templates may fill a URL's path and query, not its scheme or host"
-	}
-	return ""
-}
-
 // compileRequest compiles r's templates; g (nil: none) gives the data
 // file's columns. It returns nil for a request without templates.
 func compileRequest(r *Request, g *plan.Group) (*reqTemplate, error) {
@@ -81,8 +67,8 @@ func compileRequest(r *Request, g *plan.Group) (*reqTemplate, error) {
 	if g == nil {
 		g = &plan.Group{}
 	}
-	if p := hostProblem(r.URL); p != "" {
-		return nil, fmt.Errorf("url %s: %s", plan.RedactURLs(r.URL), p)
+	if tmpl.HostTemplated(r.URL) || !strings.Contains(r.URL, "://") {
+		return nil, fmt.Errorf("url %s: %s", plan.RedactURLs(r.URL), tmpl.HostTemplatedProblem)
 	}
 	_, rest, _ := strings.Cut(r.URL, "://")
 	target := rest[strings.IndexAny(rest+"/", "/?#"):]

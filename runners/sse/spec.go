@@ -84,13 +84,13 @@ func (s *Spec) problems() []string {
 	var out []string
 	if u, err := url.Parse(tmpl.Skeleton(s.URL)); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		out = append(out, fmt.Sprintf("url %q: want an http:// or https:// URL", s.URL))
-	} else if hostTemplated(s.URL) {
-		out = append(out, fmt.Sprintf("url %q: templates may fill a URL's path and query, not its scheme or host", s.URL))
+	} else if tmpl.HostTemplated(s.URL) {
+		out = append(out, fmt.Sprintf("url %q: %s", s.URL, tmpl.HostTemplatedProblem))
 	}
 	if s.Subscribers < 0 || s.Subscribers > plan.MaxWorkers {
 		out = append(out, fmt.Sprintf("subscribers: want 0 to %d, got %d", plan.MaxWorkers, s.Subscribers))
 	}
-	out = append(out, plan.RequestProblems("", skeletons(s.Headers))...)
+	out = append(out, plan.RequestProblems("", tmpl.Skeletons(s.Headers))...)
 	if _, err := parseRamp(s.Ramp); err != nil {
 		out = append(out, err.Error())
 	}
@@ -118,14 +118,4 @@ func parseRamp(s string) (ramp, error) {
 		return ramp{}, fmt.Errorf("ramp %q: want N/duration, like 100/5s", s)
 	}
 	return ramp{n: n, every: d}, nil
-}
-
-// skeletons are headers with their template actions stood in for, for the
-// checks at plan time; what they render is checked at every connect.
-func skeletons(h map[string]string) map[string]string {
-	out := make(map[string]string, len(h))
-	for k, v := range h {
-		out[k] = tmpl.Skeleton(v)
-	}
-	return out
 }

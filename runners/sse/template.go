@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strings"
 
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/tmpl"
@@ -63,16 +62,6 @@ func compileTemplates(s *Spec, g *plan.Group) (*templates, error) {
 		return nil, errors.Join(errs...)
 	}
 	return t, errors.Join(errs...)
-}
-
-// hostTemplated says whether a URL's scheme or host holds a template:
-// they are dialled, so they must be written out.
-func hostTemplated(raw string) bool {
-	_, rest, ok := strings.Cut(raw, "://")
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
-	}
-	return tmpl.Has(raw) && (!ok || tmpl.Has(rest))
 }
 
 // render fills in req's URL and headers for st's next connect.

@@ -178,3 +178,26 @@ func Skeleton(src string) string {
 		src = src[i+j+2:]
 	}
 }
+
+// Skeletons are header values with their actions stood in for (Skeleton),
+// for the checks at plan time; what they render is checked per request.
+func Skeletons(headers map[string]string) map[string]string {
+	out := make(map[string]string, len(headers))
+	for k, v := range headers {
+		out[k] = Skeleton(v)
+	}
+	return out
+}
+
+// HostTemplated reports whether a URL's scheme or host holds an action:
+// runners dial them once, so templates may fill only a path and query.
+func HostTemplated(rawURL string) bool {
+	_, rest, ok := strings.Cut(rawURL, "://")
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return Has(rawURL) && (!ok || Has(rest))
+}
+
+// HostTemplatedProblem is the message for a URL that HostTemplated.
+const HostTemplatedProblem = "templates may fill a URL's path and query, not its scheme or host"
