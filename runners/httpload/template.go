@@ -41,11 +41,7 @@ func templated(r *Request) bool {
 
 // templateFields are r's fields that may hold templates, by plan key.
 func templateFields(r *Request, key string) map[string]string {
-	f := map[string]string{key + ".url": r.URL, key + ".body": r.Body}
-	for name, v := range r.Headers {
-		f[key+".headers."+name] = v
-	}
-	return f
+	return plan.RequestFields(key, map[string]string{"url": r.URL, "body": r.Body}, r.Headers)
 }
 
 // TemplateProblems compiles every template of s against g's data file and

@@ -2,10 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"maps"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -232,50 +228,3 @@ type Duration struct{ time.Duration }
 
 // D returns d as a time.Duration.
 func (d Duration) D() time.Duration { return d.Duration }
-
-// Template compiles a request field of g ({{uuid}}, {{.col}}, …); a bad
-// template is a plan error at pos naming key. {{env "X"}} was resolved
-// when the plan was read.
-func (g *Group) Template(pos Pos, key, src string) (*tmpl.Template, error) {
-	var cols tmpl.Columns
-	if g.Table != nil {
-		cols = g.Table.Columns
-	}
-	t, err := tmpl.Compile(src, cols, os.Getenv)
-	if err != nil {
-		return nil, Errorf(pos, key, "template: %v", err)
-	}
-	return t, nil
-}
-
-// Templates compiles each field of fields (key -> source) of g and returns
-// every problem at once.
-func (g *Group) Templates(pos Pos, fields map[string]string) []error {
-	var errs []error
-	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		if _, err := g.Template(pos, k, fields[k]); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errs
-}
-
-// loadData reads g's data file, relative to the plan file's folder.
-func (g *Group) loadData(planPath string) error {
-	if g.Data == nil {
-		return nil
-	}
-	if g.Data.Mode != "" && !slices.Contains(tmpl.Modes, g.Data.Mode) {
-		return Errorf(g.Pos, "group "+g.ID+": data.mode", "want sequential, random or unique, got %q", g.Data.Mode)
-	}
-	path := g.Data.File
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(filepath.Dir(planPath), path)
-	}
-	t, err := tmpl.Load(path)
-	if err != nil {
-		return Errorf(g.Pos, "group "+g.ID+": data.file", "%v", err)
-	}
-	g.Table = t
-	return nil
-}

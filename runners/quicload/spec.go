@@ -94,7 +94,7 @@ func validate(g *plan.Group) []error {
 		return []error{plan.Errorf(g.Pos, "quic", "runner quic needs a quic: section")}
 	}
 	pos := g.SectionPos[Section]
-	errs := append(g.LoopProblems(), g.Templates(pos, s.templateFields("group "+g.ID+": quic"))...)
+	errs := append(g.LoopProblems(), g.Templates(pos, plan.RequestFields("group "+g.ID+": quic", s.templateFields(), s.Headers))...)
 	for _, e := range s.problems() {
 		errs = append(errs, plan.Errorf(pos, "quic", "%s", e))
 	}

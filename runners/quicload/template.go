@@ -2,8 +2,6 @@ package quicload
 
 import (
 	"errors"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/benchtui/benchtui/runners/plan"
@@ -31,44 +29,20 @@ type rendered struct {
 // errTemplate is a rendered URL or header value that cannot be sent.
 var errTemplate = errors.New("a rendered template cannot go on the wire")
 
-// templateFields are s's fields that may hold templates, by plan key.
-func (s *Spec) templateFields(key string) map[string]string {
-	f := map[string]string{key + ".url": s.URL, key + ".body": s.Body, key + ".request": s.Request}
-	for k, v := range s.Headers {
-		f[key+".headers."+k] = v
-	}
-	return f
+// templateFields are s's fields but headers that may hold templates.
+func (s *Spec) templateFields() map[string]string {
+	return map[string]string{"url": s.URL, "body": s.Body, "request": s.Request}
 }
 
 // compileTemplates compiles s's templates with g's data file (g may be
 // nil); nil when s has none and g no data file.
 func compileTemplates(s *Spec, g *plan.Group) (*templates, error) {
-	if g == nil {
-		g = &plan.Group{}
+	c, err := plan.CompileFields(g, s.templateFields(), s.Headers)
+	if c == nil || err != nil {
+		return nil, err
 	}
-	t := &templates{headers: map[string]*tmpl.Template{}}
-	var errs []error
-	one := func(src string) *tmpl.Template {
-		if !tmpl.Has(src) {
-			return nil
-		}
-		c, err := g.Template(plan.Pos{}, "", src)
-		errs = append(errs, err)
-		return c
-	}
-	t.url, t.body, t.request = one(s.URL), one(s.Body), one(s.Request)
-	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
-		if c := one(s.Headers[k]); c != nil {
-			t.headers[k] = c
-		}
-	}
-	if g.Table != nil {
-		t.data = tmpl.NewSource(g.Table, g.Data.Mode)
-	}
-	if t.url == nil && t.body == nil && t.request == nil && len(t.headers) == 0 && t.data == nil {
-		return nil, errors.Join(errs...)
-	}
-	return t, errors.Join(errs...)
+	f := c.Fields
+	return &templates{url: f["url"], body: f["body"], request: f["request"], headers: c.Header(), data: c.Data}, nil
 }
 
 // render fills out for the worker's next operation; exhausted says the

@@ -68,7 +68,7 @@ func validate(g *plan.Group) []error {
 	if s == nil {
 		return []error{plan.Errorf(g.Pos, "sse", "runner sse needs an sse: section")}
 	}
-	errs := append(g.NoCounts(), g.Templates(g.SectionPos["sse"], s.templateFields("group "+g.ID+": sse"))...)
+	errs := append(g.NoCounts(), g.Templates(g.SectionPos["sse"], plan.RequestFields("group "+g.ID+": sse", s.templateFields(), s.Headers))...)
 	for _, p := range s.problems() {
 		errs = append(errs, plan.Errorf(g.SectionPos["sse"], "sse", "%s", p))
 	}

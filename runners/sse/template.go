@@ -3,10 +3,8 @@ package sse
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/url"
-	"slices"
 
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/tmpl"
@@ -28,40 +26,20 @@ var errTemplate = errors.New("a rendered template cannot go on the wire")
 // errExhausted is a connect for which the data file's unique rows ran out.
 var errExhausted = errors.New("the data file's unique rows ran out")
 
-// templateFields are the section's fields that may hold templates.
-func (s *Spec) templateFields(key string) map[string]string {
-	f := map[string]string{key + ".url": s.URL}
-	for k, v := range s.Headers {
-		f[key+".headers."+k] = v
-	}
-	return f
+// templateFields are the section's fields but headers that may hold
+// templates.
+func (s *Spec) templateFields() map[string]string {
+	return map[string]string{"url": s.URL}
 }
 
 // compileTemplates compiles s's templates with g's data file (g may be
-// nil); nil when s has none.
+// nil); nil when s has none and g no data file.
 func compileTemplates(s *Spec, g *plan.Group) (*templates, error) {
-	if g == nil {
-		g = &plan.Group{}
+	c, err := plan.CompileFields(g, s.templateFields(), s.Headers)
+	if c == nil || err != nil {
+		return nil, err
 	}
-	t := &templates{headers: map[string]*tmpl.Template{}}
-	var errs []error
-	if tmpl.Has(s.URL) {
-		c, err := g.Template(plan.Pos{}, "url", s.URL)
-		t.url, errs = c, append(errs, err)
-	}
-	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
-		if tmpl.Has(s.Headers[k]) {
-			c, err := g.Template(plan.Pos{}, "headers."+k, s.Headers[k])
-			t.headers[k], errs = c, append(errs, err)
-		}
-	}
-	if g.Table != nil {
-		t.data = tmpl.NewSource(g.Table, g.Data.Mode)
-	}
-	if t.url == nil && len(t.headers) == 0 && t.data == nil {
-		return nil, errors.Join(errs...)
-	}
-	return t, errors.Join(errs...)
+	return &templates{url: c.Fields["url"], headers: c.Header(), data: c.Data}, nil
 }
 
 // render fills in req's URL and headers for st's next connect.
