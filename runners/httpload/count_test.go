@@ -2,9 +2,11 @@ package httpload
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
@@ -63,5 +65,61 @@ func TestMaxDurationCaps(t *testing.T) {
 	}
 	if n := served.Load(); n >= 1000 || n == 0 {
 		t.Errorf("served %d: the cap must cut the 1000 short", n)
+	}
+}
+
+// TestCountAndDataPlanErrors: every problem of counts and data files is
+// reported at once, with its place.
+func TestCountAndDataPlanErrors(t *testing.T) {
+	_, err := plan.ParsePlan("p.yaml", []byte(`version: 1
+groups:
+  - id: both
+    runner: http
+    http: {requests: [{url: "http://127.0.0.1:1/"}]}
+    load: {rate: 10, max_in_flight: 5}
+    iterations: 10
+    per_worker_iterations: 5
+    duration: 1s
+    warmup: 1s
+  - id: nocount
+    runner: http
+    http: {requests: [{url: "http://127.0.0.1:1/"}]}
+    load: {concurrency: 1}
+    max_duration: 1s
+  - id: data
+    runner: http
+    http: {requests: [{url: "http://127.0.0.1:1/{{env \"UNSET_VAR\"}}"}]}
+    load: {concurrency: 1}
+    iterations: 1
+    data: {file: no-such.csv, mode: shuffled}
+`), func(string) (string, bool) { return "", false }, testRegistry)
+	if err == nil {
+		t.Fatal("want plan errors")
+	}
+	for _, want := range []string{
+		"p.yaml:3:5: group both: iterations: give iterations (in all) or per_worker_iterations, not both",
+		"group both: duration: a counted step ends after its iterations",
+		"group both: warmup: a counted step sends exactly its iterations",
+		"group both: per_worker_iterations: an open loop's arrivals belong to no worker",
+		"p.yaml:11:5: group nocount: max_duration: caps a step that ends after a count",
+		"group nocount: duration: missing",
+		"p.yaml:16:5: group data: data.mode: want sequential, random or unique",
+		"environment variable UNSET_VAR is not set",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error lacks %q:\n%v", want, err)
+		}
+	}
+	_, err = plan.ParsePlan("p.yaml", []byte(`version: 1
+groups:
+  - id: data
+    runner: http
+    http: {requests: [{url: "http://127.0.0.1:1/"}]}
+    load: {concurrency: 1}
+    iterations: 1
+    data: {file: no-such.csv}
+`), func(string) (string, bool) { return "", false }, testRegistry)
+	if err == nil || !strings.Contains(err.Error(), "group data: data.file: open no-such.csv") {
+		t.Errorf("a missing data file: %v", err)
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
@@ -64,5 +66,21 @@ groups:
 `, bad.URL), nil).Steps[0]
 	if len(badSeen()) != 0 || st.ErrorKinds["template"] != 3 {
 		t.Errorf("the server saw %v; error kinds %v, want 3 of kind template and nothing sent", badSeen(), st.ErrorKinds)
+	}
+}
+
+// TestCountsRefused: SSE drives its own load; iterations is a plan error.
+func TestCountsRefused(t *testing.T) {
+	_, err := plan.ParsePlan("p.yaml", []byte(`version: 1
+groups:
+  - id: e
+    runner: sse
+    sse: {url: "http://127.0.0.1:1/{{nope}}", subscribers: 1}
+    iterations: 5
+`), func(string) (string, bool) { return "", false }, testRegistry)
+	for _, want := range []string{"group e: iterations: runner sse drives its own load", `group e: sse.url: template: {{nope}}`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("want %q in: %v", want, err)
+		}
 	}
 }
