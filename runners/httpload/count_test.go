@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
@@ -71,7 +70,7 @@ func TestMaxDurationCaps(t *testing.T) {
 // TestCountAndDataPlanErrors: every problem of counts and data files is
 // reported at once, with its place.
 func TestCountAndDataPlanErrors(t *testing.T) {
-	_, err := plan.ParsePlan("p.yaml", []byte(`version: 1
+	err := parseErr(`version: 1
 groups:
   - id: both
     runner: http
@@ -92,11 +91,8 @@ groups:
     load: {concurrency: 1}
     iterations: 1
     data: {file: no-such.csv, mode: shuffled}
-`), func(string) (string, bool) { return "", false }, testRegistry)
-	if err == nil {
-		t.Fatal("want plan errors")
-	}
-	for _, want := range []string{
+`)
+	wantErrors(t, err,
 		"p.yaml:3:5: group both: iterations: give iterations (in all) or per_worker_iterations, not both",
 		"group both: duration: a counted step ends after its iterations",
 		"group both: warmup: a counted step sends exactly its iterations",
@@ -105,12 +101,8 @@ groups:
 		"group nocount: duration: missing",
 		"p.yaml:16:5: group data: data.mode: want sequential, random or unique",
 		"environment variable UNSET_VAR is not set",
-	} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("the error lacks %q:\n%v", want, err)
-		}
-	}
-	_, err = plan.ParsePlan("p.yaml", []byte(`version: 1
+	)
+	err = parseErr(`version: 1
 groups:
   - id: data
     runner: http
@@ -118,7 +110,7 @@ groups:
     load: {concurrency: 1}
     iterations: 1
     data: {file: no-such.csv}
-`), func(string) (string, bool) { return "", false }, testRegistry)
+`)
 	if err == nil || !strings.Contains(err.Error(), "group data: data.file: open no-such.csv") {
 		t.Errorf("a missing data file: %v", err)
 	}

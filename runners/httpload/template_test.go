@@ -231,7 +231,7 @@ func TestCRLFTemplateNeverSent(t *testing.T) {
 // TestTemplatePlanErrors: a bad template is a plan error naming the file,
 // the section's line and the field.
 func TestTemplatePlanErrors(t *testing.T) {
-	_, err := plan.ParsePlan("p.yaml", []byte(`version: 1
+	err := parseErr(`version: 1
 groups:
   - id: bad
     runner: http
@@ -241,20 +241,13 @@ groups:
         - {url: "http://{{uuid}}/"}
     duration: 1s
     load: {concurrency: 1}
-`), func(string) (string, bool) { return "", false }, testRegistry)
-	if err == nil {
-		t.Fatal("want a plan error")
-	}
-	for _, want := range []string{
+`)
+	wantErrors(t, err,
 		`p.yaml:6:7: group bad: http.requests[0].url: template: {{nope}}: unknown function "nope"`,
 		`p.yaml:6:7: group bad: http.requests[0].body: template: {{rand_int 9 1}}`,
 		`p.yaml:6:7: group bad: http.requests[0].headers.X-A: template: {{.col}}: column "col": the group has no data file`,
 		`p.yaml:6:7: group bad: http.requests[1].url: templates may fill a URL's path and query`,
-	} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("the error lacks %q:\n%v", want, err)
-		}
-	}
+	)
 }
 
 // TestTemplateEnvSecret: {{env "API_TOKEN"}} is read when the plan is,
@@ -289,4 +282,24 @@ func TestLeanRenderAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(1000, func() { st.Next(); r.lean[0].tpl.render(&b, st) }); n > 0 {
 		t.Errorf("rendering allocates %v times per request, want 0", n)
 	}
+}
+
+// wantErrors fails t unless err holds every one of wants.
+func wantErrors(t *testing.T, err error, wants ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("want plan errors")
+	}
+	for _, want := range wants {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// parseErr parses a plan named p.yaml with no environment and returns its
+// error.
+func parseErr(yaml string) error {
+	_, err := plan.ParsePlan("p.yaml", []byte(yaml), func(string) (string, bool) { return "", false }, testRegistry)
+	return err
 }
