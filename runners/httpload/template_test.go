@@ -267,6 +267,14 @@ groups:
 	if raw := fmt.Sprint(p.Groups[0].Raw); strings.Contains(raw, "s3cr3t") || !strings.Contains(raw, `{{env "API_TOKEN"}}`) {
 		t.Errorf("the config shows %s", raw)
 	}
+	t.Setenv("API_TOKEN", "not-this-one") // the value read with the plan wins
+	tp, err := p.Groups[0].Template(plan.Pos{}, "", `{{env "API_TOKEN"}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(tp.Append(nil, tmpl.NewState(nil))); got != "s3cr3t-value" {
+		t.Errorf("{{env}} rendered %q, want the value read with the plan", got)
+	}
 }
 
 // TestLeanRenderAllocs: once its buffers have grown, rendering a lean

@@ -62,11 +62,13 @@ type Group struct {
 	MaxDuration         Duration `yaml:"max_duration"`
 	// Data is the group's data file, whose rows request templates read
 	// ({{.col}}); Table is its rows, read when the plan is validated.
-	Data         *Data       `yaml:"data"`
-	Table        *tmpl.Table `yaml:"-"`
-	Soak         *Soak       `yaml:"soak"`
-	Thresholds   Thresholds  `yaml:"thresholds"`
-	OnTargetExit string      `yaml:"on_target_exit"`
+	Data  *Data       `yaml:"data"`
+	Table *tmpl.Table `yaml:"-"`
+	// env holds the values of the plan's {{env "NAME"}} actions.
+	env          map[string]string
+	Soak         *Soak      `yaml:"soak"`
+	Thresholds   Thresholds `yaml:"thresholds"`
+	OnTargetExit string     `yaml:"on_target_exit"`
 	// Repeat runs every step this many times (default 1): each run is one
 	// sample of every figure for comparisons.
 	Repeat int `yaml:"repeat"`

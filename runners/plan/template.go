@@ -12,14 +12,19 @@ import (
 )
 
 // Template compiles a request field of g ({{uuid}}, {{.col}}, …); a bad
-// template is a plan error at pos naming key. {{env "X"}} was resolved
-// when the plan was read.
+// template is a plan error at pos naming key. {{env "X"}} takes the value
+// read when the plan was; a group not read from a plan (a test's) reads
+// the process's environment.
 func (g *Group) Template(pos Pos, key, src string) (*tmpl.Template, error) {
 	var cols tmpl.Columns
 	if g.Table != nil {
 		cols = g.Table.Columns
 	}
-	t, err := tmpl.Compile(src, cols, os.Getenv)
+	getenv := os.Getenv
+	if g.env != nil {
+		getenv = func(k string) string { return g.env[k] }
+	}
+	t, err := tmpl.Compile(src, cols, getenv)
 	if err != nil {
 		return nil, Errorf(pos, key, "template: %v", err)
 	}
