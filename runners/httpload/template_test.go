@@ -143,22 +143,31 @@ func TestDataModes(t *testing.T) {
 			}
 		}
 	})
-	t.Run("unique", func(t *testing.T) {
-		srv, s := seenServer(t, path)
-		a := runGroup(t, strings.Replace(group(srv.URL, "unique", "duration: 20s"), "concurrency: 1", "concurrency: 3", 1), nil)
-		vals := s.values()
-		distinct := map[string]bool{}
-		for _, v := range vals {
-			distinct[v] = true
-		}
-		st := a.Steps[0]
-		if len(vals) != 5 || len(distinct) != 5 || st.Requests != 5 || st.Errors != 0 {
-			t.Errorf("unique sent %v (requests %d, errors %d), want each of the 5 rows once", vals, st.Requests, st.Errors)
-		}
-		if st.DurationS > 10 || a.Run.Partial {
-			t.Errorf("duration %.1fs partial %v: the step must end when the rows run out", st.DurationS, a.Run.Partial)
-		}
-	})
+	for name, load := range map[string]string{"unique": "concurrency: 3", "unique open loop": "rate: 200, max_in_flight: 5"} {
+		t.Run(name, func(t *testing.T) {
+			uniqueOnce(t, strings.Replace(group("%s", "unique", "duration: 20s"), "concurrency: 1", load, 1), path)
+		})
+	}
+}
+
+// uniqueOnce runs group (its URL's server a %s) with unique rows: each of
+// the 5 rows is sent once, then the step ends before its 20 s.
+func uniqueOnce(t *testing.T, group string, path func(*http.Request, string) string) {
+	t.Helper()
+	srv, s := seenServer(t, path)
+	a := runGroup(t, fmt.Sprintf(group, srv.URL), nil)
+	vals := s.values()
+	distinct := map[string]bool{}
+	for _, v := range vals {
+		distinct[v] = true
+	}
+	st := a.Steps[0]
+	if len(vals) != 5 || len(distinct) != 5 || st.Requests != 5 || st.Errors != 0 {
+		t.Errorf("unique sent %v (requests %d, errors %d), want each of the 5 rows once", vals, st.Requests, st.Errors)
+	}
+	if st.DurationS > 10 || a.Run.Partial {
+		t.Errorf("duration %.1fs partial %v: the step must end when the rows run out", st.DurationS, a.Run.Partial)
+	}
 }
 
 // rawServer is a TCP listener that answers HTTP/1.1 requests with 200
