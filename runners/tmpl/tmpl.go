@@ -25,7 +25,6 @@ import (
 type Template struct {
 	src   string
 	parts []part
-	row   bool // some part reads the request's data row
 }
 
 // op is what a function part does.
@@ -96,7 +95,6 @@ func Compile(src string, cols Columns, getenv func(string) string) (*Template, e
 			t.addLit(p.lit)
 		} else {
 			t.parts = append(t.parts, p)
-			t.row = t.row || p.op == opColumn
 		}
 		rest = rest[i+j+2:]
 	}
@@ -118,9 +116,6 @@ func (t *Template) addLit(s string) {
 func (t *Template) Static() bool {
 	return len(t.parts) == 0 || (len(t.parts) == 1 && t.parts[0].op == opLit)
 }
-
-// UsesRow reports whether t reads the request's data row.
-func (t *Template) UsesRow() bool { return t.row }
 
 // String is t's source.
 func (t *Template) String() string { return t.src }
