@@ -70,9 +70,7 @@ func TestMaxDurationCaps(t *testing.T) {
 // TestCountAndDataPlanErrors: every problem of counts and data files is
 // reported at once, with its place.
 func TestCountAndDataPlanErrors(t *testing.T) {
-	err := parseErr(`version: 1
-groups:
-  - id: both
+	err := parseErr(`  - id: both
     runner: http
     http: {requests: [{url: "http://127.0.0.1:1/"}]}
     load: {rate: 10, max_in_flight: 5}
@@ -102,9 +100,7 @@ groups:
 		"p.yaml:16:5: group data: data.mode: want sequential, random or unique",
 		"environment variable UNSET_VAR is not set",
 	)
-	err = parseErr(`version: 1
-groups:
-  - id: data
+	err = parseErr(`  - id: data
     runner: http
     http: {requests: [{url: "http://127.0.0.1:1/"}]}
     load: {concurrency: 1}

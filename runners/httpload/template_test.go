@@ -240,9 +240,7 @@ func TestCRLFTemplateNeverSent(t *testing.T) {
 // TestTemplatePlanErrors: a bad template is a plan error naming the file,
 // the section's line and the field.
 func TestTemplatePlanErrors(t *testing.T) {
-	err := parseErr(`version: 1
-groups:
-  - id: bad
+	err := parseErr(`  - id: bad
     runner: http
     http:
       requests:
@@ -314,9 +312,10 @@ func wantErrors(t *testing.T, err error, wants ...string) {
 	}
 }
 
-// parseErr parses a plan named p.yaml with no environment and returns its
-// error.
-func parseErr(yaml string) error {
-	_, err := plan.ParsePlan("p.yaml", []byte(yaml), func(string) (string, bool) { return "", false }, testRegistry)
+// parseErr parses a plan named p.yaml of groups (YAML indented under
+// "groups:", from line 3) with no environment and returns its error.
+func parseErr(groups string) error {
+	src := "version: 1\ngroups:\n" + groups
+	_, err := plan.ParsePlan("p.yaml", []byte(src), func(string) (string, bool) { return "", false }, testRegistry)
 	return err
 }
