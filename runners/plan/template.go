@@ -121,3 +121,14 @@ func CompileFields(g *Group, named, headers map[string]string) (*Compiled, error
 	}
 	return c, errors.Join(errs...)
 }
+
+// NoData is the problem of a group with a data file whose runner reads
+// none (postgres binds its generators' typed values; spawn sends no
+// requests; shutdown's load takes no rows yet): its rows would be loaded
+// and never used.
+func (g *Group) NoData() []error {
+	if g.Data == nil {
+		return nil
+	}
+	return []error{Errorf(g.Pos, "group "+g.ID+": data", "runner %s reads no data file; request templates read it in http, sse and quic", g.Runner)}
+}

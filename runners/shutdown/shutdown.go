@@ -83,7 +83,7 @@ func validateShutdown(g *plan.Group) []error {
 	if spec == nil {
 		return []error{plan.Errorf(g.Pos, key+"shutdown", "missing (required for runner shutdown)")}
 	}
-	errs := append(spec.Validate(g.SectionPos[Section], key+"shutdown"), g.NoCounts()...)
+	errs := append(spec.Validate(g.SectionPos[Section], key+"shutdown"), append(g.NoCounts(), g.NoData()...)...)
 	at := func(k, format string, args ...any) {
 		errs = append(errs, plan.Errorf(g.Pos, key+k, format, args...))
 	}
