@@ -1,13 +1,10 @@
 package tmpl
 
 import (
+	crand "crypto/rand"
+	"encoding/binary"
 	"math/rand/v2"
-	"sync/atomic"
-	"time"
 )
-
-// seeds tells states made in the same nanosecond apart.
-var seeds atomic.Uint64
 
 // State is one worker's template state: its random source, the number of
 // its current request and that request's data row. It is not safe for
@@ -20,11 +17,14 @@ type State struct {
 }
 
 // NewState returns a worker's state drawing rows from data (nil: none).
-// Its random source is seeded from the clock and a process-wide counter:
-// fast, not cryptographic, and distinct for every worker.
+// Its random source is a PCG, fast and not cryptographic, seeded with 128
+// bits from the system's generator: two workers, or two processes of a
+// sharded run, draw different UUIDs however close their start.
 func NewState(data *Source) *State {
-	seed := seeds.Add(1)
-	return &State{rnd: rand.New(rand.NewPCG(seed, uint64(time.Now().UnixNano())^seed<<32)), data: data}
+	var seed [16]byte
+	_, _ = crand.Read(seed[:]) // never fails (crypto/rand panics rather)
+	hi, lo := binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:])
+	return &State{rnd: rand.New(rand.NewPCG(hi, lo)), data: data}
 }
 
 // Next starts the worker's next request: {{seq}} counts up from 1, and a

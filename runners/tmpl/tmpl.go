@@ -11,6 +11,8 @@
 // Values that vary per request come from a State, one per worker: its
 // random source, its sequence number and the data row of the request.
 // Values fixed for the run ({{env "X"}}) are resolved at compile time.
+// Named values that later requests capture from replies are meant to join
+// the row in the State, read by the same {{.name}} parts.
 package tmpl
 
 import (
