@@ -37,8 +37,8 @@ type Loop struct {
 	Stop func()
 }
 
-// Count is a step's fixed number of operations: Total shared by every
-// worker, or PerWorker for each. Each operation takes a ticket first, so
+// Count is a step's fixed number of operations: a total shared by every
+// worker (iterations), or a number for each (per_worker_iterations). Each operation takes a ticket first, so
 // exactly the count is performed unless the step's time (max_duration)
 // runs out before.
 type Count struct {

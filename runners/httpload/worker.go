@@ -59,19 +59,19 @@ func (w *worker) Do(ctx context.Context) runners.Outcome {
 // rendered URL or header value that cannot go on the wire is an error of
 // kind "template", and nothing is sent.
 func (w *worker) build(ctx context.Context, req *Request, t *reqTemplate) (*http.Request, string) {
-	u, body := req.URL, []byte(nil)
-	if t != nil {
+	u := req.URL
+	var rd io.Reader
+	switch {
+	case t != nil:
 		u = string(w.render(t.url))
-		body = t.body.Append(nil, w.st) // net/http may read it after Do returns
 		if strings.ContainsFunc(u, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 			return nil, KindTemplate
 		}
-	} else if req.Body != "" {
-		body = []byte(req.Body)
-	}
-	var rd io.Reader
-	if len(body) > 0 {
-		rd = bytes.NewReader(body)
+		if body := t.body.Append(nil, w.st); len(body) > 0 { // net/http may read it after Do returns
+			rd = bytes.NewReader(body)
+		}
+	case req.Body != "":
+		rd = strings.NewReader(req.Body) // as before templates: no copy
 	}
 	hr, err := http.NewRequestWithContext(ctx, method(req), u, rd)
 	if err != nil {
