@@ -20,11 +20,7 @@ FORTIO=${FORTIO:-$(command -v fortio || echo "$HOME/go/bin/fortio")}
 out=$(mktemp -d /tmp/btpeers.XXXXXX)
 trap 'kill "$server_pid" 2>/dev/null || true; wait 2>/dev/null; rm -rf "$out"' EXIT
 
-go build -o "$out/benchtui" ./cmd/benchtui
-taskset -c 1 "$out/benchtui" demo-target --http 127.0.0.1:0 >"$out/server.addr" &
-server_pid=$!
-for _ in $(seq 50); do grep -q '^http ' "$out/server.addr" 2>/dev/null && break; sleep 0.1; done
-addr=$(awk '/^http /{print $2}' "$out/server.addr")
+. bench/pinned-demo.sh   # sets server_pid and addr
 url="http://$addr/ping"
 
 cat >"$out/plan.yaml" <<EOF

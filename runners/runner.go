@@ -66,6 +66,10 @@ type Outcome struct {
 	// Status is the protocol's status code (an HTTP status), 0 when
 	// there is none; the step counts operations by it (steps[].status).
 	Status int
+	// Exhausted says the worker had nothing left to send (a data file's
+	// unique rows ran out): nothing was sent or recorded, and the engine's
+	// loop ends the step's load.
+	Exhausted bool
 }
 
 // Driver is implemented by runners that drive their own load instead of the

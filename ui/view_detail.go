@@ -81,6 +81,10 @@ func (m *Model) progressLine(gr *group, w int) string {
 	}
 	frac := min(float64(s.Elapsed)/float64(s.Planned), 1)
 	right := fmt.Sprintf(" %s/%s · %s left", dur(s.Elapsed), dur(s.Planned), dur(s.Planned-s.Elapsed))
+	if s.Count > 0 { // a counted step: Planned is only its cap
+		frac = min(float64(s.Total.Requests)/float64(s.Count), 1)
+		right = fmt.Sprintf(" %d/%d ops · %s", s.Total.Requests, s.Count, dur(s.Elapsed))
+	}
 	barW := max(w-len1(right)-2, 4)
 	done := int(frac*float64(barW) + 0.5)
 	bar := m.st.BarDone.Render(strings.Repeat("█", done)) + m.st.BarLeft.Render(strings.Repeat("░", barW-done))

@@ -37,7 +37,10 @@ func (p *progress) show(s engine.Snapshot) {
 		state = "paused"
 	}
 	clock := s.Elapsed.Round(time.Second).String()
-	if s.Planned > 0 {
+	switch {
+	case s.Count > 0:
+		clock += fmt.Sprintf(" ops %d/%d", s.Total.Requests, s.Count) // Planned is only the cap
+	case s.Planned > 0:
 		clock += "/" + s.Planned.Round(time.Second).String()
 	}
 	line := fmt.Sprintf("%s step %d/%d %s %s %s rps %.0f p50 %.2fms p99 %.2fms errors %d",

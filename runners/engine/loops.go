@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
@@ -26,6 +28,51 @@ type Loop struct {
 	// operation before asking for the next (after a refused connection,
 	// say). The wait is not part of any operation's latency.
 	Backoff func(out runners.Outcome) time.Duration
+	// Count, when set, ends the load after a number of operations
+	// (iterations: in all, or per worker): a worker asks it before each
+	// operation and returns when it says no.
+	Count *Count
+	// Stop, when set, ends the load early: a worker calls it when it has
+	// nothing left to send (Outcome.Exhausted).
+	Stop func()
+}
+
+// Count is a step's fixed number of operations: a total shared by every
+// worker (iterations), or a number for each (per_worker_iterations). Each operation takes a ticket first, so
+// exactly the count is performed unless the step's time (max_duration)
+// runs out before.
+type Count struct {
+	left      atomic.Int64
+	perWorker int64
+}
+
+// NewCount returns the count of a step, or nil when it has none.
+func NewCount(total, perWorker int64) *Count {
+	if total <= 0 && perWorker <= 0 {
+		return nil
+	}
+	c := &Count{perWorker: perWorker}
+	c.left.Store(total)
+	return c
+}
+
+// take reports whether a worker that has done n operations may do another.
+func (c *Count) take(n int64) bool {
+	switch {
+	case c == nil:
+		return true
+	case c.perWorker > 0:
+		return n < c.perWorker
+	}
+	return c.left.Add(-1) >= 0
+}
+
+// exhausted ends the load when a worker has nothing left to send.
+func (l *Loop) exhausted(out runners.Outcome) bool {
+	if out.Exhausted && l.Stop != nil {
+		l.Stop()
+	}
+	return out.Exhausted
 }
 
 // NewWorkers asks r for n workers, the recorder of each from env. It
@@ -84,13 +131,26 @@ func (st *stepRun) startLoad(loadCtx, opCtx context.Context) (*sync.WaitGroup, e
 		return nil, fmt.Errorf("group %s: %w", st.s.group.ID, err)
 	}
 	st.workers = workers
-	l := Loop{Env: st.env, Workers: workers}
+	ownCtx, endLoad := context.WithCancel(loadCtx)
+	l := Loop{Env: st.env, Workers: workers, Count: NewCount(st.spec.Iterations, st.spec.PerWorker), Stop: endLoad}
 	if load.OpenLoop() {
-		OpenLoop(loadCtx, opCtx, l, &wg)
+		OpenLoop(ownCtx, opCtx, l, &wg)
 	} else {
-		ClosedLoop(loadCtx, opCtx, l, &wg)
+		ClosedLoop(ownCtx, opCtx, l, &wg)
 	}
+	go st.finishWhenDone(loadCtx, &wg, endLoad)
 	return &wg, nil
+}
+
+// finishWhenDone ends the step when its load returns by itself (its count
+// is done, or its data ran out) rather than because the step's time ran
+// out: the measured time is then the time the work took.
+func (st *stepRun) finishWhenDone(loadCtx context.Context, wg *sync.WaitGroup, endLoad context.CancelFunc) {
+	wg.Wait()
+	if loadCtx.Err() == nil {
+		st.finishEarly()
+	}
+	endLoad()
 }
 
 // runOp performs one operation of w that was due at due (zero: now),
@@ -108,6 +168,9 @@ func (l *Loop) runOp(ctx context.Context, w runners.Worker, rec *runners.Recorde
 	out := w.Do(ctx)
 	end := time.Now()
 	l.Env.AddInFlight(-1)
+	if l.exhausted(out) {
+		return end, out // nothing was sent: nothing to record
+	}
 	if l.Record != nil {
 		l.Record(rec, due, called, end, out)
 		return end, out
@@ -141,15 +204,18 @@ func ClosedLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 		wg.Go(func() {
 			defer l.Env.Contain()
 			var due time.Time // zero: now
-			for {
+			for n := int64(0); ; n++ {
 				waited, err := l.Env.Gate().Wait(loadCtx)
-				if err != nil || loadCtx.Err() != nil {
+				if err != nil || loadCtx.Err() != nil || !l.Count.take(n) {
 					return
 				}
 				if waited > 0 {
 					due = time.Time{}
 				}
 				end, out := l.runOp(opCtx, w, rec, due, false)
+				if out.Exhausted {
+					return
+				}
 				due = end
 				if l.Backoff == nil {
 					continue
@@ -191,6 +257,10 @@ func OpenLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 		slots: make(chan struct{}, len(l.Workers)),
 		jobs:  make(chan time.Time, len(l.Workers)),
 		freed: make(chan struct{}, 1),
+		limit: math.MaxInt64,
+	}
+	if l.Count != nil && l.Count.left.Load() > 0 {
+		d.limit = l.Count.left.Load() // iterations: that many arrivals, sent or dropped
 	}
 	var workersWG sync.WaitGroup
 	for i, w := range l.Workers {
@@ -222,6 +292,7 @@ type dispatcher struct {
 	start time.Time     // arrival 0's due time
 	shift time.Duration // paused time since start: it moves the schedule
 	next  int64         // the next arrival not yet sent or dropped
+	limit int64         // arrivals in all (iterations), else MaxInt64
 }
 
 // maxArrival bounds arrival indexes, so that an absurd rate cannot
@@ -240,7 +311,7 @@ func (d *dispatcher) run(ctx context.Context) {
 	d.start = time.Now()
 	// Every pause, whenever it began, moves the rest of the schedule.
 	reshift := func() { d.shift = gate.PausedTotal() - pausedBefore }
-	for {
+	for d.next < d.limit {
 		// Checked on every pass, however far behind the schedule is.
 		if _, err := gate.Wait(ctx); err != nil || ctx.Err() != nil {
 			return
@@ -278,7 +349,7 @@ func (d *dispatcher) lastDue(now time.Time) int64 {
 	if f := now.Sub(d.start.Add(d.shift)).Seconds() * d.env.Load.Rate; f < float64(maxArrival) {
 		last = int64(f)
 	}
-	return max(last, d.next)
+	return min(max(last, d.next), d.limit-1)
 }
 
 // catchUp sends the arrivals due by now, in order, while a worker is
@@ -324,7 +395,7 @@ func (d *dispatcher) awaitFree(ctx context.Context) bool {
 // dropBefore drops the arrivals due before now: they came while every
 // worker was busy and the dispatcher waited for one (awaitFree).
 func (d *dispatcher) dropBefore(now time.Time) {
-	if !d.due(d.next).Before(now) {
+	if d.next >= d.limit || !d.due(d.next).Before(now) {
 		return
 	}
 	last := d.lastDue(now)

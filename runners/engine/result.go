@@ -37,6 +37,7 @@ func (st *stepRun) snapshot(state State) Snapshot {
 		InFlight: st.env.InFlight(), Series: v.series,
 		Events:   append([]artifacts.Event(nil), st.events...),
 		Extended: st.extended, SoakLeft: max(0, st.soakLimit()-st.extended),
+		Count: st.spec.Iterations + st.spec.PerWorker*int64(st.spec.Load.Workers()),
 	}
 	st.mu.Unlock()
 	st.watched.fill(&snap, st.s)

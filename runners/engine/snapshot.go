@@ -61,6 +61,10 @@ type Snapshot struct {
 	// phase's length including extensions.
 	Elapsed, Planned time.Duration
 	Paused           time.Duration
+	// Count is how many operations the step ends after (iterations, or
+	// per_worker_iterations times the workers); zero for a timed step,
+	// whose Planned is its length rather than a cap.
+	Count int64
 	// Interval covers the last tick; Total the step's measured part so far.
 	Interval, Total Stats
 	// ByName is Total for each named request (the plan's `name:`).

@@ -6,6 +6,7 @@ package httpload
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
 // Spec is the `http:` section of a group.
@@ -65,7 +67,8 @@ func validate(g *plan.Group) []error {
 	if spec == nil {
 		return []error{plan.Errorf(g.Pos, "group "+g.ID+": http", "missing (required for runner http)")}
 	}
-	return append(g.LoopProblems(), spec.Validate(g.SectionPos[Section], "group "+g.ID+": http")...)
+	errs := append(g.LoopProblems(), spec.Validate(g.SectionPos[Section], "group "+g.ID+": http")...)
+	return append(errs, spec.TemplateProblems(g, g.SectionPos[Section], "group "+g.ID+": http")...)
 }
 
 // Validate reports problems of the section; pos is where it starts.
@@ -76,13 +79,15 @@ func (s *Spec) Validate(pos plan.Pos, key string) []error {
 	}
 	for i, r := range s.Requests {
 		k := fmt.Sprintf("%s.requests[%d]", key, i)
-		if u, err := url.Parse(r.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if u, err := url.Parse(tmpl.Skeleton(r.URL)); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, plan.Errorf(pos, k+".url", "want an http:// or https:// URL, got %q", plan.RedactURLs(r.URL)))
+		} else if tmpl.HostTemplated(r.URL) {
+			errs = append(errs, plan.Errorf(pos, k+".url", "%s", tmpl.HostTemplatedProblem))
 		}
 		if r.Weight < 0 {
 			errs = append(errs, plan.Errorf(pos, k+".weight", "must not be negative"))
 		}
-		for _, p := range plan.RequestProblems(r.Method, r.Headers) {
+		for _, p := range plan.RequestProblems(r.Method, tmpl.Skeletons(r.Headers)) {
 			errs = append(errs, plan.Errorf(pos, k, "%s", p))
 		}
 	}
@@ -104,6 +109,13 @@ type Runner struct {
 	client *http.Client
 	mix    []int         // request index per weight unit
 	lean   []leanRequest // the requests serialized, when the lean client is used
+	// tpls holds each request's templates (nil for one without); states
+	// tells whether workers keep a template state: some request has
+	// templates or the group has a data file, whose rows data hands out.
+	tpls   []*reqTemplate
+	states bool
+	data   *tmpl.Source
+	err    error // a template that did not compile, returned by Prepare
 }
 
 // New builds the HTTP runner of a group.
@@ -112,15 +124,24 @@ func New(g *plan.Group, _ *runners.RunEnv) (runners.Runner, error) {
 	if spec == nil {
 		return nil, fmt.Errorf("group %s has no http section", g.ID)
 	}
-	return NewRunner(spec), nil
+	r := newRunner(spec, g)
+	if r.err != nil {
+		return nil, fmt.Errorf("group %s: %w", g.ID, r.err)
+	}
+	return r, nil
 }
 
-// NewRunner builds a runner for spec; its client is sized in Prepare.
-func NewRunner(spec *Spec) *Runner {
+// NewRunner builds a runner for spec, whose templates read no data file;
+// its client is sized in Prepare.
+func NewRunner(spec *Spec) *Runner { return newRunner(spec, nil) }
+
+// newRunner builds a runner for spec; g (nil: none) gives its data file.
+func newRunner(spec *Spec, g *plan.Group) *Runner {
 	r := &Runner{spec: spec}
+	r.compile(g)
 	if spec.Client != "net/http" && leanEligible(spec) {
 		for i := range spec.Requests {
-			lr, err := serialize(&spec.Requests[i], spec.Connection != "fresh")
+			lr, err := serialize(&spec.Requests[i], r.tpls[i], spec.Connection != "fresh")
 			if err != nil {
 				r.lean = nil
 				break
@@ -140,9 +161,26 @@ func NewRunner(spec *Spec) *Runner {
 	return r
 }
 
+// compile compiles every request's templates and opens g's data file.
+func (r *Runner) compile(g *plan.Group) {
+	r.tpls = make([]*reqTemplate, len(r.spec.Requests))
+	for i := range r.spec.Requests {
+		t, err := compileRequest(&r.spec.Requests[i], g)
+		r.tpls[i], r.err = t, errors.Join(r.err, err)
+		r.states = r.states || t != nil
+	}
+	if g != nil && g.Table != nil {
+		r.data = tmpl.NewSource(g.Table, g.Data.Mode)
+		r.states = true
+	}
+}
+
 // Prepare builds a client whose idle pool holds a connection per worker:
 // Go's default of 2 idle connections per host would measure reconnects.
 func (r *Runner) Prepare(_ context.Context, step *runners.StepEnv) error {
+	if r.err != nil {
+		return r.err
+	}
 	if r.client != nil {
 		r.client.CloseIdleConnections()
 	}
@@ -180,10 +218,14 @@ func newClient(s *Spec, workers int, timeout time.Duration) *http.Client {
 // with the lean client, its own connection.
 func (r *Runner) NewWorker(id int, _ *runners.Recorder) (runners.Worker, error) {
 	rnd := rand.New(rand.NewPCG(uint64(id)+1, uint64(time.Now().UnixNano())))
-	if r.lean != nil {
-		return &leanWorker{r: r, rnd: rnd, conn: newLeanConn(r.timeout())}, nil
+	var st *tmpl.State
+	if r.states {
+		st = tmpl.NewState(r.data)
 	}
-	return &worker{r: r, rnd: rnd}, nil
+	if r.lean != nil {
+		return &leanWorker{r: r, rnd: rnd, st: st, conn: newLeanConn(r.timeout())}, nil
+	}
+	return &worker{r: r, rnd: rnd, st: st}, nil
 }
 
 func (r *Runner) timeout() time.Duration {
@@ -204,11 +246,6 @@ func (r *Runner) Close() error {
 		r.client.CloseIdleConnections()
 	}
 	return nil
-}
-
-// pick returns the next request of the mix.
-func (r *Runner) pick(rnd *rand.Rand) *Request {
-	return &r.spec.Requests[r.mix[rnd.IntN(len(r.mix))]]
 }
 
 func method(req *Request) string {

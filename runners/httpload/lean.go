@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
 // The lean client is a plain HTTP/1.1 keep-alive client for http:// URLs:
@@ -27,8 +28,9 @@ import (
 
 // leanRequest is a request serialized for the wire.
 type leanRequest struct {
-	addr   string // host:port to dial
-	wire   []byte
+	addr   string        // host:port to dial
+	wire   []byte        // nil when tpl renders it per request
+	tpl    *leanTemplate // nil without templates
 	expect []int
 	head   bool
 }
@@ -39,7 +41,7 @@ func leanEligible(s *Spec) bool {
 		return false
 	}
 	for _, r := range s.Requests {
-		u, err := url.Parse(r.URL)
+		u, err := url.Parse(tmpl.Skeleton(r.URL))
 		if err != nil || u.Scheme != "http" || u.User != nil {
 			return false
 		}
@@ -47,34 +49,55 @@ func leanEligible(s *Spec) bool {
 	return true
 }
 
-func serialize(r *Request, keepAlive bool) (leanRequest, error) {
-	u, err := url.Parse(r.URL)
+// serialize writes r for the wire once; a templated r (t not nil) keeps
+// its static parts and is rendered per request (leanTemplate.render).
+func serialize(r *Request, t *reqTemplate, keepAlive bool) (leanRequest, error) {
+	u, err := url.Parse(tmpl.Skeleton(r.URL))
 	if err != nil {
 		return leanRequest{}, fmt.Errorf("parsing %s: %w", plan.RedactURLs(r.URL), err)
 	}
 	// The plan was validated; this client writes the wire itself, so it
 	// checks again rather than trust every caller to have validated.
-	if p := plan.RequestProblems(r.Method, r.Headers); len(p) > 0 {
+	if p := plan.RequestProblems(r.Method, tmpl.Skeletons(r.Headers)); len(p) > 0 {
 		return leanRequest{}, errors.New(strings.Join(p, "; "))
 	}
 	addr := u.Host
 	if u.Port() == "" {
 		addr = net.JoinHostPort(u.Hostname(), "80")
 	}
+	lr := leanRequest{addr: addr, expect: r.ExpectStatus, head: method(r) == "HEAD"}
+	if t != nil {
+		lr.tpl = &leanTemplate{t: t, method: method(r), host: hostLines(u.Host), length: hasLength(r), close: !keepAlive}
+		return lr, nil
+	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: benchtui\r\n", method(r), u.RequestURI(), u.Host)
+	fmt.Fprintf(&b, "%s %s%s", method(r), u.RequestURI(), hostLines(u.Host))
 	for k, v := range r.Headers {
 		fmt.Fprintf(&b, "%s: %s\r\n", k, v)
 	}
-	if r.Body != "" || method(r) == "POST" || method(r) == "PUT" || method(r) == "PATCH" {
+	if hasLength(r) {
 		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(r.Body))
 	}
 	if !keepAlive {
-		b.WriteString("Connection: close\r\n")
+		b.WriteString(connectionClose)
 	}
 	b.WriteString("\r\n")
 	b.WriteString(r.Body)
-	return leanRequest{addr: addr, wire: b.Bytes(), expect: r.ExpectStatus, head: method(r) == "HEAD"}, nil
+	lr.wire = b.Bytes()
+	return lr, nil
+}
+
+// hostLines ends the request line and starts the headers.
+func hostLines(host string) string {
+	return " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: benchtui\r\n"
+}
+
+const connectionClose = "Connection: close\r\n"
+
+// hasLength reports whether r's wire form carries a Content-Length.
+func hasLength(r *Request) bool {
+	m := method(r)
+	return r.Body != "" || m == "POST" || m == "PUT" || m == "PATCH"
 }
 
 // leanConn is one worker's connection.

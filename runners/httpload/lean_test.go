@@ -50,7 +50,7 @@ func TestLeanClientReadsEveryFraming(t *testing.T) {
 	}
 	for round := range 3 {
 		for _, tc := range cases {
-			lr, err := serialize(&tc.req, true)
+			lr, err := serialize(&tc.req, nil, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +87,7 @@ func TestLeanClientReadsRepliesLargerThanItsBuffer(t *testing.T) {
 	defer srv.Close()
 	c := &leanConn{timeout: 2 * time.Second}
 	defer c.stop()
-	lr, err := serialize(&Request{URL: srv.URL + "/big"}, true)
+	lr, err := serialize(&Request{URL: srv.URL + "/big"}, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestSerializeRefusesSmuggling(t *testing.T) {
 		{URL: "http://127.0.0.1:1/", Headers: map[string]string{"X\r\nEvil": "1"}},
 		{URL: "http://127.0.0.1:1/", Method: "GET / HTTP/1.1\r\nX-Evil: 1\r\n"},
 	} {
-		if lr, err := serialize(&r, true); err == nil {
+		if lr, err := serialize(&r, nil, true); err == nil {
 			t.Errorf("serialize(%+v) = %q, want an error", r, lr.wire)
 		}
 	}

@@ -1,6 +1,7 @@
 package httpload
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -14,11 +15,15 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
 type worker struct {
 	r   *Runner
 	rnd *rand.Rand
+	st  *tmpl.State // nil without templates or data
+	buf buffers
 }
 
 var _ runners.Worker = (*worker)(nil)
@@ -29,17 +34,14 @@ func (w *worker) Close() error { return nil }
 // Do sends one request of the mix, drains its body so the connection is
 // reused, and classifies the outcome.
 func (w *worker) Do(ctx context.Context) runners.Outcome {
-	req := w.r.pick(w.rnd)
-	var body io.Reader
-	if req.Body != "" {
-		body = strings.NewReader(req.Body)
+	i := w.r.mix[w.rnd.IntN(len(w.r.mix))]
+	req := &w.r.spec.Requests[i]
+	if w.st != nil && !w.st.Next() {
+		return runners.Outcome{Exhausted: true}
 	}
-	hr, err := http.NewRequestWithContext(ctx, method(req), req.URL, body)
-	if err != nil {
-		return outcome(req, 0, "other")
-	}
-	for k, v := range req.Headers {
-		hr.Header.Set(k, v)
+	hr, kind := w.build(ctx, req, w.r.tpls[i])
+	if kind != "" {
+		return outcome(req, 0, kind)
 	}
 	resp, err := w.r.client.Do(hr)
 	if err != nil {
@@ -58,6 +60,54 @@ func (w *worker) Do(ctx context.Context) runners.Outcome {
 func outcome(req *Request, status int, errKind string) runners.Outcome {
 	return runners.Outcome{Err: errKind, Name: req.Name, Status: status}
 }
+
+// build makes the request: as written, or rendered from its templates. A
+// rendered URL or header value that cannot go on the wire is an error of
+// kind "template", and nothing is sent.
+func (w *worker) build(ctx context.Context, req *Request, t *reqTemplate) (*http.Request, string) {
+	u := req.URL
+	var rd io.Reader
+	switch {
+	case t != nil:
+		u = string(w.render(t.url))
+		if strings.ContainsFunc(u, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			return nil, KindTemplate
+		}
+		if body := t.body.Append(nil, w.st); len(body) > 0 { // net/http may read it after Do returns
+			rd = bytes.NewReader(body)
+		}
+	case req.Body != "":
+		rd = strings.NewReader(req.Body) // as before templates: no copy
+	}
+	hr, err := http.NewRequestWithContext(ctx, method(req), u, rd)
+	if err != nil {
+		return nil, "other"
+	}
+	if t == nil {
+		for k, v := range req.Headers {
+			hr.Header.Set(k, v)
+		}
+	}
+	for _, h := range t.headerList() {
+		v := w.render(h.value)
+		if !plan.ValidHeaderValue(v) {
+			return nil, KindTemplate
+		}
+		hr.Header.Set(h.name, string(v))
+	}
+	return hr, ""
+}
+
+// render renders t into the worker's reused buffer.
+func (w *worker) render(t *tmpl.Template) []byte {
+	w.buf.wire = t.Append(w.buf.wire[:0], w.st)
+	return w.buf.wire
+}
+
+// KindTemplate is the error kind of a request whose rendered URL or header
+// value cannot go on the wire (a CR, LF or space where it would end a line
+// or the request target): the request is not sent.
+const KindTemplate = "template"
 
 // statusKind judges a status: against expect_status when given, else
 // 2xx and 3xx are fine.
@@ -106,6 +156,8 @@ func Classify(err error) string {
 type leanWorker struct {
 	r    *Runner
 	rnd  *rand.Rand
+	st   *tmpl.State // nil without templates or data
+	buf  buffers
 	conn *leanConn
 }
 
@@ -114,7 +166,20 @@ var _ runners.Worker = (*leanWorker)(nil)
 func (w *leanWorker) Do(ctx context.Context) runners.Outcome {
 	i := w.r.mix[w.rnd.IntN(len(w.r.mix))]
 	req := &w.r.spec.Requests[i]
-	code, err := w.conn.roundTrip(ctx, &w.r.lean[i])
+	lr := &w.r.lean[i]
+	if w.st != nil && !w.st.Next() {
+		return runners.Outcome{Exhausted: true}
+	}
+	if lr.tpl != nil {
+		wire, ok := lr.tpl.render(&w.buf, w.st)
+		if !ok {
+			return outcome(req, 0, KindTemplate)
+		}
+		rendered := *lr
+		rendered.wire = wire
+		lr = &rendered
+	}
+	code, err := w.conn.roundTrip(ctx, lr)
 	if err != nil {
 		return outcome(req, code, Classify(err))
 	}

@@ -100,7 +100,8 @@ func validateGroup(g *plan.Group) []error {
 	if spec == nil {
 		return []error{plan.Errorf(g.Pos, "group "+g.ID+": postgres", "missing (required for runner postgres)")}
 	}
-	return append(g.LoopProblems(), spec.Validate(g.SectionPos[Section], "group "+g.ID+": postgres")...)
+	errs := append(g.LoopProblems(), g.NoData()...)
+	return append(errs, spec.Validate(g.SectionPos[Section], "group "+g.ID+": postgres")...)
 }
 
 // Validate reports every problem of the section; pos is where it starts

@@ -58,6 +58,9 @@ func ParsePlan(file string, data []byte, lookup func(string) (string, bool), sch
 	sum := sha256.Sum256(data)
 	plan.SHA256 = hex.EncodeToString(sum[:])
 	d.plan(root.Content[0], plan)
+	for _, g := range plan.Groups {
+		g.env = ex.env
+	}
 	d.errs = append(d.errs, withoutEchoes(d.errs, plan.validate(schema), plan.Groups)...)
 	if len(d.errs) > 0 {
 		return nil, &PlanError{Errs: d.errs, plan: plan}
@@ -161,6 +164,7 @@ type expander struct {
 	d       *decoder
 	lookup  func(string) (string, bool)
 	secrets []string
+	env     map[string]string // the variables of {{env "NAME"}} actions
 }
 
 var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
@@ -173,6 +177,9 @@ func (e *expander) walk(n *yaml.Node) {
 			if secret {
 				e.d.shown[n] = shown
 			}
+		}
+		if strings.Contains(n.Value, "{{") {
+			e.templateEnv(n)
 		}
 		return
 	}
@@ -194,6 +201,32 @@ func (e *expander) expand(n *yaml.Node) string {
 		}
 		return val
 	})
+}
+
+// envAction is a template's {{env "NAME"}}.
+var envAction = regexp.MustCompile(`\{\{\s*env\s+"([A-Za-z_][A-Za-z0-9_]*)"\s*\}\}`)
+
+// templateEnv reads the variables of a template's {{env "NAME"}} actions
+// once, when the plan is read, with the lookup of ${NAME}: templates are
+// compiled from e.env, never from the process's environment later. A
+// value named like a secret joins the plan's secrets; the field itself is
+// left as written, so it shows the action, not the value.
+func (e *expander) templateEnv(n *yaml.Node) {
+	for _, m := range envAction.FindAllStringSubmatch(n.Value, -1) {
+		name := m[1]
+		val, set := e.lookup(name)
+		if !set {
+			e.d.errorf(n, "{{env}}", "environment variable %s is not set", name)
+			continue
+		}
+		if e.env == nil {
+			e.env = map[string]string{}
+		}
+		e.env[name] = val
+		if SecretName(name) && val != "" {
+			e.secrets = append(e.secrets, val)
+		}
+	}
 }
 
 // shown is n's value as benchtui may show it: expanded, with each secret

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
 // Plan is a parsed and validated plan file.
@@ -43,17 +45,30 @@ type TargetSpec struct {
 
 // Group is one bench group of a plan.
 type Group struct {
-	ID           string               `yaml:"id,required"`
-	Title        string               `yaml:"title"`
-	Target       string               `yaml:"target"`
-	Runner       string               `yaml:"runner,required"`
-	Load         Load                 `yaml:"load"`
-	Sweep        map[string][]float64 `yaml:"sweep"`
-	Warmup       Duration             `yaml:"warmup"`
-	Duration     Duration             `yaml:"duration"`
-	Soak         *Soak                `yaml:"soak"`
-	Thresholds   Thresholds           `yaml:"thresholds"`
-	OnTargetExit string               `yaml:"on_target_exit"`
+	ID       string               `yaml:"id,required"`
+	Title    string               `yaml:"title"`
+	Target   string               `yaml:"target"`
+	Runner   string               `yaml:"runner,required"`
+	Load     Load                 `yaml:"load"`
+	Sweep    map[string][]float64 `yaml:"sweep"`
+	Warmup   Duration             `yaml:"warmup"`
+	Duration Duration             `yaml:"duration"`
+	// Iterations ends each step after this many operations in all, shared
+	// by the workers; PerWorkerIterations after this many per worker
+	// (closed loop only). Either replaces Duration; MaxDuration caps the
+	// step (DefaultMaxDuration when not given).
+	Iterations          int64    `yaml:"iterations"`
+	PerWorkerIterations int64    `yaml:"per_worker_iterations"`
+	MaxDuration         Duration `yaml:"max_duration"`
+	// Data is the group's data file, whose rows request templates read
+	// ({{.col}}); Table is its rows, read when the plan is validated.
+	Data  *Data       `yaml:"data"`
+	Table *tmpl.Table `yaml:"-"`
+	// env holds the values of the plan's {{env "NAME"}} actions.
+	env          map[string]string
+	Soak         *Soak      `yaml:"soak"`
+	Thresholds   Thresholds `yaml:"thresholds"`
+	OnTargetExit string     `yaml:"on_target_exit"`
 	// Repeat runs every step this many times (default 1): each run is one
 	// sample of every figure for comparisons.
 	Repeat int `yaml:"repeat"`
@@ -73,6 +88,24 @@ type Group struct {
 	Written map[string]any `yaml:"-"`
 	Pos     Pos            `yaml:"-"`
 }
+
+// Data is a group's `data:` key: a CSV file with a header row or a
+// JSON-lines file, relative to the plan file, and how requests take its
+// rows (tmpl.Sequential by default, tmpl.Random or tmpl.Unique).
+type Data struct {
+	File string `yaml:"file,required"`
+	Mode string `yaml:"mode"`
+}
+
+// DefaultMaxDuration caps a step that ends after a count of operations
+// when the plan gives no max_duration.
+const DefaultMaxDuration = 10 * time.Minute
+
+// MaxIterations bounds iterations and per_worker_iterations.
+const MaxIterations = 1_000_000_000_000
+
+// Counted reports whether g's steps end after a count of operations.
+func (g *Group) Counted() bool { return g.Iterations > 0 || g.PerWorkerIterations > 0 }
 
 // Load is the shape of the load: closed loop with Concurrency workers, or
 // open loop at Rate arrivals per second with at most MaxInFlight pending.

@@ -11,11 +11,15 @@ import (
 
 // Step is one step of a group: its sweep values applied to the load.
 type Step struct {
-	Label    string
-	Params   map[string]float64
-	Load     Load
-	Warmup   time.Duration
+	Label  string
+	Params map[string]float64
+	Load   Load
+	Warmup time.Duration
+	// Duration is the measured phase's length; for a counted step, its cap.
 	Duration time.Duration
+	// Iterations and PerWorker, when positive, end the step after that
+	// many operations in all or per worker (the group's counts).
+	Iterations, PerWorker int64
 }
 
 // Steps turns a group's sweep into steps: the cartesian product of
@@ -24,12 +28,19 @@ type Step struct {
 // from StepEnv.Params.
 func Steps(g *Group, override time.Duration) []Step {
 	dur := g.Duration.D()
+	if g.Counted() {
+		dur = g.MaxDuration.D()
+		if dur <= 0 {
+			dur = DefaultMaxDuration
+		}
+	}
 	if override > 0 && dur > 0 {
 		// A step without a duration (spawn cycles, shutdown) ends when its
 		// work is done; cutting it short would measure nothing.
 		dur = override
 	}
-	base := Step{Params: map[string]float64{}, Load: g.Load, Warmup: g.Warmup.D(), Duration: dur}
+	base := Step{Params: map[string]float64{}, Load: g.Load, Warmup: g.Warmup.D(), Duration: dur,
+		Iterations: g.Iterations, PerWorker: g.PerWorkerIterations}
 	if override > 0 && base.Warmup > override/4 {
 		base.Warmup = override / 4
 	}

@@ -72,6 +72,9 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 		at("on_target_exit", "want stop or continue, got %q", g.OnTargetExit)
 	}
 	errs = append(errs, g.validateLoad()...)
+	if err := g.loadData(p.Path); err != nil {
+		errs = append(errs, err) // before the kind's checks: its templates read the columns
+	}
 	known, kindErrs := schema.ValidateGroup(g)
 	if !known {
 		at("runner", "unknown runner %q (known: %s)", g.Runner, strings.Join(schema.KindNames(), ", "))
@@ -110,6 +113,7 @@ func (g *Group) validateLoad() []error {
 		at("block", "%s is shorter than the engine's %s tick: a block is at least one tick", b, MinBlock)
 	}
 	errs = append(errs, g.sweepProblems()...)
+	errs = append(errs, g.countProblems()...)
 	if r := g.Soak; r != nil && r.ExtendWhileRSSRising != nil {
 		rule := r.ExtendWhileRSSRising
 		if rule.Step.D() <= 0 {
@@ -134,8 +138,57 @@ func (g *Group) LoopProblems() []error {
 	if l.Rate == 0 && l.Concurrency == 0 && g.Sweep["concurrency"] == nil && g.Sweep["rate"] == nil {
 		at("load", "give concurrency or rate")
 	}
-	if g.Duration.D() <= 0 {
-		at("duration", "missing (required for %s)", g.Runner)
+	if g.Duration.D() <= 0 && !g.Counted() {
+		at("duration", "missing (required for %s; or give iterations or per_worker_iterations)", g.Runner)
+	}
+	if g.PerWorkerIterations > 0 && (l.Rate > 0 || g.Sweep["rate"] != nil) {
+		at("per_worker_iterations", "an open loop's arrivals belong to no worker: give iterations (the arrivals in all)")
+	}
+	return errs
+}
+
+// NoCounts are the problems of a group whose runner drives itself (SSE
+// subscribers, spawn cycles, shutdown): it has no operations the engine
+// could count, so iterations and per_worker_iterations do not apply.
+func (g *Group) NoCounts() []error {
+	if !g.Counted() {
+		return nil
+	}
+	return []error{Errorf(g.Pos, fmt.Sprintf("group %s: iterations", g.ID), "runner %s drives its own load; iterations and per_worker_iterations apply to http, postgres and quic", g.Runner)}
+}
+
+// countProblems checks iterations, per_worker_iterations and
+// max_duration, whichever kind drives the load.
+func (g *Group) countProblems() []error {
+	var errs []error
+	at := func(key, format string, args ...any) {
+		errs = append(errs, Errorf(g.Pos, fmt.Sprintf("group %s: %s", g.ID, key), format, args...))
+	}
+	switch {
+	case g.Iterations < 0 || g.Iterations > MaxIterations:
+		at("iterations", "want 1 to %d operations, got %d", int64(MaxIterations), g.Iterations)
+	case g.PerWorkerIterations < 0 || g.PerWorkerIterations > MaxIterations:
+		at("per_worker_iterations", "want 1 to %d operations, got %d", int64(MaxIterations), g.PerWorkerIterations)
+	case g.Iterations > 0 && g.PerWorkerIterations > 0:
+		at("iterations", "give iterations (in all) or per_worker_iterations, not both")
+	}
+	if g.MaxDuration.D() < 0 {
+		at("max_duration", "must not be negative")
+	}
+	if !g.Counted() {
+		if g.MaxDuration.D() != 0 {
+			at("max_duration", "caps a step that ends after a count: give iterations or per_worker_iterations, or use duration")
+		}
+		return errs
+	}
+	if g.Duration.D() > 0 {
+		at("duration", "a counted step ends after its iterations: write the cap as max_duration (default %s)", DefaultMaxDuration)
+	}
+	if g.Warmup.D() > 0 {
+		at("warmup", "a counted step sends exactly its iterations: run a warmup as a group of its own")
+	}
+	if g.Soak != nil {
+		at("soak", "a counted step ends after its iterations: it cannot be extended")
 	}
 	return errs
 }

@@ -31,3 +31,27 @@ func RequestProblems(method string, headers map[string]string) []string {
 func isToken(s string) bool {
 	return !strings.ContainsFunc(s, func(r rune) bool { return !httpguts.IsTokenRune(r) })
 }
+
+// ValidHeaderValue reports whether a rendered header value may go on the
+// wire: no control character but horizontal tab (so no CR, LF or NUL), as
+// httpguts.ValidHeaderFieldValue, over bytes rendered per request.
+func ValidHeaderValue(v []byte) bool {
+	for _, c := range v {
+		if (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidRequestTarget reports whether a rendered request target (a URL's
+// path and query) may go on an HTTP/1.1 request line: no space and no
+// control character, which would end the line or the target early.
+func ValidRequestTarget(v []byte) bool {
+	for _, c := range v {
+		if c <= ' ' || c == 0x7f {
+			return false
+		}
+	}
+	return len(v) > 0
+}

@@ -38,6 +38,7 @@ type Runner struct {
 	qconf   *quic.Config
 	h3      *http3.Transport // settings for the HTTP/3 client connections
 	timeout time.Duration
+	tpl     *templates // nil without templates or data
 
 	mu    sync.Mutex
 	tr    *quic.Transport
@@ -55,14 +56,21 @@ func newKind(g *plan.Group, _ *runners.RunEnv) (runners.Runner, error) {
 	if s == nil {
 		return nil, fmt.Errorf("group %s: no quic section", g.ID)
 	}
-	return New(*s)
+	return newGroupRunner(*s, g)
 }
 
-// New builds a QUIC runner from its section. It reads ca_file but opens no
-// connection: Prepare does.
-func New(s Spec) (*Runner, error) {
+// New builds a QUIC runner from its section, whose templates read no data
+// file. It reads ca_file but opens no connection: Prepare does.
+func New(s Spec) (*Runner, error) { return newGroupRunner(s, nil) }
+
+// newGroupRunner builds a QUIC runner; g (nil: none) gives its data file.
+func newGroupRunner(s Spec, g *plan.Group) (*Runner, error) {
 	if p := s.problems(); len(p) > 0 {
 		return nil, fmt.Errorf("quic section: %s", p[0])
+	}
+	tpl, err := compileTemplates(&s, g)
+	if err != nil {
+		return nil, fmt.Errorf("quic section: %w", err)
 	}
 	tlsConf, err := s.tlsConfig()
 	if err != nil {
@@ -72,6 +80,7 @@ func New(s Spec) (*Runner, error) {
 		spec: s, mode: s.mode(), policy: s.connection(), tlsConf: tlsConf,
 		h3:      &http3.Transport{},
 		timeout: defaultOpTimeout,
+		tpl:     tpl,
 	}
 	r.qconf = &quic.Config{
 		HandshakeIdleTimeout: orDefault(s.HandshakeTimeout.D(), defaultHandshakeTimeout),

@@ -18,6 +18,7 @@ import (
 
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
 // Modes and connection policies of the quic section.
@@ -93,7 +94,7 @@ func validate(g *plan.Group) []error {
 		return []error{plan.Errorf(g.Pos, "quic", "runner quic needs a quic: section")}
 	}
 	pos := g.SectionPos[Section]
-	errs := g.LoopProblems()
+	errs := append(g.LoopProblems(), g.Templates(pos, plan.RequestFields("group "+g.ID+": quic", s.templateFields(), s.Headers))...)
 	for _, e := range s.problems() {
 		errs = append(errs, plan.Errorf(pos, "quic", "%s", e))
 	}
@@ -120,7 +121,7 @@ func (s *Spec) connection() string {
 
 // problems lists what is wrong with the section, as messages.
 func (s *Spec) problems() []string {
-	out := plan.RequestProblems(s.Method, s.Headers)
+	out := plan.RequestProblems(s.Method, tmpl.Skeletons(s.Headers))
 	switch s.mode() {
 	case ModeStream:
 		if _, _, err := net.SplitHostPort(s.Addr); err != nil {
@@ -130,8 +131,10 @@ func (s *Spec) problems() []string {
 			out = append(out, "request is required in stream mode")
 		}
 	case ModeHTTP3:
-		if u, err := url.Parse(s.URL); err != nil || u.Scheme != "https" || u.Host == "" {
+		if u, err := url.Parse(tmpl.Skeleton(s.URL)); err != nil || u.Scheme != "https" || u.Host == "" {
 			out = append(out, fmt.Sprintf("url %q: want an https:// URL", s.URL))
+		} else if tmpl.HostTemplated(s.URL) {
+			out = append(out, fmt.Sprintf("url %q: %s", s.URL, tmpl.HostTemplatedProblem))
 		}
 	default:
 		out = append(out, fmt.Sprintf("mode %q: want stream or http3", s.Mode))
@@ -151,7 +154,7 @@ func (s *Spec) problems() []string {
 func (s *Spec) target() (addr, serverName string, err error) {
 	addr = s.Addr
 	if s.mode() == ModeHTTP3 {
-		u, err := url.Parse(s.URL)
+		u, err := url.Parse(tmpl.Skeleton(s.URL))
 		if err != nil {
 			return "", "", fmt.Errorf("parsing url %q: %w", s.URL, err)
 		}

@@ -107,6 +107,7 @@ type worker struct {
 	rec  recorder
 	c    *conn        // per-worker connection
 	body bytes.Buffer // the reply, when it is checked
+	out  rendered     // the operation's rendered templates
 }
 
 func (w *worker) own(c *conn) { w.c = c }
@@ -155,6 +156,11 @@ func (w *worker) conn(ctx context.Context) (*conn, error) {
 // Do performs one request: on a fresh connection (handshake included) or
 // on the worker's or the pool's.
 func (w *worker) Do(ctx context.Context) runners.Outcome {
+	if t := w.r.tpl; t != nil {
+		if exhausted, err := t.render(&w.out); exhausted || err != nil {
+			return runners.Outcome{Exhausted: exhausted, Err: templateKind(err)}
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, w.r.timeout)
 	defer cancel()
 	start := time.Now()
@@ -195,7 +201,12 @@ func (w *worker) stream(ctx context.Context, c *conn) (time.Time, error) {
 		str.CancelWrite(codeCanceled)
 	})
 	defer stop()
-	if _, err := io.WriteString(str, w.r.spec.Request); err != nil {
+	if t := w.r.tpl; t != nil && t.request != nil {
+		_, err = str.Write(w.out.request)
+	} else {
+		_, err = io.WriteString(str, w.r.spec.Request)
+	}
+	if err != nil {
 		return sent, fmt.Errorf("writing request: %w", err)
 	}
 	if err := str.Close(); err != nil {
@@ -207,21 +218,21 @@ func (w *worker) stream(ctx context.Context, c *conn) (time.Time, error) {
 // request performs the HTTP/3 request.
 func (w *worker) request(ctx context.Context, c *conn) (time.Time, error) {
 	s := &w.r.spec
-	var body io.Reader
-	if s.Body != "" {
-		body = strings.NewReader(s.Body)
-	}
+	u, body := w.fields()
 	method := s.Method
 	if method == "" {
 		method = http.MethodGet
 	}
-	req, err := http.NewRequestWithContext(ctx, method, s.URL, body)
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	sent := time.Now()
 	if err != nil {
 		return sent, fmt.Errorf("building request: %w", err)
 	}
 	for k, v := range s.Headers {
 		req.Header.Set(k, v)
+	}
+	for k, v := range w.out.headers {
+		req.Header.Set(k, v) // rendered: they replace the templates
 	}
 	resp, err := c.h3.RoundTrip(req)
 	if err != nil {
@@ -252,4 +263,28 @@ func (w *worker) readReply(r io.Reader) error {
 		return errUnexpected
 	}
 	return nil
+}
+
+// fields are the HTTP/3 request's URL and body: rendered, or as written.
+func (w *worker) fields() (string, io.Reader) {
+	s, t := &w.r.spec, w.r.tpl
+	u := s.URL
+	if t != nil && t.url != nil {
+		u = w.out.url
+	}
+	switch {
+	case t != nil && t.body != nil:
+		return u, bytes.NewReader(w.out.body)
+	case s.Body != "":
+		return u, strings.NewReader(s.Body)
+	}
+	return u, nil
+}
+
+// templateKind is the error kind of a failed render ("" for none).
+func templateKind(err error) string {
+	if err != nil {
+		return "template"
+	}
+	return ""
 }

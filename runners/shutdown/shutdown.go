@@ -83,7 +83,7 @@ func validateShutdown(g *plan.Group) []error {
 	if spec == nil {
 		return []error{plan.Errorf(g.Pos, key+"shutdown", "missing (required for runner shutdown)")}
 	}
-	errs := spec.Validate(g.SectionPos[Section], key+"shutdown")
+	errs := append(spec.Validate(g.SectionPos[Section], key+"shutdown"), append(g.NoCounts(), g.NoData()...)...)
 	at := func(k, format string, args ...any) {
 		errs = append(errs, plan.Errorf(g.Pos, key+k, format, args...))
 	}
@@ -94,6 +94,7 @@ func validateShutdown(g *plan.Group) []error {
 	switch h := plan.Section[httpload.Spec](g, httpload.Section); {
 	case h != nil:
 		errs = append(errs, h.Validate(g.SectionPos["http"], key+"http")...)
+		errs = append(errs, h.TemplateProblems(g, g.SectionPos["http"], key+"http")...)
 	case subs == nil:
 		at("http", "missing (runner shutdown sends its load with an http section, SSE subscribers with an sse one, or both)")
 	case g.Load.Concurrency > 0:

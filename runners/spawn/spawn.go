@@ -73,7 +73,7 @@ func validateSpawn(g *plan.Group) []error {
 	if spec == nil {
 		return []error{plan.Errorf(g.Pos, "group "+g.ID+": spawn", "missing (required for runner spawn)")}
 	}
-	errs := spec.Validate(g.SectionPos[Section], "group "+g.ID+": spawn")
+	errs := append(spec.Validate(g.SectionPos[Section], "group "+g.ID+": spawn"), append(g.NoCounts(), g.NoData()...)...)
 	at := func(k, format string, args ...any) {
 		errs = append(errs, plan.Errorf(g.Pos, "group "+g.ID+": "+k, format, args...))
 	}

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
 // client opens event streams. It speaks HTTP/1.1 itself over a connection
@@ -26,12 +28,13 @@ type client struct {
 	dialer  *net.Dialer
 	tlsConf *tls.Config
 	lean    bool
+	tpl     *templates // nil without templates or data
 	tr      *http.Transport
 	hc      *http.Client
 }
 
 func newClient(s Spec, timeout time.Duration) (*client, error) {
-	u, err := url.Parse(s.URL)
+	u, err := url.Parse(tmpl.Skeleton(s.URL))
 	if err != nil {
 		return nil, fmt.Errorf("parsing url %q: %w", s.URL, err)
 	}
@@ -47,7 +50,7 @@ func newClient(s Spec, timeout time.Duration) (*client, error) {
 	c.headers.Set("Accept", "text/event-stream")
 	c.headers.Set("Cache-Control", "no-cache")
 	for k, v := range s.Headers {
-		c.headers.Set(k, v)
+		c.headers.Set(k, v) // a templated one is set again at every connect
 	}
 	c.tr = &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -68,12 +71,17 @@ func newClient(s Spec, timeout time.Duration) (*client, error) {
 }
 
 // open requests the stream and returns its body once the status is 200.
-func (c *client) open(ctx context.Context, lastID string) (io.ReadCloser, error) {
+func (c *client) open(ctx context.Context, lastID string, st *connectState) (io.ReadCloser, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.u.String(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("building request for %s: %w", c.u, err)
 	}
 	req.Header = c.headers.Clone()
+	if c.tpl != nil {
+		if st.buf, err = c.tpl.render(req, st.state(c.tpl.data), st.buf); err != nil {
+			return nil, err
+		}
+	}
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
@@ -149,3 +157,17 @@ func (b *connBody) Close() error {
 }
 
 func (c *client) closeIdle() { c.tr.CloseIdleConnections() }
+
+// connectState is a subscriber's template state, made at its first
+// connect, and its render buffer.
+type connectState struct {
+	st  *tmpl.State
+	buf []byte
+}
+
+func (c *connectState) state(data *tmpl.Source) *tmpl.State {
+	if c.st == nil {
+		c.st = tmpl.NewState(data)
+	}
+	return c.st
+}

@@ -60,11 +60,15 @@ func newKind(g *plan.Group, _ *runners.RunEnv) (runners.Runner, error) {
 	if s == nil {
 		return nil, fmt.Errorf("group %s: no sse section", g.ID)
 	}
-	return New(*s)
+	return newGroupRunner(*s, g)
 }
 
-// New builds an SSE runner from its section.
-func New(s Spec) (*Runner, error) {
+// New builds an SSE runner from its section, whose templates read no data
+// file.
+func New(s Spec) (*Runner, error) { return newGroupRunner(s, nil) }
+
+// newGroupRunner builds an SSE runner; g (nil: none) gives its data file.
+func newGroupRunner(s Spec, g *plan.Group) (*Runner, error) {
 	if p := s.problems(); len(p) > 0 {
 		return nil, fmt.Errorf("sse section: %s", p[0])
 	}
@@ -76,6 +80,9 @@ func New(s Spec) (*Runner, error) {
 	c, err := newClient(s, timeout)
 	if err != nil {
 		return nil, err
+	}
+	if c.tpl, err = compileTemplates(&s, g); err != nil {
+		return nil, fmt.Errorf("sse section: %w", err)
 	}
 	return &Runner{
 		spec: s, ramp: rp, client: c,

@@ -23,6 +23,7 @@ import (
 
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
 const defaultTimeout = 10 * time.Second
@@ -67,7 +68,7 @@ func validate(g *plan.Group) []error {
 	if s == nil {
 		return []error{plan.Errorf(g.Pos, "sse", "runner sse needs an sse: section")}
 	}
-	var errs []error
+	errs := append(g.NoCounts(), g.Templates(g.SectionPos["sse"], plan.RequestFields("group "+g.ID+": sse", s.templateFields(), s.Headers))...)
 	for _, p := range s.problems() {
 		errs = append(errs, plan.Errorf(g.SectionPos["sse"], "sse", "%s", p))
 	}
@@ -81,13 +82,15 @@ func validate(g *plan.Group) []error {
 
 func (s *Spec) problems() []string {
 	var out []string
-	if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if u, err := url.Parse(tmpl.Skeleton(s.URL)); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		out = append(out, fmt.Sprintf("url %q: want an http:// or https:// URL", s.URL))
+	} else if tmpl.HostTemplated(s.URL) {
+		out = append(out, fmt.Sprintf("url %q: %s", s.URL, tmpl.HostTemplatedProblem))
 	}
 	if s.Subscribers < 0 || s.Subscribers > plan.MaxWorkers {
 		out = append(out, fmt.Sprintf("subscribers: want 0 to %d, got %d", plan.MaxWorkers, s.Subscribers))
 	}
-	out = append(out, plan.RequestProblems("", s.Headers)...)
+	out = append(out, plan.RequestProblems("", tmpl.Skeletons(s.Headers))...)
 	if _, err := parseRamp(s.Ramp); err != nil {
 		out = append(out, err.Error())
 	}

@@ -35,6 +35,7 @@ type stream struct {
 	hasID  bool
 	data   []byte // the data buffer of the event being read
 	long   []byte
+	tpl    connectState
 }
 
 // connect opens the stream and reads it until it ends. It returns the
@@ -45,7 +46,7 @@ func (s *stream) connect(ctx context.Context) int {
 	if s.hasID {
 		lastID = string(s.lastID)
 	}
-	body, err := s.d.r.client.open(ctx, lastID)
+	body, err := s.d.r.client.open(ctx, lastID, &s.tpl)
 	if err != nil {
 		s.failed(ctx, start, err)
 		return 0
@@ -195,6 +196,10 @@ func kindOf(err error) string {
 	var st statusError
 	var ne net.Error
 	switch {
+	case errors.Is(err, errTemplate):
+		return "template"
+	case errors.Is(err, errExhausted):
+		return "data_exhausted"
 	case errors.As(err, &st):
 		return fmt.Sprintf("status_%dxx", int(st)/100)
 	case errors.Is(err, syscall.ECONNREFUSED):

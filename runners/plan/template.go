@@ -1,0 +1,134 @@
+package plan
+
+import (
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/benchtui/benchtui/runners/tmpl"
+)
+
+// Template compiles a request field of g ({{uuid}}, {{.col}}, …); a bad
+// template is a plan error at pos naming key. {{env "X"}} takes the value
+// read when the plan was; a group not read from a plan (a test's) reads
+// the process's environment.
+func (g *Group) Template(pos Pos, key, src string) (*tmpl.Template, error) {
+	var cols tmpl.Columns
+	if g.Table != nil {
+		cols = g.Table.Columns
+	}
+	getenv := os.Getenv
+	if g.env != nil {
+		getenv = func(k string) string { return g.env[k] }
+	}
+	t, err := tmpl.Compile(src, cols, getenv)
+	if err != nil {
+		return nil, Errorf(pos, key, "template: %v", err)
+	}
+	return t, nil
+}
+
+// Templates compiles each field of fields (key -> source) of g and returns
+// every problem at once.
+func (g *Group) Templates(pos Pos, fields map[string]string) []error {
+	var errs []error
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		if _, err := g.Template(pos, k, fields[k]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// loadData reads g's data file, relative to the plan file's folder.
+func (g *Group) loadData(planPath string) error {
+	if g.Data == nil {
+		return nil
+	}
+	if g.Data.Mode != "" && !slices.Contains(tmpl.Modes, g.Data.Mode) {
+		return Errorf(g.Pos, "group "+g.ID+": data.mode", "want sequential, random or unique, got %q", g.Data.Mode)
+	}
+	path := g.Data.File
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(planPath), path)
+	}
+	t, err := tmpl.Load(path)
+	if err != nil {
+		return Errorf(g.Pos, "group "+g.ID+": data.file", "%v", err)
+	}
+	g.Table = t
+	return nil
+}
+
+// RequestFields names a request's fields that may hold templates, as
+// Templates and CompileFields take them: each of named under key.name,
+// each header under key.headers.NAME.
+func RequestFields(key string, named, headers map[string]string) map[string]string {
+	f := make(map[string]string, len(named)+len(headers))
+	for k, v := range named {
+		f[key+"."+k] = v
+	}
+	for k, v := range headers {
+		f[key+".headers."+k] = v
+	}
+	return f
+}
+
+// Compiled are the fields of a request that hold templates, compiled,
+// and the rows of the group's data file.
+type Compiled struct {
+	// Fields are by RequestFields' names with an empty key ("url",
+	// "headers.X-Id"); a field without a template is absent.
+	Fields map[string]*tmpl.Template
+	Data   *tmpl.Source
+}
+
+// Header is the compiled header values, by header name.
+func (c *Compiled) Header() map[string]*tmpl.Template {
+	h := map[string]*tmpl.Template{}
+	for k, t := range c.Fields {
+		if name, ok := strings.CutPrefix(k, "headers."); ok {
+			h[name] = t
+		}
+	}
+	return h
+}
+
+// CompileFields compiles the fields of a request (as RequestFields) that
+// hold templates, with g's data file (g may be nil: none). It returns nil
+// when no field holds one and there is no data file: the request goes as
+// written.
+func CompileFields(g *Group, named, headers map[string]string) (*Compiled, error) {
+	if g == nil {
+		g = &Group{}
+	}
+	c := &Compiled{Fields: map[string]*tmpl.Template{}}
+	var errs []error
+	for k, src := range RequestFields("", named, headers) {
+		if tmpl.Has(src) {
+			t, err := g.Template(Pos{}, k[1:], src)
+			c.Fields[k[1:]], errs = t, append(errs, err)
+		}
+	}
+	if g.Table != nil {
+		c.Data = tmpl.NewSource(g.Table, g.Data.Mode)
+	}
+	if len(c.Fields) == 0 && c.Data == nil {
+		return nil, errors.Join(errs...)
+	}
+	return c, errors.Join(errs...)
+}
+
+// NoData is the problem of a group with a data file whose runner reads
+// none (postgres binds its generators' typed values; spawn sends no
+// requests; shutdown's load takes no rows yet): its rows would be loaded
+// and never used.
+func (g *Group) NoData() []error {
+	if g.Data == nil {
+		return nil
+	}
+	return []error{Errorf(g.Pos, "group "+g.ID+": data", "runner %s reads no data file; request templates read it in http, sse and quic", g.Runner)}
+}

@@ -1,0 +1,64 @@
+package tmpl
+
+import (
+	crand "crypto/rand"
+	"encoding/binary"
+	"math/rand/v2"
+)
+
+// State is one worker's template state: its random source, the number of
+// its current request and that request's data row. It is not safe for
+// concurrent use; each worker has its own.
+type State struct {
+	rnd  *rand.Rand
+	seq  uint64
+	row  []string
+	data *Source
+}
+
+// NewState returns a worker's state drawing rows from data (nil: none).
+// Its random source is a PCG, fast and not cryptographic, seeded with 128
+// bits from the system's generator: two workers, or two processes of a
+// sharded run, draw different UUIDs however close their start.
+func NewState(data *Source) *State {
+	var seed [16]byte
+	_, _ = crand.Read(seed[:]) // never fails (crypto/rand panics rather)
+	hi, lo := binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:])
+	return &State{rnd: rand.New(rand.NewPCG(hi, lo)), data: data}
+}
+
+// Next starts the worker's next request: {{seq}} counts up from 1, and a
+// row is drawn from the data file when there is one. It returns false when
+// the data's unique rows have run out (the request must not be sent).
+func (s *State) Next() bool {
+	s.seq++
+	if s.data == nil {
+		return true
+	}
+	row, ok := s.data.next(s.rnd)
+	s.row = row
+	return ok
+}
+
+// Seq is the number of the current request ({{seq}}).
+func (s *State) Seq() uint64 { return s.seq }
+
+const hexDigits = "0123456789abcdef"
+
+// appendUUID appends a random (version 4, RFC 9562) UUID.
+func (s *State) appendUUID(dst []byte) []byte {
+	var b [16]byte
+	hi, lo := s.rnd.Uint64(), s.rnd.Uint64()
+	for i := range 8 {
+		b[i], b[8+i] = byte(hi>>(56-8*i)), byte(lo>>(56-8*i))
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	for i, c := range b {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			dst = append(dst, '-')
+		}
+		dst = append(dst, hexDigits[c>>4], hexDigits[c&0x0f])
+	}
+	return dst
+}

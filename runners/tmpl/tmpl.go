@@ -1,0 +1,200 @@
+// Package tmpl is benchtui's request templates: a field of a request (a
+// URL, a header value, a body, a QUIC payload) may hold actions such as
+// {{uuid}}, {{seq}} or {{.user}} that are filled in for every request.
+//
+// A template is compiled once, when the plan is validated, into literal
+// parts and function parts. Rendering appends them to a caller's buffer
+// that the worker reuses, so a request costs no allocation beyond the
+// bytes it produces. A field without "{{" compiles to one literal part
+// (Static), and runners keep their untemplated path for it.
+//
+// Values that vary per request come from a State, one per worker: its
+// random source, its sequence number and the data row of the request.
+// Values fixed for the run ({{env "X"}}) are resolved at compile time.
+// Named values that later requests capture from replies are meant to join
+// the row in the State, read by the same {{.name}} parts.
+package tmpl
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Template is a compiled field.
+type Template struct {
+	src   string
+	parts []part
+}
+
+// op is what a function part does.
+type op uint8
+
+const (
+	opLit op = iota
+	opUUID
+	opSeq
+	opNow
+	opNowMS
+	opRandInt
+	opRandChoice
+	opColumn
+)
+
+// part is a literal (lit) or a function with its compiled arguments.
+type part struct {
+	op      op
+	lit     string
+	lo, n   int64    // rand_int: lowest value and how many values
+	choices []string // rand_choice
+	col     int      // column: index in the data's columns
+}
+
+// Columns names a data file's columns for {{.col}} and {{row "col"}};
+// nil means the group has no data file.
+type Columns []string
+
+func (c Columns) index(name string) (int, error) {
+	for i, n := range c {
+		if n == name {
+			return i, nil
+		}
+	}
+	if c == nil {
+		return 0, fmt.Errorf("column %q: the group has no data file (data: {file: …})", name)
+	}
+	return 0, fmt.Errorf("column %q: the data file's columns are %s", name, strings.Join(c, ", "))
+}
+
+// Has reports whether s holds a template action.
+func Has(s string) bool { return strings.Contains(s, "{{") }
+
+// Compile parses src. getenv resolves {{env "X"}} (nil: os.Getenv).
+func Compile(src string, cols Columns, getenv func(string) string) (*Template, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	t := &Template{src: src}
+	rest := src
+	for {
+		i := strings.Index(rest, "{{")
+		if i < 0 {
+			t.addLit(rest)
+			return t, nil
+		}
+		t.addLit(rest[:i])
+		j := strings.Index(rest[i:], "}}")
+		if j < 0 {
+			return nil, fmt.Errorf("at byte %d: %q has no closing }}", len(src)-len(rest)+i, rest[i:])
+		}
+		p, err := compileAction(rest[i+2:i+j], cols, getenv)
+		if err != nil {
+			return nil, fmt.Errorf("{{%s}}: %w", rest[i+2:i+j], err)
+		}
+		if p.op == opLit {
+			t.addLit(p.lit)
+		} else {
+			t.parts = append(t.parts, p)
+		}
+		rest = rest[i+j+2:]
+	}
+}
+
+// addLit appends a literal, merged with a literal before it.
+func (t *Template) addLit(s string) {
+	if s == "" {
+		return
+	}
+	if n := len(t.parts); n > 0 && t.parts[n-1].op == opLit {
+		t.parts[n-1].lit += s
+		return
+	}
+	t.parts = append(t.parts, part{op: opLit, lit: s})
+}
+
+// Static reports whether t renders the same bytes every time.
+func (t *Template) Static() bool {
+	return len(t.parts) == 0 || (len(t.parts) == 1 && t.parts[0].op == opLit)
+}
+
+// String is t's source.
+func (t *Template) String() string { return t.src }
+
+// Literal is what a static template renders (its env values resolved).
+func (t *Template) Literal() string {
+	if len(t.parts) == 0 {
+		return ""
+	}
+	return t.parts[0].lit
+}
+
+// Append renders t for s's current request onto dst.
+func (t *Template) Append(dst []byte, s *State) []byte {
+	for i := range t.parts {
+		p := &t.parts[i]
+		switch p.op {
+		case opLit:
+			dst = append(dst, p.lit...)
+		case opUUID:
+			dst = s.appendUUID(dst)
+		case opSeq:
+			dst = strconv.AppendUint(dst, s.seq, 10)
+		case opNow:
+			dst = time.Now().AppendFormat(dst, time.RFC3339Nano)
+		case opNowMS:
+			dst = strconv.AppendInt(dst, time.Now().UnixMilli(), 10)
+		case opRandInt:
+			dst = strconv.AppendInt(dst, p.lo+int64(s.rnd.Uint64N(uint64(p.n))), 10)
+		case opRandChoice:
+			dst = append(dst, p.choices[s.rnd.IntN(len(p.choices))]...)
+		case opColumn:
+			dst = append(dst, s.row[p.col]...)
+		}
+	}
+	return dst
+}
+
+// Skeleton is src with every action replaced by "x", without compiling
+// it: a stand-in for checks of a field's shape (a URL's scheme and host).
+func Skeleton(src string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(src, "{{")
+		if i < 0 {
+			b.WriteString(src)
+			return b.String()
+		}
+		b.WriteString(src[:i])
+		j := strings.Index(src[i:], "}}")
+		if j < 0 {
+			return b.String()
+		}
+		b.WriteString("x")
+		src = src[i+j+2:]
+	}
+}
+
+// Skeletons are header values with their actions stood in for (Skeleton),
+// for the checks at plan time; what they render is checked per request.
+func Skeletons(headers map[string]string) map[string]string {
+	out := make(map[string]string, len(headers))
+	for k, v := range headers {
+		out[k] = Skeleton(v)
+	}
+	return out
+}
+
+// HostTemplated reports whether a URL's scheme or host holds an action:
+// runners dial them once, so templates may fill only a path and query.
+func HostTemplated(rawURL string) bool {
+	_, rest, ok := strings.Cut(rawURL, "://")
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return Has(rawURL) && (!ok || Has(rest))
+}
+
+// HostTemplatedProblem is the message for a URL that HostTemplated.
+const HostTemplatedProblem = "templates may fill a URL's path and query, not its scheme or host"

@@ -1,0 +1,111 @@
+package tmpl
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func mustCompile(t *testing.T, src string, cols Columns) *Template {
+	t.Helper()
+	tp, err := Compile(src, cols, func(k string) string { return "env-" + k })
+	if err != nil {
+		t.Fatalf("Compile(%q): %v", src, err)
+	}
+	return tp
+}
+
+func TestRender(t *testing.T) {
+	data := NewSource(&Table{Columns: Columns{"name", "id"}, Rows: [][]string{{"ann", "1"}, {"bob", "2"}}}, Sequential)
+	s := NewState(data)
+	cases := []struct{ src, want string }{
+		{"plain", "plain"},
+		{"a{{seq}}b", "a1b"},
+		{`{{env "X"}}`, "env-X"},
+		{`{{"{{"}}x}}`, "{{x}}"},
+		{"{{.name}}/{{ row \"id\" }}", "ann/1"},
+		{`{{rand_int 7 7}}`, "7"},
+		{`{{rand_choice "only"}}`, "only"},
+	}
+	s.Next()
+	for _, c := range cases {
+		if got := string(mustCompile(t, c.src, Columns{"name", "id"}).Append(nil, s)); got != c.want {
+			t.Errorf("%q rendered %q, want %q", c.src, got, c.want)
+		}
+	}
+	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	if u := string(mustCompile(t, "{{uuid}}", nil).Append(nil, s)); !uuid.MatchString(u) {
+		t.Errorf("uuid %q is not a version 4 UUID", u)
+	}
+	if n := string(mustCompile(t, "{{now}}", nil).Append(nil, s)); !strings.Contains(n, "T") {
+		t.Errorf("now = %q, want RFC 3339", n)
+	}
+}
+
+func TestStatic(t *testing.T) {
+	if tp := mustCompile(t, "no actions", nil); !tp.Static() || tp.Literal() != "no actions" {
+		t.Errorf("a field without {{ must be static")
+	}
+	if mustCompile(t, "{{seq}}", nil).Static() {
+		t.Errorf("{{seq}} is not static")
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	for _, src := range []string{"{{nope}}", "{{uuid", "{{rand_int 5 1}}", "{{rand_int a b}}", `{{rand_choice a}}`,
+		"{{.missing}}", `{{env X}}`, `{{rand_choice "a}}`, "{{seq 1}}", "{{}}"} {
+		if _, err := Compile(src, Columns{"name"}, nil); err == nil {
+			t.Errorf("Compile(%q) gave no error", src)
+		}
+	}
+}
+
+// TestRenderAllocs: rendering into a buffer with room allocates nothing.
+func TestRenderAllocs(t *testing.T) {
+	data := NewSource(&Table{Columns: Columns{"u"}, Rows: [][]string{{"x"}}}, Random)
+	s := NewState(data)
+	tp := mustCompile(t, `{"id":"{{uuid}}","n":{{seq}},"t":"{{now}}","ms":{{now_ms}},"r":{{rand_int 1 100}},"c":"{{rand_choice "a" "b"}}","u":"{{.u}}"}`, Columns{"u"})
+	buf := make([]byte, 0, 512)
+	if n := testing.AllocsPerRun(1000, func() { s.Next(); buf = tp.Append(buf[:0], s) }); n != 0 {
+		t.Errorf("rendering allocates %v times per request, want 0", n)
+	}
+}
+
+func TestDataFiles(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "u.csv")
+	jsonPath := filepath.Join(dir, "u.jsonl")
+	os.WriteFile(csvPath, []byte("name,id\nann,1\n\"b,ob\",2\n"), 0o600)
+	os.WriteFile(jsonPath, []byte(`{"name":"ann","id":1}`+"\n\n"+`{"name":"bob","id":2}`+"\n"), 0o600)
+	for _, p := range []string{csvPath, jsonPath} {
+		tb, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tb.Rows) != 2 || len(tb.Columns) != 2 {
+			t.Errorf("%s: %v %v", p, tb.Columns, tb.Rows)
+		}
+	}
+	src := NewSource(&Table{Columns: Columns{"a"}, Rows: [][]string{{"1"}, {"2"}}}, Unique)
+	s := NewState(src)
+	got := []bool{s.Next(), s.Next(), s.Next()}
+	if !got[0] || !got[1] || got[2] {
+		t.Errorf("unique: got %v, want two rows, then none", got)
+	}
+	if _, err := Load(filepath.Join(dir, "x.txt")); err == nil {
+		t.Errorf("a .txt data file must be refused")
+	}
+}
+
+func BenchmarkRender(b *testing.B) {
+	s := NewState(nil)
+	tp, _ := Compile(`{"id":"{{uuid}}","seq":{{seq}},"at":{{now_ms}}}`, nil, nil)
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Next()
+		buf = tp.Append(buf[:0], s)
+	}
+}
