@@ -12,7 +12,7 @@ import (
 )
 
 // panickySpec makes the test kind "panicky" panic In one of its calls:
-// do (the 5th operation of a worker), drive, finish or prepare.
+// do (the 5th operation of a worker), drive, finish, prepare or new.
 type panickySpec struct {
 	In string `yaml:"in,required"`
 }
@@ -37,6 +37,9 @@ var panickyRegistry = runners.MustRegistry(runners.Kind{
 	Validate: (*plan.Group).LoopProblems,
 	New: func(g *plan.Group, _ *runners.RunEnv) (runners.Runner, error) {
 		in := plan.Section[panickySpec](g, "panicky").In
+		if in == "new" {
+			outOfRange(4)
+		}
 		r := panickyRunner{sleepRunner: sleepRunner{spec: &sleepSpec{Delay: plan.Duration{Duration: time.Millisecond}}}, in: in}
 		if in == "drive" {
 			return &panickyDriver{r}, nil
@@ -90,6 +93,7 @@ func TestRunnerPanicsAreContained(t *testing.T) {
 		{"drive", "{concurrency: 1}", "panic"},
 		{"finish", "{concurrency: 2}", "finish"},
 		{"prepare", "{concurrency: 2}", ""},
+		{"new", "{concurrency: 2}", ""},
 	} {
 		t.Run(c.in+" "+c.load, func(t *testing.T) {
 			p, err := plan.ParsePlan("test.yaml", []byte(fmt.Sprintf(`version: 1
