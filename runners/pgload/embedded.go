@@ -18,14 +18,14 @@ import (
 	"github.com/benchtui/benchtui/runners/watch"
 )
 
-// ErrNoPostgres is returned by StartEmbedded when initdb, pg_ctl and
-// postgres cannot be found.
-var ErrNoPostgres = errors.New("postgres binaries (initdb, pg_ctl, postgres) not found on PATH or in " +
+// ErrNoPostgres is returned by StartEmbedded when initdb and postgres
+// cannot be found.
+var ErrNoPostgres = errors.New("postgres binaries (initdb, postgres) not found on PATH or in " +
 	"/usr/lib/postgresql/*/bin: install them, for example with `apt-get install postgresql`")
 
 // EmbeddedOptions configure StartEmbedded. The zero value is ready to use.
 type EmbeddedOptions struct {
-	// BinDir holds initdb, pg_ctl and postgres; empty means look on PATH,
+	// BinDir holds initdb and postgres; empty means look on PATH,
 	// then in /usr/lib/postgresql/*/bin (highest version first).
 	BinDir string
 	// MaxConnections is the server's max_connections, at least 200.
@@ -267,7 +267,8 @@ func freePort() (int, error) {
 	return port, l.Close()
 }
 
-// FindBinDir returns the folder holding initdb, pg_ctl and postgres: dir
+// FindBinDir returns the folder holding initdb and postgres (the cluster
+// runs without pg_ctl: the postmaster is benchtui's own child): dir
 // itself when given, else the one on PATH, else the highest version under
 // /usr/lib/postgresql. The error wraps ErrNoPostgres.
 func FindBinDir(dir string) (string, error) { return findBinDir(dir) }
@@ -293,7 +294,7 @@ func findBinDir(dir string) (string, error) {
 }
 
 func hasBinaries(dir string) bool {
-	for _, name := range []string{"initdb", "pg_ctl", "postgres"} {
+	for _, name := range []string{"initdb", "postgres"} {
 		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
 			return false
 		}

@@ -11,7 +11,7 @@
 // "refused" or "other".
 //
 // `dsn: embedded` starts a throwaway cluster (StartEmbedded) from the
-// initdb and pg_ctl on the machine, stopped when the run ends. A group of
+// initdb and postgres on the machine, stopped when the run ends. A group of
 // any runner may carry a `verify:` list of its own; see VerifyChecks.
 package pgload
 
