@@ -234,7 +234,7 @@ func waitPostmasterReady(t *testing.T, c *child) int {
 
 // assertStaleClusterCleaned finds the killed cluster's folder (it is left:
 // nobody ran its cleanup) and checks that starting another embedded
-// cluster removes it.
+// cluster removes it, unless another start on the machine already did.
 func assertStaleClusterCleaned(t *testing.T, procs map[int]string) {
 	t.Helper()
 	var dir string
@@ -243,8 +243,17 @@ func assertStaleClusterCleaned(t *testing.T, procs map[int]string) {
 			dir = m[1]
 		}
 	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("the killed cluster's folder %q: %v, want it left until the next start", dir, err)
+	if dir == "" {
+		t.Fatalf("no cluster folder in the killed processes' command lines: %v", procs)
+	}
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		// Another embedded start on this machine (the Postgres tests of
+		// another package run beside these) got there first: nothing else
+		// removes a folder whose owner was killed.
+		t.Logf("the killed cluster's folder %s was already removed by another embedded start", dir)
+		return
+	} else if err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
