@@ -1,17 +1,16 @@
 package ui
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -219,29 +218,11 @@ func (f *fakeEngine) RestartTarget(name string) error {
 	return nil
 }
 
-// syncBuffer is a log that Cmds may write while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestRebuild runs the target's build command with its output in the log,
 // then restarts the target.
 func TestRebuild(t *testing.T) {
 	eng := &fakeEngine{}
-	var log syncBuffer
+	var log testbin.Buffer
 	plan := testPlan()
 	plan.Targets["api"].Build = []string{"echo", "building api"}
 	m := New(Config{Plan: plan, Engine: eng, Log: &log, Dir: t.TempDir()})

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -16,37 +14,20 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/runnertest"
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
-
-// lockedBuffer is a bytes.Buffer safe to read while a child writes it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // child is the real benchtui binary running as a child of the test.
 type child struct {
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *testbin.Buffer
 }
 
 // startBinary starts the real binary with args; it is killed when ctx ends
 // and waited for when the test ends.
 func startBinary(t *testing.T, ctx context.Context, args ...string) *child {
 	t.Helper()
-	c := &child{cmd: exec.CommandContext(ctx, benchtuiBinary(t), args...), stderr: &lockedBuffer{}}
+	c := &child{cmd: exec.CommandContext(ctx, benchtuiBinary(t), args...), stderr: &testbin.Buffer{}}
 	c.cmd.Stderr = c.stderr
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -89,13 +89,7 @@ func testNamedFigures(t *testing.T, client, expect string, repeat int) {
 	if ping.LatencyMS.P50 >= 5 || mixed.LatencyMS.P50 < 5 {
 		t.Errorf("p50: ping %.2f ms, mixed %.2f ms; want ping fast and mixed at least its 5 ms", ping.LatencyMS.P50, mixed.LatencyMS.P50)
 	}
-	path, err := artifacts.Write(t.TempDir(), a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := artifacts.Load(path); err != nil {
-		t.Errorf("the artifact with named figures does not load: %v", err)
-	}
+	assertLoadsBack(t, a)
 }
 
 // TestCompareJudgesEachName: a route that got three times as slow is
