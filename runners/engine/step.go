@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -40,7 +41,6 @@ type stepRun struct {
 	watched watchState
 	workers []runners.Worker  // the engine's loop's, closed after the drain
 	found   []artifacts.Check // the runner's and the hooks' checks
-	panic   string            // the first panic Contain stopped, with its site
 	failed  []artifacts.Check // what went wrong in the step itself (a panic, the target's exit)
 	cut     bool              // stopped before its time (not a Driver done)
 	// run1 and runs say which run of a repeated step this is (1 of 1
@@ -110,11 +110,11 @@ func (st *stepRun) eventLocked(kind, note string) {
 // failed "panic" check makes the run's exit code say so.
 func (st *stepRun) panicked(v any, site string) {
 	st.mu.Lock()
-	first := st.panic == ""
+	first := !slices.ContainsFunc(st.failed, func(c artifacts.Check) bool { return c.Name == "panic" })
 	if first {
-		st.panic = fmt.Sprintf("%v in %s", v, site)
-		st.eventLocked(artifacts.EventNote, "runner panicked: "+st.panic)
-		st.failed = append(st.failed, artifacts.Check{Name: "panic", OK: false, Note: st.panic})
+		what := fmt.Sprintf("%v in %s", v, site)
+		st.eventLocked(artifacts.EventNote, "runner panicked: "+what)
+		st.failed = append(st.failed, artifacts.Check{Name: "panic", OK: false, Note: what})
 	}
 	st.mu.Unlock()
 	if first {
