@@ -2,6 +2,7 @@ package ui
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -88,12 +89,31 @@ func anyBelow(series [][]float64, x float64) bool {
 	return false
 }
 
-// label formats a row's value for the y axis.
-func (a axis) label(v float64) string {
-	if a.log {
-		v = math.Pow(10, v)
+// labeler formats the y axis's values, rows step apart: compactly, with
+// as many decimals as neighbouring rows need to read apart (a 0.3 MB
+// range over ten rows of RSS near 21 MB would read 21.0, 21.0, 20.9…).
+func (a axis) labeler(step float64) func(float64) string {
+	decimals := -1 // compact's own
+	if !a.log && step > 0 && step < 1 {
+		decimals = min(int(math.Ceil(-math.Log10(step))), 3)
 	}
-	return padLeft(compact(v), labelWidth)
+	return func(v float64) string {
+		if a.log {
+			v = math.Pow(10, v)
+		}
+		if decimals >= 0 && math.Abs(v) < 1e4 && decimals > decimalsOf(compact(v)) {
+			return padLeft(strconv.FormatFloat(v, 'f', decimals, 64), labelWidth)
+		}
+		return padLeft(compact(v), labelWidth)
+	}
+}
+
+// decimalsOf is how many digits a number's text has after its point.
+func decimalsOf(s string) int {
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		return len(s) - i - 1
+	}
+	return 0
 }
 
 // graph draws one or more series of the same length as an asciigraph line
@@ -119,7 +139,7 @@ func graph(series [][]float64, colors []asciigraph.AnsiColor, ax axis, w, lines 
 	opts := []asciigraph.Option{
 		asciigraph.Height(lines - 1),
 		asciigraph.LowerBound(lo), asciigraph.UpperBound(hi),
-		asciigraph.YAxisValueFormatter(ax.label),
+		asciigraph.YAxisValueFormatter(ax.labeler((hi-lo)/float64(max(lines-2, 1)))),
 	}
 	if len(colors) > 0 {
 		opts = append(opts, asciigraph.SeriesColors(colors...))

@@ -255,3 +255,21 @@ func TestStaleComparisonDropped(t *testing.T) {
 		t.Error("the current baseline's comparison was dropped")
 	}
 }
+
+// TestGraphLabelsReadApart: a narrow range (RSS 20.7–21.0 MB over ten
+// rows) gets labels with the decimals that tell its rows apart.
+func TestGraphLabelsReadApart(t *testing.T) {
+	rss := make([]float64, 40)
+	for i := range rss {
+		rss[i] = 20.7 + 0.3*float64(i)/39
+	}
+	seen := map[string]bool{}
+	for _, l := range graph([][]float64{rss}, nil, axis{}, 60, 10, DefaultStyles()) {
+		label := strings.TrimSpace(strings.SplitN(ansi.Strip(l), "┤", 2)[0])
+		label = strings.TrimSpace(strings.SplitN(label, "┼", 2)[0])
+		if seen[label] {
+			t.Errorf("label %q on two rows", label)
+		}
+		seen[label] = true
+	}
+}
