@@ -139,7 +139,7 @@ func graph(series [][]float64, colors []asciigraph.AnsiColor, ax axis, w, lines 
 	opts := []asciigraph.Option{
 		asciigraph.Height(lines - 1),
 		asciigraph.LowerBound(lo), asciigraph.UpperBound(hi),
-		asciigraph.YAxisValueFormatter(ax.labeler((hi-lo)/float64(max(lines-2, 1)))),
+		asciigraph.YAxisValueFormatter(ax.labeler((hi - lo) / float64(max(lines-2, 1)))),
 	}
 	if len(colors) > 0 {
 		opts = append(opts, asciigraph.SeriesColors(colors...))
