@@ -45,21 +45,26 @@ type Table struct {
 
 // Load reads a CSV file with a header row (.csv) or JSON lines, one object
 // per line (.jsonl, .ndjson, .json), whose first line names the columns.
-func Load(path string) (*Table, error) {
+func Load(path string) (*Table, error) { return load(path, MaxDataBytes) }
+
+// load is Load with a limit of limit bytes.
+func load(path string, limit int64) (*Table, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > MaxDataBytes {
-		return nil, fmt.Errorf("%s: %d bytes is above the limit of %d", path, st.Size(), MaxDataBytes)
+	if st, err := f.Stat(); err == nil && st.Size() > limit {
+		return nil, fmt.Errorf("%s: %d bytes is above the limit of %d", path, st.Size(), limit)
 	}
+	// A device or a pipe has no size: the reader itself stops past the limit.
+	r := &boundedReader{r: f, limit: limit, left: limit + 1}
 	var t *Table
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
-		t, err = readCSV(f)
+		t, err = readCSV(r)
 	case ".jsonl", ".ndjson", ".json":
-		t, err = readJSONLines(f)
+		t, err = readJSONLines(r)
 	default:
 		return nil, fmt.Errorf("%s: want a .csv file with a header row, or JSON lines (.jsonl)", path)
 	}
@@ -174,4 +179,22 @@ func (s *Source) next(rnd *rand.Rand) ([]string, bool) {
 		return rows[i], true
 	}
 	return rows[(s.cursor.Add(1)-1)%uint64(len(rows))], true
+}
+
+// boundedReader fails once more than limit bytes were read.
+type boundedReader struct {
+	r           io.Reader
+	limit, left int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("above the limit of %d bytes", b.limit)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
 }

@@ -109,3 +109,15 @@ func BenchmarkRender(b *testing.B) {
 		buf = tp.Append(buf[:0], s)
 	}
 }
+
+// TestDataFileWithoutSizeIsBounded: a data file that is a device (or a
+// pipe) has no size to check first; reading it stops past the limit.
+func TestDataFileWithoutSizeIsBounded(t *testing.T) {
+	link := filepath.Join(t.TempDir(), "zero.csv")
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Skip("no /dev/zero to link:", err)
+	}
+	if _, err := load(link, 1<<20); err == nil || !strings.Contains(err.Error(), "above the limit of 1048576 bytes") {
+		t.Errorf("load(/dev/zero) = %v, want the limit named", err)
+	}
+}
