@@ -70,6 +70,17 @@ type Outcome struct {
 	// unique rows ran out): nothing was sent or recorded, and the engine's
 	// loop ends the step's load.
 	Exhausted bool
+	// Recorded says the worker recorded what it sent itself (a flow's
+	// steps, each under its name): the engine records nothing more.
+	Recorded bool
+}
+
+// Iterator is implemented by workers whose one operation is several
+// requests (an iteration of a flow), each recorded by the worker itself.
+// The engine calls Iterate instead of Do, with the time the iteration
+// was due, which the first request's latency is measured from.
+type Iterator interface {
+	Iterate(ctx context.Context, due time.Time) Outcome
 }
 
 // Driver is implemented by runners that drive their own load instead of the

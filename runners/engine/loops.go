@@ -165,11 +165,16 @@ func (l *Loop) runOp(ctx context.Context, w runners.Worker, rec *runners.Recorde
 		rec.Count(CounterLate, 1)
 	}
 	l.Env.AddInFlight(1)
-	out := w.Do(ctx)
+	var out runners.Outcome
+	if it, ok := w.(runners.Iterator); ok {
+		out = it.Iterate(ctx, due)
+	} else {
+		out = w.Do(ctx)
+	}
 	end := time.Now()
 	l.Env.AddInFlight(-1)
-	if l.exhausted(out) {
-		return end, out // nothing was sent: nothing to record
+	if l.exhausted(out) || out.Recorded {
+		return end, out // nothing was sent, or the worker recorded it
 	}
 	if l.Record != nil {
 		l.Record(rec, due, called, end, out)

@@ -17,13 +17,18 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/flow"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
 // Spec is the `http:` section of a group.
 type Spec struct {
-	Requests []Request `yaml:"requests,required"`
+	// Requests is a weighted mix: each operation sends one of them.
+	Requests []Request `yaml:"requests"`
+	// Flow, instead of Requests, is a sequence each worker (a virtual
+	// user) sends in order per iteration, carrying captured values.
+	Flow []Request `yaml:"flow"`
 	// Connection is "keep-alive" (default) or "fresh" (a new connection per request).
 	Connection string `yaml:"connection"`
 	// Protocol is "http1" (default), "h2" (HTTP/2 over TLS) or "h2c".
@@ -45,6 +50,10 @@ type Request struct {
 	Body         string            `yaml:"body"`
 	Weight       int               `yaml:"weight"`
 	ExpectStatus []int             `yaml:"expect_status"`
+	// Capture, Once and Think are for flow steps (package flow).
+	Capture map[string]flow.Capture `yaml:"capture"`
+	Once    bool                    `yaml:"once"`
+	Think   plan.Duration           `yaml:"think"`
 }
 
 // DefaultTimeout bounds a request when the plan sets none.
@@ -67,18 +76,24 @@ func validate(g *plan.Group) []error {
 	if spec == nil {
 		return []error{plan.Errorf(g.Pos, "group "+g.ID+": http", "missing (required for runner http)")}
 	}
-	errs := append(g.LoopProblems(), spec.Validate(g.SectionPos[Section], "group "+g.ID+": http")...)
-	return append(errs, spec.TemplateProblems(g, g.SectionPos[Section], "group "+g.ID+": http")...)
+	key := "group " + g.ID + ": http"
+	errs := append(g.LoopProblems(), spec.Validate(g.SectionPos[Section], key)...)
+	errs = append(errs, spec.FlowProblems(g, g.SectionPos[Section], key)...)
+	return append(errs, spec.TemplateProblems(g, g.SectionPos[Section], key)...)
 }
 
 // Validate reports problems of the section; pos is where it starts.
 func (s *Spec) Validate(pos plan.Pos, key string) []error {
 	var errs []error
-	if len(s.Requests) == 0 {
-		errs = append(errs, plan.Errorf(pos, key+".requests", "needs at least one request"))
+	switch {
+	case len(s.Requests) == 0 && len(s.Flow) == 0:
+		errs = append(errs, plan.Errorf(pos, key+".requests", "needs at least one request (or a flow: of steps)"))
+	case len(s.Requests) > 0 && len(s.Flow) > 0:
+		errs = append(errs, plan.Errorf(pos, key+".flow", "give requests (a weighted mix) or flow (a sequence), not both"))
 	}
-	for i, r := range s.Requests {
-		k := fmt.Sprintf("%s.requests[%d]", key, i)
+	reqs, list := s.sent()
+	for i, r := range reqs {
+		k := fmt.Sprintf("%s.%s[%d]", key, list, i)
 		if u, err := url.Parse(tmpl.Skeleton(r.URL)); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, plan.Errorf(pos, k+".url", "want an http:// or https:// URL, got %q", plan.RedactURLs(r.URL)))
 		} else if tmpl.HostTemplated(r.URL) {
@@ -87,6 +102,7 @@ func (s *Spec) Validate(pos plan.Pos, key string) []error {
 		if r.Weight < 0 {
 			errs = append(errs, plan.Errorf(pos, k+".weight", "must not be negative"))
 		}
+		errs = append(errs, r.placeProblems(pos, k, list)...)
 		for _, p := range plan.RequestProblems(r.Method, tmpl.Skeletons(r.Headers)) {
 			errs = append(errs, plan.Errorf(pos, k, "%s", p))
 		}
@@ -107,6 +123,8 @@ func (s *Spec) Validate(pos plan.Pos, key string) []error {
 type Runner struct {
 	spec   *Spec
 	client *http.Client
+	reqs   []Request     // the mix's requests, or the flow's steps
+	flow   *flow.Flow    // nil for a mix
 	mix    []int         // request index per weight unit
 	lean   []leanRequest // the requests serialized, when the lean client is used
 	// tpls holds each request's templates (nil for one without); states
@@ -138,10 +156,18 @@ func NewRunner(spec *Spec) *Runner { return newRunner(spec, nil) }
 // newRunner builds a runner for spec; g (nil: none) gives its data file.
 func newRunner(spec *Spec, g *plan.Group) *Runner {
 	r := &Runner{spec: spec}
+	r.reqs, _ = spec.sent()
+	if len(spec.Flow) > 0 {
+		var problems []flow.Problem
+		r.flow, problems = flow.Compile(flowDefs(spec.Flow), columns(g))
+		for _, p := range problems {
+			r.err = errors.Join(r.err, p)
+		}
+	}
 	r.compile(g)
 	if spec.Client != "net/http" && leanEligible(spec) {
-		for i := range spec.Requests {
-			lr, err := serialize(&spec.Requests[i], r.tpls[i], spec.Connection != "fresh")
+		for i := range r.reqs {
+			lr, err := serialize(&r.reqs[i], r.tpls[i], spec.Connection != "fresh")
 			if err != nil {
 				r.lean = nil
 				break
@@ -149,7 +175,7 @@ func newRunner(spec *Spec, g *plan.Group) *Runner {
 			r.lean = append(r.lean, lr)
 		}
 	}
-	for i, req := range spec.Requests {
+	for i, req := range spec.Requests { // a flow has no mix
 		w := req.Weight
 		if w == 0 {
 			w = 1
@@ -163,11 +189,11 @@ func newRunner(spec *Spec, g *plan.Group) *Runner {
 
 // compile compiles every request's templates and opens g's data file.
 func (r *Runner) compile(g *plan.Group) {
-	r.tpls = make([]*reqTemplate, len(r.spec.Requests))
-	for i := range r.spec.Requests {
-		t, err := compileRequest(&r.spec.Requests[i], g)
+	r.tpls = make([]*reqTemplate, len(r.reqs))
+	for i := range r.reqs {
+		t, err := compileRequest(&r.reqs[i], g, r.varsBefore(i))
 		r.tpls[i], r.err = t, errors.Join(r.err, err)
-		r.states = r.states || t != nil
+		r.states = r.states || t != nil || r.flow != nil
 	}
 	if g != nil && g.Table != nil {
 		r.data = tmpl.NewSource(g.Table, g.Data.Mode)
@@ -216,11 +242,14 @@ func newClient(s *Spec, workers int, timeout time.Duration) *http.Client {
 
 // NewWorker returns a worker with its own random source for the mix and,
 // with the lean client, its own connection.
-func (r *Runner) NewWorker(id int, _ *runners.Recorder) (runners.Worker, error) {
+func (r *Runner) NewWorker(id int, rec *runners.Recorder) (runners.Worker, error) {
 	rnd := rand.New(rand.NewPCG(uint64(id)+1, uint64(time.Now().UnixNano())))
 	var st *tmpl.State
 	if r.states {
 		st = tmpl.NewState(r.data)
+	}
+	if r.flow != nil {
+		return r.newFlowWorker(st, rec), nil
 	}
 	if r.lean != nil {
 		return &leanWorker{r: r, rnd: rnd, st: st, conn: newLeanConn(r.timeout())}, nil

@@ -156,16 +156,18 @@ func (c *leanConn) stop() {
 // roundTrip sends req and reads the reply; it returns the status code.
 // A connection that the server closed between requests is retried once on
 // a new one, as net/http does for idempotent requests.
-func (c *leanConn) roundTrip(ctx context.Context, req *leanRequest) (int, error) {
+// The reply's body is discarded, or read into sink when it is not nil.
+func (c *leanConn) roundTrip(ctx context.Context, req *leanRequest, sink *replySink) (int, error) {
 	reused := c.conn != nil && c.addr == req.addr
-	code, err := c.try(ctx, req)
+	code, err := c.try(ctx, req, sink)
 	if err != nil && reused && (errors.Is(err, io.EOF) || isReset(err)) {
-		return c.try(ctx, req)
+		sink.reset()
+		return c.try(ctx, req, sink)
 	}
 	return code, err
 }
 
-func (c *leanConn) try(ctx context.Context, req *leanRequest) (int, error) {
+func (c *leanConn) try(ctx context.Context, req *leanRequest, sink *replySink) (int, error) {
 	c.watch(ctx)
 	if c.conn == nil || c.addr != req.addr {
 		c.close()
@@ -190,16 +192,17 @@ func (c *leanConn) try(ctx context.Context, req *leanRequest) (int, error) {
 		c.close()
 		return 0, err
 	}
-	code, keep, err := readResponse(c.br, req.head)
+	code, keep, err := readResponse(c.br, req.head, sink)
 	if err != nil || !keep {
 		c.close()
 	}
 	return code, err
 }
 
-// readResponse reads one response and discards its body. keep is false
-// when the server will close the connection.
-func readResponse(br *bufio.Reader, head bool) (code int, keep bool, err error) {
+// readResponse reads one response and discards its body, or reads into
+// sink what its captures need. keep is false when the server will close
+// the connection.
+func readResponse(br *bufio.Reader, head bool, sink *replySink) (code int, keep bool, err error) {
 	line, err := br.ReadSlice('\n')
 	if err != nil {
 		return 0, false, err
@@ -234,17 +237,22 @@ func readResponse(br *bufio.Reader, head bool) (code int, keep bool, err error) 
 		case asciiEqual(name, "connection"):
 			keep = keep && !bytes.EqualFold(value, []byte("close"))
 		}
+		sink.header(name, value)
 	}
 	if head || code == 204 || code == 304 || code/100 == 1 {
 		return code, keep, nil
 	}
-	return code, keep && (chunked || length >= 0), discardBody(br, length, chunked)
+	keep = keep && (chunked || length >= 0)
+	if sink.wantsBody() {
+		return code, keep, sink.readBody(br, length, chunked)
+	}
+	return code, keep, discardBody(br, length, chunked)
 }
 
 func discardBody(br *bufio.Reader, length int64, chunked bool) error {
 	switch {
 	case chunked:
-		return discardChunked(br)
+		return readChunked(br, nil)
 	case length >= 0:
 		_, err := br.Discard(int(length))
 		return err
@@ -253,7 +261,9 @@ func discardBody(br *bufio.Reader, length int64, chunked bool) error {
 	return err
 }
 
-func discardChunked(br *bufio.Reader) error {
+// readChunked reads a chunked body, writing its data to keep (nil:
+// discarding it).
+func readChunked(br *bufio.Reader, keep io.Writer) error {
 	for {
 		line, err := br.ReadSlice('\n')
 		if err != nil {
@@ -271,6 +281,12 @@ func discardChunked(br *bufio.Reader) error {
 					return err
 				}
 			}
+		}
+		if keep != nil {
+			if _, err := io.CopyN(keep, br, size); err != nil {
+				return err
+			}
+			size = 0
 		}
 		if _, err := br.Discard(int(size) + 2); err != nil {
 			return err

@@ -54,7 +54,7 @@ func TestLeanClientReadsEveryFraming(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			code, err := c.roundTrip(context.Background(), &lr)
+			code, err := c.roundTrip(context.Background(), &lr, nil)
 			if err != nil || code != tc.want {
 				t.Fatalf("round %d %s %s: code %d err %v, want %d", round, tc.req.Method, tc.req.URL, code, err, tc.want)
 			}
@@ -93,7 +93,7 @@ func TestLeanClientReadsRepliesLargerThanItsBuffer(t *testing.T) {
 	}
 	for i := range 20 {
 		start := time.Now()
-		if code, err := c.roundTrip(context.Background(), &lr); err != nil || code != 200 {
+		if code, err := c.roundTrip(context.Background(), &lr, nil); err != nil || code != 200 {
 			t.Fatalf("request %d: code %d err %v", i, code, err)
 		}
 		if took := time.Since(start); took > time.Second {

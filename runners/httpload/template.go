@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchtui/benchtui/runners/flow"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/tmpl"
 )
@@ -48,15 +49,26 @@ func templateFields(r *Request, key string) map[string]string {
 // reports each bad one at pos, naming its field.
 func (s *Spec) TemplateProblems(g *plan.Group, pos plan.Pos, key string) []error {
 	var errs []error
-	for i := range s.Requests {
-		errs = append(errs, g.Templates(pos, templateFields(&s.Requests[i], fmt.Sprintf("%s.requests[%d]", key, i)))...)
+	reqs, list := s.sent()
+	var f *flow.Flow
+	if list == "flow" {
+		if f, _ = flow.Compile(flowDefs(reqs), columns(g)); f == nil {
+			return nil // FlowProblems says why
+		}
+	}
+	for i := range reqs {
+		var vars []string
+		if f != nil {
+			vars = f.VarsBefore(i)
+		}
+		errs = append(errs, g.TemplatesVars(pos, templateFields(&reqs[i], fmt.Sprintf("%s.%s[%d]", key, list, i)), vars)...)
 	}
 	return errs
 }
 
 // compileRequest compiles r's templates; g (nil: none) gives the data
 // file's columns. It returns nil for a request without templates.
-func compileRequest(r *Request, g *plan.Group) (*reqTemplate, error) {
+func compileRequest(r *Request, g *plan.Group, vars []string) (*reqTemplate, error) {
 	if !templated(r) {
 		return nil, nil
 	}
@@ -74,7 +86,7 @@ func compileRequest(r *Request, g *plan.Group) (*reqTemplate, error) {
 	t := &reqTemplate{}
 	var err error
 	compile := func(src string) *tmpl.Template {
-		c, e := g.Template(plan.Pos{}, "", src)
+		c, e := g.TemplateVars(plan.Pos{}, "", src, vars)
 		if e != nil && err == nil {
 			err = e
 		}

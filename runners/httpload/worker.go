@@ -34,11 +34,16 @@ func (w *worker) Close() error { return nil }
 // Do sends one request of the mix, drains its body so the connection is
 // reused, and classifies the outcome.
 func (w *worker) Do(ctx context.Context) runners.Outcome {
-	i := w.r.mix[w.rnd.IntN(len(w.r.mix))]
-	req := &w.r.spec.Requests[i]
 	if w.st != nil && !w.st.Next() {
 		return runners.Outcome{Exhausted: true}
 	}
+	return w.send(ctx, w.r.mix[w.rnd.IntN(len(w.r.mix))], nil)
+}
+
+// send sends request i with the worker's template state, reads its reply
+// into sink (nil: drains it) and classifies the outcome.
+func (w *worker) send(ctx context.Context, i int, sink *replySink) runners.Outcome {
+	req := &w.r.reqs[i]
 	hr, kind := w.build(ctx, req, w.r.tpls[i])
 	if kind != "" {
 		return outcome(req, 0, kind)
@@ -47,7 +52,7 @@ func (w *worker) Do(ctx context.Context) runners.Outcome {
 	if err != nil {
 		return outcome(req, 0, Classify(err))
 	}
-	_, err = io.Copy(io.Discard, resp.Body)
+	err = sink.read(resp)
 	resp.Body.Close()
 	if err != nil {
 		return outcome(req, resp.StatusCode, Classify(err))
@@ -164,12 +169,17 @@ type leanWorker struct {
 var _ runners.Worker = (*leanWorker)(nil)
 
 func (w *leanWorker) Do(ctx context.Context) runners.Outcome {
-	i := w.r.mix[w.rnd.IntN(len(w.r.mix))]
-	req := &w.r.spec.Requests[i]
-	lr := &w.r.lean[i]
 	if w.st != nil && !w.st.Next() {
 		return runners.Outcome{Exhausted: true}
 	}
+	return w.send(ctx, w.r.mix[w.rnd.IntN(len(w.r.mix))], nil)
+}
+
+// send sends request i with the worker's template state over its
+// connection, reading its reply into sink (nil: discarding it).
+func (w *leanWorker) send(ctx context.Context, i int, sink *replySink) runners.Outcome {
+	req := &w.r.reqs[i]
+	lr := &w.r.lean[i]
 	if lr.tpl != nil {
 		wire, ok := lr.tpl.render(&w.buf, w.st)
 		if !ok {
@@ -179,7 +189,7 @@ func (w *leanWorker) Do(ctx context.Context) runners.Outcome {
 		rendered.wire = wire
 		lr = &rendered
 	}
-	code, err := w.conn.roundTrip(ctx, lr)
+	code, err := w.conn.roundTrip(ctx, lr, sink)
 	if err != nil {
 		return outcome(req, code, Classify(err))
 	}

@@ -16,15 +16,21 @@ import (
 // read when the plan was; a group not read from a plan (a test's) reads
 // the process's environment.
 func (g *Group) Template(pos Pos, key, src string) (*tmpl.Template, error) {
-	var cols tmpl.Columns
+	return g.TemplateVars(pos, key, src, nil)
+}
+
+// TemplateVars compiles a request field of g as Template does, where
+// {{.name}} may also read vars, the variables a flow captured before.
+func (g *Group) TemplateVars(pos Pos, key, src string, vars []string) (*tmpl.Template, error) {
+	sc := tmpl.Scope{Vars: vars}
 	if g.Table != nil {
-		cols = g.Table.Columns
+		sc.Columns = g.Table.Columns
 	}
 	getenv := os.Getenv
 	if g.env != nil {
 		getenv = func(k string) string { return g.env[k] }
 	}
-	t, err := tmpl.Compile(src, cols, getenv)
+	t, err := tmpl.CompileScope(src, sc, getenv)
 	if err != nil {
 		return nil, Errorf(pos, key, "template: %v", err)
 	}
@@ -34,9 +40,15 @@ func (g *Group) Template(pos Pos, key, src string) (*tmpl.Template, error) {
 // Templates compiles each field of fields (key -> source) of g and returns
 // every problem at once.
 func (g *Group) Templates(pos Pos, fields map[string]string) []error {
+	return g.TemplatesVars(pos, fields, nil)
+}
+
+// TemplatesVars is Templates for fields that may also read vars, the
+// variables a flow captured before (TemplateVars).
+func (g *Group) TemplatesVars(pos Pos, fields map[string]string, vars []string) []error {
 	var errs []error
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		if _, err := g.Template(pos, k, fields[k]); err != nil {
+		if _, err := g.TemplateVars(pos, k, fields[k], vars); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -92,6 +92,8 @@ func validateShutdown(g *plan.Group) []error {
 	}
 	subs := plan.Section[sse.Spec](g, sse.Section)
 	switch h := plan.Section[httpload.Spec](g, httpload.Section); {
+	case h != nil && len(h.Flow) > 0:
+		at("http.flow", "runner shutdown sends a mix of requests (http.requests), not a flow")
 	case h != nil:
 		errs = append(errs, h.Validate(g.SectionPos["http"], key+"http")...)
 		errs = append(errs, h.TemplateProblems(g, g.SectionPos["http"], key+"http")...)

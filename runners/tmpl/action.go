@@ -9,10 +9,10 @@ import (
 )
 
 // Functions lists the template functions, for messages and docs.
-const Functions = `uuid, seq, now, now_ms, rand_int LO HI, rand_choice "a" "b" …, env "NAME", row "col", .col`
+const Functions = `uuid, seq, now, now_ms, rand_int LO HI, rand_choice "a" "b" …, env "NAME", row "col", .col, .captured`
 
 // compileAction compiles the text between {{ and }}.
-func compileAction(text string, cols Columns, getenv func(string) string) (part, error) {
+func compileAction(text string, sc Scope, getenv func(string) string) (part, error) {
 	words, err := split(strings.TrimSpace(text))
 	if err != nil {
 		return part{}, err
@@ -24,9 +24,8 @@ func compileAction(text string, cols Columns, getenv func(string) string) (part,
 	if s, ok := quoted(name); ok && len(args) == 0 {
 		return part{op: opLit, lit: s}, nil // {{"{{"}} writes the braces
 	}
-	if col, ok := strings.CutPrefix(name, "."); ok && col != "" && len(args) == 0 {
-		i, err := cols.index(col)
-		return part{op: opColumn, col: i}, err
+	if name, ok := strings.CutPrefix(name, "."); ok && name != "" && len(args) == 0 {
+		return sc.lookup(name)
 	}
 	switch name {
 	case "uuid", "seq", "now", "now_ms":
@@ -46,7 +45,7 @@ func compileAction(text string, cols Columns, getenv func(string) string) (part,
 		if err != nil {
 			return part{}, err
 		}
-		i, err := cols.index(s)
+		i, err := sc.Columns.index(s)
 		return part{op: opColumn, col: i}, err
 	}
 	return part{}, fmt.Errorf("unknown function %q; want one of %s", name, Functions)

@@ -14,6 +14,7 @@ type State struct {
 	seq  uint64
 	row  []string
 	data *Source
+	vars []string // captured by a flow's steps, by Scope.Vars index
 }
 
 // NewState returns a worker's state drawing rows from data (nil: none).
@@ -38,6 +39,15 @@ func (s *State) Next() bool {
 	row, ok := s.data.next(s.rnd)
 	s.row = row
 	return ok
+}
+
+// SetVar sets captured variable i (an index in the Scope's Vars); it
+// keeps its value, through later requests, until set again.
+func (s *State) SetVar(i int, v string) {
+	if i >= len(s.vars) {
+		s.vars = append(s.vars, make([]string, i+1-len(s.vars))...)
+	}
+	s.vars[i] = v
 }
 
 // Seq is the number of the current request ({{seq}}).

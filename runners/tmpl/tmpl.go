@@ -11,13 +11,14 @@
 // Values that vary per request come from a State, one per worker: its
 // random source, its sequence number and the data row of the request.
 // Values fixed for the run ({{env "X"}}) are resolved at compile time.
-// Named values that later requests capture from replies are meant to join
-// the row in the State, read by the same {{.name}} parts.
+// Values a flow captured from earlier replies are the State's variables,
+// read by {{.name}} as a data column is.
 package tmpl
 
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +42,7 @@ const (
 	opRandInt
 	opRandChoice
 	opColumn
+	opVar
 )
 
 // part is a literal (lit) or a function with its compiled arguments.
@@ -49,7 +51,7 @@ type part struct {
 	lit     string
 	lo, n   int64    // rand_int: lowest value and how many values
 	choices []string // rand_choice
-	col     int      // column: index in the data's columns
+	col     int      // column: index in the data's columns; var: in the scope's Vars
 }
 
 // Columns names a data file's columns for {{.col}} and {{row "col"}};
@@ -68,11 +70,36 @@ func (c Columns) index(name string) (int, error) {
 	return 0, fmt.Errorf("column %q: the data file's columns are %s", name, strings.Join(c, ", "))
 }
 
+// Scope is what {{.name}} may read: a data file's columns and the
+// variables that a flow's earlier steps captured.
+type Scope struct {
+	Columns Columns
+	// Vars are captured variables, by index in the State (State.SetVar).
+	Vars []string
+}
+
+// lookup compiles {{.name}}: a column, else a captured variable.
+func (sc Scope) lookup(name string) (part, error) {
+	if i := slices.Index(sc.Vars, name); i >= 0 {
+		return part{op: opVar, col: i}, nil
+	}
+	i, err := sc.Columns.index(name)
+	if err != nil && len(sc.Vars) > 0 {
+		err = fmt.Errorf("%w; the variables captured before this step are %s", err, strings.Join(sc.Vars, ", "))
+	}
+	return part{op: opColumn, col: i}, err
+}
+
 // Has reports whether s holds a template action.
 func Has(s string) bool { return strings.Contains(s, "{{") }
 
 // Compile parses src. getenv resolves {{env "X"}} (nil: os.Getenv).
 func Compile(src string, cols Columns, getenv func(string) string) (*Template, error) {
+	return CompileScope(src, Scope{Columns: cols}, getenv)
+}
+
+// CompileScope parses src, whose {{.name}} actions read sc.
+func CompileScope(src string, sc Scope, getenv func(string) string) (*Template, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -89,7 +116,7 @@ func Compile(src string, cols Columns, getenv func(string) string) (*Template, e
 		if j < 0 {
 			return nil, fmt.Errorf("at byte %d: %q has no closing }}", len(src)-len(rest)+i, rest[i:])
 		}
-		p, err := compileAction(rest[i+2:i+j], cols, getenv)
+		p, err := compileAction(rest[i+2:i+j], sc, getenv)
 		if err != nil {
 			return nil, fmt.Errorf("{{%s}}: %w", rest[i+2:i+j], err)
 		}
@@ -151,6 +178,10 @@ func (t *Template) Append(dst []byte, s *State) []byte {
 			dst = append(dst, p.choices[s.rnd.IntN(len(p.choices))]...)
 		case opColumn:
 			dst = append(dst, s.row[p.col]...)
+		case opVar:
+			if p.col < len(s.vars) {
+				dst = append(dst, s.vars[p.col]...)
+			}
 		}
 	}
 	return dst
