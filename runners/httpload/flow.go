@@ -28,6 +28,11 @@ func (r *Request) placeProblems(pos plan.Pos, key, list string) []error {
 	if list == "flow" && r.Weight != 0 {
 		errs = append(errs, plan.Errorf(pos, key+".weight", "a flow's steps run in order, each once per iteration; weight is for requests"))
 	}
+	for name, c := range r.Capture {
+		if c.Column != "" {
+			errs = append(errs, plan.Errorf(pos, key+".capture."+name+".column", "is for Postgres statements; an HTTP reply has a header, json or regex"))
+		}
+	}
 	if list == "requests" {
 		for field, set := range map[string]bool{"capture": len(r.Capture) > 0, "once": r.Once, "think": r.Think.D() != 0} {
 			if set {

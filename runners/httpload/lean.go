@@ -40,7 +40,8 @@ func leanEligible(s *Spec) bool {
 	if s.Protocol != "" && s.Protocol != "http1" {
 		return false
 	}
-	for _, r := range s.Requests {
+	reqs, _ := s.sent()
+	for _, r := range reqs {
 		u, err := url.Parse(tmpl.Skeleton(r.URL))
 		if err != nil || u.Scheme != "http" || u.User != nil {
 			return false
