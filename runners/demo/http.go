@@ -21,10 +21,13 @@ import (
 //	/work?ms=N       waits N ms (default 5), then 200
 //	/leak?kb=N       retains N KB (default 64) for good, so a soak finds a leak
 //	/events?rate=N   Server-Sent Events, N per second
+//	/session         POST opens a session: Mcp-Session-Id header, JSON body
+//	/call            POST with a session's Mcp-Session-Id: 200 token=…, else 401
 //	/healthz         200 once serving
 type Handler struct {
 	mu       sync.Mutex
 	retained [][]byte
+	sessions sessions
 	mux      *http.ServeMux
 	ending   chan struct{} // closed by EndStreams
 	endOnce  sync.Once
@@ -38,6 +41,8 @@ func NewHandler() *Handler {
 	h.mux.HandleFunc("/work", h.work)
 	h.mux.HandleFunc("/leak", h.leak)
 	h.mux.Handle("/events", sseHandler(10, h.ending))
+	h.mux.HandleFunc("/session", h.sessions.start)
+	h.mux.HandleFunc("/call", h.sessions.call)
 	return h
 }
 
