@@ -19,13 +19,19 @@ const ExtraIteration = "iteration"
 type User struct {
 	flow  *Flow
 	state *tmpl.State
-	rec   *runners.Recorder
+	rec   Recorder
 	done  []bool // once steps that have succeeded
 	reply Reply
 }
 
+// Recorder is where a user records its steps; *runners.Recorder is one.
+type Recorder interface {
+	Record(due, sent, end time.Time, out runners.Outcome)
+	Extra(name string, d time.Duration)
+}
+
 // NewUser returns a virtual user of f drawing on st, recording at rec.
-func (f *Flow) NewUser(st *tmpl.State, rec *runners.Recorder) *User {
+func (f *Flow) NewUser(st *tmpl.State, rec Recorder) *User {
 	return &User{flow: f, state: st, rec: rec, done: make([]bool, len(f.Steps))}
 }
 
@@ -40,10 +46,9 @@ type Send func(ctx context.Context, i int, r *Reply) runners.Outcome
 // each later one's from when it was issued. A step that fails, or whose
 // capture finds nothing (KindCapture), ends the iteration. The Outcome it
 // returns is marked Recorded, with the failed step's error kind, if any.
+// The caller has started the iteration on the user's state (State.Next:
+// its data row and {{seq}}).
 func (u *User) Iterate(ctx context.Context, due time.Time, send Send) runners.Outcome {
-	if !u.state.Next() {
-		return runners.Outcome{Exhausted: true}
-	}
 	stepDue := due
 	for i := range u.flow.Steps {
 		s := &u.flow.Steps[i]

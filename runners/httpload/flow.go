@@ -92,14 +92,15 @@ type sender interface {
 type flowWorker struct {
 	sender
 	r    *Runner
+	st   *tmpl.State
 	user *flow.User
 	sink replySink
 }
 
 var _ runners.Iterator = (*flowWorker)(nil)
 
-func (r *Runner) newFlowWorker(st *tmpl.State, rec *runners.Recorder) *flowWorker {
-	w := &flowWorker{r: r, user: r.flow.NewUser(st, rec)}
+func (r *Runner) newFlowWorker(st *tmpl.State, rec flow.Recorder) *flowWorker {
+	w := &flowWorker{r: r, st: st, user: r.flow.NewUser(st, rec)}
 	if r.lean != nil {
 		w.sender = &leanWorker{r: r, st: st, conn: newLeanConn(r.timeout())}
 	} else {
@@ -113,6 +114,9 @@ func (w *flowWorker) Do(ctx context.Context) runners.Outcome { return w.Iterate(
 
 // Iterate runs one iteration of the flow due at due, recording each step.
 func (w *flowWorker) Iterate(ctx context.Context, due time.Time) runners.Outcome {
+	if !w.st.Next() {
+		return runners.Outcome{Exhausted: true}
+	}
 	return w.user.Iterate(ctx, due, w.sendStep)
 }
 

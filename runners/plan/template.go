@@ -114,6 +114,12 @@ func (c *Compiled) Header() map[string]*tmpl.Template {
 // when no field holds one and there is no data file: the request goes as
 // written.
 func CompileFields(g *Group, named, headers map[string]string) (*Compiled, error) {
+	return CompileFieldsVars(g, named, headers, nil)
+}
+
+// CompileFieldsVars is CompileFields for fields that may also read vars,
+// the variables a flow captured before (TemplateVars).
+func CompileFieldsVars(g *Group, named, headers map[string]string, vars []string) (*Compiled, error) {
 	if g == nil {
 		g = &Group{}
 	}
@@ -121,7 +127,7 @@ func CompileFields(g *Group, named, headers map[string]string) (*Compiled, error
 	var errs []error
 	for k, src := range RequestFields("", named, headers) {
 		if tmpl.Has(src) {
-			t, err := g.Template(Pos{}, k[1:], src)
+			t, err := g.TemplateVars(Pos{}, k[1:], src, vars)
 			c.Fields[k[1:]], errs = t, append(errs, err)
 		}
 	}

@@ -152,4 +152,7 @@ func (h *benchHost) Observe(_, _ time.Duration, kind string) {
 	h.events.Add(1)
 }
 func (h *benchHost) Extra(string, time.Duration) {}
-func (h *benchHost) Count(string, int64)         {}
+func (h *benchHost) Record(due, sent, end time.Time, out runners.Outcome) {
+	h.Observe(end.Sub(due), end.Sub(sent), out.Err)
+}
+func (h *benchHost) Count(string, int64) {}

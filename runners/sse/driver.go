@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/httpload"
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
@@ -23,6 +24,8 @@ type recorder interface {
 	Observe(latency, service time.Duration, errKind string)
 	Extra(name string, d time.Duration)
 	Count(name string, n int64)
+	// Record records a flow's step (sse.flow) under its name.
+	Record(due, sent, end time.Time, out runners.Outcome)
 }
 
 // host is what a drive needs of its step; stepHost adapts a StepEnv.
@@ -45,6 +48,7 @@ type Runner struct {
 	spec   Spec
 	ramp   ramp
 	client *client
+	before *httpload.Before // the flow each subscriber sends before it connects; nil without one
 
 	// Reconnect backoff clamps; tests shorten them.
 	backoffMin, backoffMax time.Duration
@@ -81,13 +85,18 @@ func newGroupRunner(s Spec, g *plan.Group) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.tpl, err = compileTemplates(&s, g); err != nil {
+	r := &Runner{spec: s, ramp: rp, client: c, backoffMin: BackoffMin, backoffMax: BackoffMax}
+	var vars []string
+	if len(s.Flow) > 0 {
+		if r.before, err = httpload.NewBefore(g, s.Flow, s.InsecureSkipVerify, timeout); err != nil {
+			return nil, fmt.Errorf("sse section: flow: %w", err)
+		}
+		vars = r.before.Vars()
+	}
+	if c.tpl, err = compileTemplates(&s, g, vars); err != nil {
 		return nil, fmt.Errorf("sse section: %w", err)
 	}
-	return &Runner{
-		spec: s, ramp: rp, client: c,
-		backoffMin: BackoffMin, backoffMax: BackoffMax,
-	}, nil
+	return r, nil
 }
 
 // Prepare does nothing: subscribers connect under the clock.
@@ -104,9 +113,12 @@ func (r *Runner) Finish(context.Context, *runners.StepEnv, runners.Summary) (run
 	return runners.Findings{}, nil
 }
 
-// Close releases the transport's connections.
+// Close releases the transport's connections, and the flow's.
 func (r *Runner) Close() error {
 	r.client.closeIdle()
+	if r.before != nil {
+		return r.before.Close()
+	}
 	return nil
 }
 

@@ -35,6 +35,11 @@ type testRec struct {
 	kinds               map[string]int
 }
 
+// Record keeps a flow step as an operation.
+func (r *testRec) Record(due, sent, end time.Time, out runners.Outcome) {
+	r.Observe(end.Sub(due), end.Sub(sent), out.Err)
+}
+
 func (r *testRec) Observe(lat, _ time.Duration, kind string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/httpload"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/tmpl"
 )
@@ -48,6 +49,10 @@ type Spec struct {
 	Timeout plan.Duration `yaml:"timeout"`
 	// InsecureSkipVerify skips TLS verification for https URLs.
 	InsecureSkipVerify bool `yaml:"insecure_skip_verify"`
+	// Flow is HTTP steps (http.flow's shape) each subscriber sends before
+	// it connects, at every connect; the url and headers read what they
+	// capture ({{.token}}).
+	Flow []httpload.Request `yaml:"flow"`
 }
 
 // Section is the plan key of the SSE section.
@@ -68,7 +73,15 @@ func validate(g *plan.Group) []error {
 	if s == nil {
 		return []error{plan.Errorf(g.Pos, "sse", "runner sse needs an sse: section")}
 	}
-	errs := append(g.NoCounts(), g.Templates(g.SectionPos["sse"], plan.RequestFields("group "+g.ID+": sse", s.templateFields(), s.Headers))...)
+	key := "group " + g.ID + ": sse"
+	var vars []string
+	errs := g.NoCounts()
+	if len(s.Flow) > 0 {
+		var flowErrs []error
+		vars, flowErrs = httpload.CheckBefore(g, s.Flow, g.SectionPos["sse"], key)
+		errs = append(errs, flowErrs...)
+	}
+	errs = append(errs, g.TemplatesVars(g.SectionPos["sse"], plan.RequestFields(key, s.templateFields(), s.Headers), vars)...)
 	for _, p := range s.problems() {
 		errs = append(errs, plan.Errorf(g.SectionPos["sse"], "sse", "%s", p))
 	}

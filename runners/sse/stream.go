@@ -11,6 +11,8 @@ import (
 	"net"
 	"syscall"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/httpload"
 )
 
 const (
@@ -36,6 +38,7 @@ type stream struct {
 	data   []byte // the data buffer of the event being read
 	long   []byte
 	tpl    connectState
+	user   *httpload.BeforeUser // runs the flow before each connect; nil without one
 }
 
 // connect opens the stream and reads it until it ends. It returns the
@@ -45,6 +48,13 @@ func (s *stream) connect(ctx context.Context) int {
 	var lastID string
 	if s.hasID {
 		lastID = string(s.lastID)
+	}
+	if err := s.begin(ctx); err != nil {
+		s.failed(ctx, start, err)
+		return 0
+	}
+	if s.user != nil && s.user.Run(ctx).Err != "" {
+		return 0 // the failed step is recorded under its name
 	}
 	body, err := s.d.r.client.open(ctx, lastID, &s.tpl)
 	if err != nil {
@@ -60,6 +70,23 @@ func (s *stream) connect(ctx context.Context) int {
 		s.rec.Count(endKind(err), 1)
 	}
 	return n
+}
+
+// begin starts a connect on the subscriber's template state: its data row
+// and {{seq}}, and its flow's user on the first connect.
+func (s *stream) begin(ctx context.Context) error {
+	c := s.d.r.client
+	if c.tpl == nil {
+		return nil
+	}
+	st := s.tpl.state(c.tpl.data)
+	if !st.Next() {
+		return errExhausted
+	}
+	if b := s.d.r.before; b != nil && s.user == nil {
+		s.user = b.NewUser(st, s.rec)
+	}
+	return nil
 }
 
 // failed records a connect that began at start and failed with err as an

@@ -33,20 +33,24 @@ func (s *Spec) templateFields() map[string]string {
 }
 
 // compileTemplates compiles s's templates with g's data file (g may be
-// nil); nil when s has none and g no data file.
-func compileTemplates(s *Spec, g *plan.Group) (*templates, error) {
-	c, err := plan.CompileFields(g, s.templateFields(), s.Headers)
-	if c == nil || err != nil {
+// nil), reading vars (what s's flow captures); nil when s has none, g no
+// data file and s no flow.
+func compileTemplates(s *Spec, g *plan.Group, vars []string) (*templates, error) {
+	c, err := plan.CompileFieldsVars(g, s.templateFields(), s.Headers, vars)
+	switch {
+	case err != nil:
 		return nil, err
+	case c == nil && len(s.Flow) == 0:
+		return nil, nil
+	case c == nil:
+		return &templates{}, nil // the flow's variables need a state
 	}
 	return &templates{url: c.Fields["url"], headers: c.Header(), data: c.Data}, nil
 }
 
-// render fills in req's URL and headers for st's next connect.
+// render fills in req's URL and headers for st's current connect
+// (started by the subscriber: State.Next).
 func (t *templates) render(req *http.Request, st *tmpl.State, buf []byte) ([]byte, error) {
-	if !st.Next() {
-		return buf, errExhausted
-	}
 	if t.url != nil {
 		buf = t.url.Append(buf[:0], st)
 		u, err := url.Parse(string(buf))
