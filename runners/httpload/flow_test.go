@@ -201,3 +201,33 @@ func TestFlowCapturesFromLargeBodies(t *testing.T) {
 		t.Errorf("the server saw %v, want 80 uses of t42", got)
 	}
 }
+
+// TestFlowIterationsAndOpenLoop: iterations and an open loop's arrivals
+// count whole iterations: 40 iterations send each of the two steps 40
+// times; an open loop's arrivals, sent or dropped, are its iterations.
+func TestFlowIterationsAndOpenLoop(t *testing.T) {
+	for _, load := range []string{"load: {concurrency: 3}", "load: {rate: 100, max_in_flight: 8}"} {
+		t.Run(load, func(t *testing.T) {
+			s := newSessionServer(0)
+			srv := httptest.NewServer(s)
+			t.Cleanup(srv.Close)
+			st := runGroup(t, fmt.Sprintf(`  - id: count
+    runner: http
+    http:
+      flow:
+        - {name: open, method: POST, url: "%[1]s/session", capture: {sid: {json: $.result.session}}}
+        - {name: call, method: POST, url: "%[1]s/call", headers: {Mcp-Session-Id: "{{.sid}}"}, body: '{"session":"{{.sid}}"}'}
+    %[2]s
+    iterations: 40
+    max_duration: 20s
+`, srv.URL, load), nil).Steps[0]
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			open, call := st.ByName["open"], st.ByName["call"]
+			if open.Requests+st.Dropped != 40 || call.Requests != open.Requests || s.opened != open.Requests || s.calls != call.Requests || s.refused != 0 {
+				t.Errorf("open %d, call %d, dropped %d; the server opened %d, called %d, refused %d; want 40 iterations in all",
+					open.Requests, call.Requests, st.Dropped, s.opened, s.calls, s.refused)
+			}
+		})
+	}
+}
