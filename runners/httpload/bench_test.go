@@ -34,7 +34,12 @@ func benchmarkLean(b *testing.B, path, body string) {
 	if r.err != nil || r.lean == nil {
 		b.Fatalf("want the lean client: %v", r.err)
 	}
-	w, err := r.NewWorker(0, nil)
+	benchmarkWorker(b, r, nil)
+}
+
+// benchmarkWorker times one worker of r sending back to back.
+func benchmarkWorker(b *testing.B, r *Runner, rec *runners.Recorder) {
+	w, err := r.NewWorker(0, rec)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -64,16 +69,5 @@ func BenchmarkLeanFlow(b *testing.B) {
 	if r.err != nil || r.lean == nil {
 		b.Fatalf("want the lean client: %v", r.err)
 	}
-	w, err := r.NewWorker(0, runners.NewRecorder())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer w.Close()
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if out := w.Do(ctx); out.Err != "" {
-			b.Fatal(out.Err)
-		}
-	}
+	benchmarkWorker(b, r, runners.NewRecorder())
 }

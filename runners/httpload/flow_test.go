@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/flow"
 )
 
@@ -99,6 +100,18 @@ const flowGroup = `  - id: flow
     duration: 1s
 `
 
+// runFlowGroup runs flowGroup with client against a session server that
+// answers every tokenlessEvery-th call without a token; it returns the
+// server locked, and the step.
+func runFlowGroup(t *testing.T, client string, tokenlessEvery int) (*sessionServer, artifacts.Step) {
+	s := newSessionServer(tokenlessEvery)
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	st := runGroup(t, fmt.Sprintf(flowGroup, client, srv.URL), nil).Steps[0]
+	s.mu.Lock()
+	return s, st
+}
+
 // TestFlowCarriesCaptures: every virtual user opens one session (once),
 // and every later request carries what the replies before it returned
 // (the session from a header and from JSON, a token by regex): the server
@@ -106,11 +119,7 @@ const flowGroup = `  - id: flow
 func TestFlowCarriesCaptures(t *testing.T) {
 	for _, client := range clients {
 		t.Run(client, func(t *testing.T) {
-			s := newSessionServer(0)
-			srv := httptest.NewServer(s)
-			t.Cleanup(srv.Close)
-			st := runGroup(t, fmt.Sprintf(flowGroup, client, srv.URL), nil).Steps[0]
-			s.mu.Lock()
+			s, st := runFlowGroup(t, client, 0)
 			defer s.mu.Unlock()
 			if s.opened != 4 || s.refused != 0 || s.strange != 0 || s.uses == 0 {
 				t.Errorf("server: %d sessions opened (want one per worker, 4), %d refused, %d strange, %d uses", s.opened, s.refused, s.strange, s.uses)
@@ -135,11 +144,7 @@ func TestFlowCarriesCaptures(t *testing.T) {
 func TestFlowCountsBrokenCaptures(t *testing.T) {
 	for _, client := range clients {
 		t.Run(client, func(t *testing.T) {
-			s := newSessionServer(5)
-			srv := httptest.NewServer(s)
-			t.Cleanup(srv.Close)
-			st := runGroup(t, fmt.Sprintf(flowGroup, client, srv.URL), nil).Steps[0]
-			s.mu.Lock()
+			s, st := runFlowGroup(t, client, 5)
 			defer s.mu.Unlock()
 			call, use := st.ByName["call"], st.ByName["use"]
 			if s.tokenless == 0 || call.ErrorKinds[flow.KindCapture] != s.tokenless || st.Errors != s.tokenless {
