@@ -82,8 +82,9 @@ func (d *decoder) loadsRunner(n *yaml.Node, g *Group, key string) {
 		d.errorf(n, joinKey(key, "runner"), "missing (required)")
 	case g.Loads != nil && written != nil:
 		d.errorf(written, joinKey(key, "runner"), "a group with loads: names the runner of each load; leave runner: out")
-	case g.Loads != nil:
-		g.Runner = LoadsRunner
+	}
+	if g.Loads != nil {
+		g.Runner = LoadsRunner // its loads are checked, whatever runner: said
 	}
 	if g.Loads != nil && mappingValue(n, "load") != nil {
 		d.errorf(mappingValue(n, "load"), joinKey(key, "load"), "a group with loads: gives each load its own load:; leave the group's out")
