@@ -123,14 +123,17 @@ func (c *checker) step(path string, s *Step) {
 	}
 }
 
-// byName checks the figures of named requests and of status codes: each
-// count in range, and the names' and the statuses' counts adding up to at
-// most the step's requests.
+// byName checks the figures of named requests (or loads) and of status
+// codes: each count in range, and the names' and the statuses' counts
+// adding up to at most the step's requests (and dropped).
 func (c *checker) byName(path string, s *Step) {
-	named := s.Requests
+	named, dropped := s.Requests, s.Dropped
 	for _, name := range sortedKeys(s.ByName) {
 		n, p := s.ByName[name], path+".by_name."+name
 		c.count(p+".requests", n.Requests)
+		c.count(p+".dropped", n.Dropped)
+		c.atMost(p+".dropped", n.Dropped, "the step's dropped left by the other names", dropped)
+		dropped -= max(n.Dropped, 0)
 		c.count(p+".errors", n.Errors)
 		c.atMost(p+".errors", n.Errors, p+".requests", n.Requests)
 		c.atMost(p+".requests", n.Requests, "the step's requests left by the other names", named)

@@ -349,7 +349,7 @@ func compareStep(out *Comparison, group string, b, c *Step, opts CompareOptions)
 // namedAsStep is a named request's figures as a step of their own, for
 // the metrics to read: its rates over the step's duration.
 func namedAsStep(s *Step, n NamedStep) *Step {
-	ns := &Step{Label: s.Label, DurationS: s.DurationS, Requests: n.Requests, Errors: n.Errors,
+	ns := &Step{Label: s.Label, DurationS: s.DurationS, Requests: n.Requests, Errors: n.Errors, Dropped: n.Dropped,
 		ErrorKinds: n.ErrorKinds, LatencyMS: n.LatencyMS, Samples: n.Samples}
 	if s.DurationS > 0 {
 		ns.ThroughputRPS = float64(n.Requests) / s.DurationS

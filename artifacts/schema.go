@@ -108,8 +108,11 @@ type Step struct {
 // its latency percentiles (from due time) and the HDR histogram they come
 // from, for exact merges.
 type NamedStep struct {
-	Requests   int64            `json:"requests"`
-	Errors     int64            `json:"errors"`
+	Requests int64 `json:"requests"`
+	Errors   int64 `json:"errors"`
+	// Dropped counts the open-loop arrivals of one of a group's loads
+	// (loads:) that found no free slot; 0 (left out) for named requests.
+	Dropped    int64            `json:"dropped,omitempty"`
 	ErrorKinds map[string]int64 `json:"error_kinds,omitempty"`
 	LatencyMS  Percentiles      `json:"latency_ms"`
 	Histogram  string           `json:"histogram"`

@@ -30,6 +30,9 @@ type Named struct {
 	Requests int64
 	Errors   int64
 	Kinds    map[string]int64
+	// Dropped counts the open-loop arrivals of a load (loads:) that found
+	// no free slot; requests have none of their own.
+	Dropped int64
 }
 
 func newNamed(digits int) *Named {
@@ -54,7 +57,7 @@ func (n *Named) observe(latency int64, errKind string) {
 // Reset empties n for reuse.
 func (n *Named) Reset() {
 	n.Latency.Reset()
-	n.Requests, n.Errors = 0, 0
+	n.Requests, n.Errors, n.Dropped = 0, 0, 0
 	clear(n.Kinds)
 }
 
@@ -63,6 +66,7 @@ func (n *Named) Add(o *Named) {
 	n.Latency.Merge(o.Latency)
 	n.Requests += o.Requests
 	n.Errors += o.Errors
+	n.Dropped += o.Dropped
 	for k, v := range o.Kinds {
 		if n.Kinds == nil {
 			n.Kinds = map[string]int64{}
@@ -82,6 +86,12 @@ func (r *Recorder) named(name string, latency int64, errKind string, status int)
 	if name == "" {
 		return
 	}
+	r.namedFor(name).observe(latency, errKind)
+}
+
+// namedFor is the figures of name, made on first use; past MaxNames names,
+// those of OtherName. mu is held.
+func (r *Recorder) namedFor(name string) *Named {
 	if r.names == nil {
 		r.names = map[string]*Named{}
 	}
@@ -96,5 +106,16 @@ func (r *Recorder) named(name string, latency int64, errKind string, status int)
 			r.names[name] = n
 		}
 	}
-	n.observe(latency, errKind)
+	return n
+}
+
+// LoadName is the name an operation of a group's load (loads:) is
+// counted under: the load's, or "load/name" when the operation has a name
+// of its own. Every operation of a load thus has one name that starts
+// with the load's, and the loads' figures add up to the step's.
+func LoadName(load, name string) string {
+	if name == "" {
+		return load
+	}
+	return load + "/" + name
 }

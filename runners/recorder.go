@@ -26,6 +26,9 @@ type Recorder struct {
 	counters map[string]int64
 	names    map[string]*Named // by the operations' Outcome.Name
 	status   map[string]int64  // by the operations' Outcome.Status
+	// load, when set, names every operation recorded here after one of a
+	// group's several loads (LoadName), and counts its drops under it.
+	load string
 }
 
 // NewRecorder returns an empty recorder.
@@ -34,6 +37,15 @@ func NewRecorder() *Recorder {
 		latency: artifacts.NewHistogram(),
 		service: artifacts.NewHistogram(),
 	}
+}
+
+// NewLoadRecorder returns an empty recorder for one of a group's several
+// loads (loads:): whatever its runner records through it becomes a named
+// figure of the load (steps[].by_name), its drops included.
+func NewLoadRecorder(load string) *Recorder {
+	r := NewRecorder()
+	r.load = load
+	return r
 }
 
 func micros(d time.Duration) int64 {
@@ -56,6 +68,9 @@ func (r *Recorder) Done(due, sent, end time.Time, errKind string) {
 // Record records one operation that was due at due, went out at sent and
 // ended at end, as Done does, and under its Outcome's name and status too.
 func (r *Recorder) Record(due, sent, end time.Time, out Outcome) {
+	if r.load != "" {
+		out.Name = LoadName(r.load, out.Name)
+	}
 	if out.Name == "" && out.Status == 0 {
 		r.Done(due, sent, end, out.Err)
 		return
@@ -71,6 +86,9 @@ func (r *Recorder) Record(due, sent, end time.Time, out Outcome) {
 func (r *Recorder) Observe(latency, service time.Duration, errKind string) {
 	r.mu.Lock()
 	r.observeLocked(latency, service, errKind)
+	if r.load != "" {
+		r.namedFor(r.load).observe(micros(latency), errKind)
+	}
 	r.mu.Unlock()
 }
 
@@ -107,6 +125,9 @@ func (r *Recorder) Extra(name string, d time.Duration) {
 func (r *Recorder) Drop(n int64) {
 	r.mu.Lock()
 	r.dropped += n
+	if r.load != "" {
+		r.namedFor(r.load).Dropped += n
+	}
 	r.mu.Unlock()
 }
 

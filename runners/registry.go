@@ -147,7 +147,9 @@ func (r *Registry) ValidateGroup(g *plan.Group) (known bool, errs []error) {
 	k, known := r.kinds[g.Runner]
 	if known {
 		errs = append(errs, r.foreignSections(k, g)...)
-		errs = append(errs, unreadParams(k, g)...)
+		if g.Loads == nil { // a group with loads: sweeps its loads' keys, which their kinds check
+			errs = append(errs, unreadParams(k, g)...)
+		}
 	}
 	if known && k.Validate != nil {
 		errs = append(errs, k.Validate(g)...)
@@ -169,10 +171,18 @@ func (r *Registry) foreignSections(k Kind, g *plan.Group) []error {
 		addon := slices.ContainsFunc(r.addons, func(a Addon) bool { return a.Section == name })
 		if !own && !addon {
 			errs = append(errs, plan.Errorf(g.SectionPos[name], "group "+g.ID+": "+name,
-				"runner %s does not read a %s: section (it reads: %s)", k.Name, name, strings.Join(slices.Sorted(maps.Keys(k.Sections)), ", ")))
+				"runner %s does not read a %s: section (it reads: %s)", k.Name, name, sectionList(k)))
 		}
 	}
 	return errs
+}
+
+// sectionList names the sections k reads, for messages.
+func sectionList(k Kind) string {
+	if len(k.Sections) == 0 {
+		return "none of its own"
+	}
+	return strings.Join(slices.Sorted(maps.Keys(k.Sections)), ", ")
 }
 
 // unreadParams are the sweep keys of g that k's runners do not read.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,9 +34,20 @@ type StepEnv struct {
 	// OnPanic is set by the engine: it receives the panics that Contain
 	// stopped. Nil lets them go on.
 	OnPanic func(v any, site string)
+	// Ops is set by the engine before a Driver's Drive: the context its
+	// operations run under, which outlives Drive's by the grace the engine
+	// gives in-flight work (a runner that drives the engine's loops itself
+	// passes it as their opCtx). Nil for a runner's test: use Drive's.
+	Ops context.Context
 
-	gate      *Gate
-	recorders []*Recorder
+	gate *Gate
+	// recorders grow while a step is prepared (ForLoad), so the engine
+	// reads them afresh on every tick; they are never removed.
+	recorders atomic.Pointer[[]*Recorder]
+	recMu     sync.Mutex // held to add recorders
+	// parent is the step's env of which this is one load's view (ForLoad):
+	// in-flight counts and units add up there.
+	parent    *StepEnv
 	inFlight  atomic.Int64
 	units     atomic.Int64
 	peakUnits atomic.Int64
@@ -51,24 +63,62 @@ const MaxRecorders = 256
 // most MaxRecorders) and an open gate.
 func NewStepEnv(g *plan.Group, load plan.Load, n int) *StepEnv {
 	env := &StepEnv{Group: g, Load: load, Params: map[string]float64{}, gate: &Gate{}}
-	for range min(max(n, 1), MaxRecorders) {
-		env.recorders = append(env.recorders, NewRecorder())
-	}
+	env.recorders.Store(newRecorders(n, ""))
 	return env
+}
+
+// newRecorders returns n recorders (at least one, at most MaxRecorders),
+// each for the load named load ("" for a group's only load).
+func newRecorders(n int, load string) *[]*Recorder {
+	recs := make([]*Recorder, min(max(n, 1), MaxRecorders))
+	for i := range recs {
+		recs[i] = NewLoadRecorder(load)
+	}
+	return &recs
+}
+
+// ForLoad returns the view of the step that one of a group's several
+// loads (loads:) runs in: g is the load as a group of its own, load and
+// params its shape and sweep values in this step. It has n recorders of
+// its own (bounded as NewStepEnv's), which record every operation under
+// the load's name and are collected with the step's; it shares the
+// step's gate, target and hooks (events are noted with the name), and its
+// in-flight count and units add to the step's. Call it before the load
+// starts (in Prepare).
+func (e *StepEnv) ForLoad(name string, g *plan.Group, load plan.Load, params map[string]float64, n int) *StepEnv {
+	v := &StepEnv{Group: g, Index: e.Index, Label: e.Label, Params: params, Load: load, Target: e.Target,
+		OnWatch: e.OnWatch, OnPanic: e.OnPanic, Ops: e.Ops, gate: e.gate, parent: e}
+	v.OnEvent = func(kind, note string) { e.Event(kind, name+": "+note) }
+	recs := newRecorders(n, name)
+	v.recorders.Store(recs)
+	e.recMu.Lock()
+	all := append(slices.Clone(e.Recorders()), *recs...)
+	e.recorders.Store(&all)
+	e.recMu.Unlock()
+	return v
 }
 
 // Recorder returns the recorder of worker i (workers share recorders
 // beyond the shard count).
-func (e *StepEnv) Recorder(i int) *Recorder { return e.recorders[i%len(e.recorders)] }
+func (e *StepEnv) Recorder(i int) *Recorder {
+	recs := *e.recorders.Load()
+	return recs[i%len(recs)]
+}
 
-// Recorders are every recorder of the step, for the engine to collect.
-func (e *StepEnv) Recorders() []*Recorder { return e.recorders }
+// Recorders are every recorder of the step, its loads' included, for the
+// engine to collect.
+func (e *StepEnv) Recorders() []*Recorder { return *e.recorders.Load() }
 
 // Gate is the step's pause gate.
 func (e *StepEnv) Gate() *Gate { return e.gate }
 
 // AddInFlight moves the in-flight count of a Driver's operations or streams.
-func (e *StepEnv) AddInFlight(delta int) { e.inFlight.Add(int64(delta)) }
+func (e *StepEnv) AddInFlight(delta int) {
+	e.inFlight.Add(int64(delta))
+	if e.parent != nil {
+		e.parent.AddInFlight(delta)
+	}
+}
 
 // InFlight is the number of operations or streams in flight.
 func (e *StepEnv) InFlight() int { return int(e.inFlight.Load()) }
@@ -77,10 +127,17 @@ func (e *StepEnv) InFlight() int { return int(e.inFlight.Load()) }
 // open; the target's fd growth is divided by the step's peak for
 // fds_per_unit.
 func (e *StepEnv) SetUnits(n int) {
-	e.units.Store(int64(n))
+	delta := int64(n) - e.units.Swap(int64(n))
+	e.raisePeak(int64(n))
+	if p := e.parent; p != nil { // a load's view: the step holds the loads' units
+		p.raisePeak(p.units.Add(delta))
+	}
+}
+
+func (e *StepEnv) raisePeak(n int64) {
 	for {
 		peak := e.peakUnits.Load()
-		if int64(n) <= peak || e.peakUnits.CompareAndSwap(peak, int64(n)) {
+		if n <= peak || e.peakUnits.CompareAndSwap(peak, n) {
 			return
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/httpload"
+	"github.com/benchtui/benchtui/runners/loads"
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/quicload"
 	"github.com/benchtui/benchtui/runners/shutdown"
@@ -22,6 +23,8 @@ var kinds = runners.MustRegistry(append([]runners.Kind{
 	quicload.Kind(), // runner: quic
 	spawn.Kind(),    // runner: spawn
 	shutdown.Kind(), // runner: shutdown
+	// a group's loads: list, each load of one of these kinds
+	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind()),
 }, testHookKinds...)...)
 
 // quietQUIC stops quic-go's UDP buffer-size warning, which it writes with

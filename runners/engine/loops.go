@@ -109,6 +109,7 @@ func CloseWorkers(workers []runners.Worker) error {
 func (st *stepRun) startLoad(loadCtx, opCtx context.Context) (*sync.WaitGroup, error) {
 	var wg sync.WaitGroup
 	if d, ok := st.runner.(runners.Driver); ok {
+		st.env.Ops = opCtx
 		wg.Go(func() {
 			defer st.env.Contain()
 			err := d.Drive(loadCtx, st.env)

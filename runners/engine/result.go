@@ -175,7 +175,7 @@ func namedSteps(named map[string]*runners.Named) map[string]artifacts.NamedStep 
 		if err != nil {
 			hist = ""
 		}
-		out[name] = artifacts.NamedStep{Requests: n.Requests, Errors: n.Errors, ErrorKinds: maps.Clone(n.Kinds),
+		out[name] = artifacts.NamedStep{Requests: n.Requests, Errors: n.Errors, Dropped: n.Dropped, ErrorKinds: maps.Clone(n.Kinds),
 			LatencyMS: artifacts.PercentilesOf(n.Latency), Histogram: hist}
 	}
 	return out

@@ -54,19 +54,20 @@ func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
 	if _, driver := r.(runners.Driver); driver {
 		workers = math.MaxInt32 // a Driver's goroutines are its own: shard fully
 	}
-	st.env = runners.NewStepEnv(s.group, spec.Load, shardCount(workers))
+	st.env = runners.NewStepEnv(s.group, spec.Load, ShardCount(workers))
 	st.env.Index, st.env.Label, st.env.Params = i, spec.Label, spec.Params
 	st.env.Target = s.opts.Target
 	st.env.OnEvent = st.event
 	st.env.OnPanic = st.panicked
 	st.env.OnWatch = func(name string, t runners.TargetHandle) { s.watchLate(name, watch.NewTreeSampler(t.PID()), t) }
-	st.tally = newTally(st.env.Recorders(), s.group.Block.D())
+	st.tally = newTally(st.env.Recorders, s.group.Block.D())
 	return st
 }
 
-// shardCount bounds the recorders of a step: one per worker up to twice the
-// CPUs, so memory does not grow with thousands of workers.
-func shardCount(workers int) int {
+// ShardCount bounds the recorders of a step: one per worker up to twice the
+// CPUs, so memory does not grow with thousands of workers. A runner that
+// makes a load's recorders itself (runners/loads) sizes them with it.
+func ShardCount(workers int) int {
 	return max(1, min(workers, 2*runtime.GOMAXPROCS(0)))
 }
 

@@ -15,7 +15,9 @@ import (
 // step totals and the thinned series. Its histograms are its own: the
 // recorders hand theirs over in swap and get emptied spares back.
 type tally struct {
-	recorders []*runners.Recorder
+	// recorders are the step's recorders, read on every collect: a
+	// group's loads add theirs while the step is prepared.
+	recorders func() []*runners.Recorder
 
 	mu       sync.Mutex
 	spares   []*hdrhistogram.Histogram
@@ -43,7 +45,7 @@ type tally struct {
 
 type counts struct{ requests, errors, dropped int64 }
 
-func newTally(recs []*runners.Recorder, block time.Duration) *tally {
+func newTally(recs func() []*runners.Recorder, block time.Duration) *tally {
 	if block <= 0 {
 		block = DefaultBlock
 	}
@@ -84,7 +86,7 @@ func (t *tally) recycle(h *hdrhistogram.Histogram) {
 func (t *tally) collect(keep bool) counts {
 	t.interval.Reset()
 	var c counts
-	for _, r := range t.recorders {
+	for _, r := range t.recorders() {
 		iv := r.Swap(t.spare(), t.spare())
 		t.interval.Merge(iv.Latency)
 		c.requests += iv.Requests
@@ -217,7 +219,7 @@ func (t *tally) view(measured time.Duration) tallyView {
 		if v.byName == nil {
 			v.byName = make(map[string]Stats, len(t.named))
 		}
-		v.byName[name] = statsOf(n.Latency, counts{requests: n.Requests, errors: n.Errors}, measured.Seconds())
+		v.byName[name] = statsOf(n.Latency, counts{requests: n.Requests, errors: n.Errors, dropped: n.Dropped}, measured.Seconds())
 	}
 	return v
 }

@@ -113,7 +113,26 @@ func (d *decoder) plan(n *yaml.Node, p *Plan) {
 
 func (d *decoder) group(n *yaml.Node, key string) *Group {
 	g := &Group{Pos: d.pos(n), Sections: map[string]any{}, SectionPos: map[string]Pos{}}
+	sections := d.sectionOf(g, key)
 	d.structure(n, reflect.ValueOf(g).Elem(), key, func(k, val *yaml.Node) bool {
+		if k.Value == "loads" {
+			d.loads(val, g, joinKey(key, "loads"))
+			return true
+		}
+		return sections(k, val)
+	})
+	d.loadsRunner(n, g, key)
+	if shown, ok := d.shown[mappingValue(n, "title")]; ok {
+		g.Title = shown // shown on screen and kept in the artifact
+	}
+	return g
+}
+
+// sectionOf returns the decoder of the runner sections (`http:`, …) of
+// g, whose key in messages is key: it decodes a section the schema knows
+// into g.Sections and reports whether it knew it.
+func (d *decoder) sectionOf(g *Group, key string) func(k, val *yaml.Node) bool {
+	return func(k, val *yaml.Node) bool {
 		newSpec, ok := d.schema.Section(k.Value)
 		if !ok {
 			return false
@@ -123,11 +142,7 @@ func (d *decoder) group(n *yaml.Node, key string) *Group {
 		g.Sections[k.Value] = spec
 		g.SectionPos[k.Value] = d.pos(val)
 		return true
-	})
-	if shown, ok := d.shown[mappingValue(n, "title")]; ok {
-		g.Title = shown // shown on screen and kept in the artifact
 	}
-	return g
 }
 
 // writtenGroups renders each group as written, before ${VAR} expansion:

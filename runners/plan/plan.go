@@ -45,11 +45,16 @@ type TargetSpec struct {
 
 // Group is one bench group of a plan.
 type Group struct {
-	ID       string               `yaml:"id,required"`
-	Title    string               `yaml:"title"`
-	Target   string               `yaml:"target"`
-	Runner   string               `yaml:"runner,required"`
-	Load     Load                 `yaml:"load"`
+	ID     string `yaml:"id,required"`
+	Title  string `yaml:"title"`
+	Target string `yaml:"target"`
+	// Runner is the group's runner kind; LoadsRunner for a group with
+	// loads, which names no runner of its own.
+	Runner string `yaml:"runner"`
+	Load   Load   `yaml:"load"`
+	// Loads are the group's named loads (`loads:`), run together on the
+	// group's clock; nil without that key.
+	Loads    []*NamedLoad         `yaml:"-"`
 	Sweep    map[string][]float64 `yaml:"sweep"`
 	Warmup   Duration             `yaml:"warmup"`
 	Duration Duration             `yaml:"duration"`
