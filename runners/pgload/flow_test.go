@@ -179,6 +179,21 @@ func TestFlowCaptureEdges(t *testing.T) {
 	if got := st.ByName["big"].ErrorKinds[flow.KindCapture]; got != 5 || query[int64](t, dsn, "SELECT count(*) FROM never") != 0 {
 		t.Errorf("a 9000-byte capture failed %d times, want 5, and no step after it", got)
 	}
+
+	// A regex that matches anything, even nothing, still wants a row.
+	st, dsn = runFlow(t, `    postgres:
+      dsn: "${DSN}"
+      setup: ["CREATE TABLE never(n int)"]
+      flow:
+        - {name: none, sql: "SELECT 'x' AS v WHERE false", capture: {v: {regex: '(.*)'}}}
+        - {name: never, sql: "INSERT INTO never VALUES (1)"}
+    load: {concurrency: 1}
+    iterations: 5
+    max_duration: 60s
+`)
+	if got := st.ByName["none"].ErrorKinds[flow.KindCapture]; got != 5 || query[int64](t, dsn, "SELECT count(*) FROM never") != 0 {
+		t.Errorf("a regex over no row failed %d times, want 5, and no step after it", got)
+	}
 }
 
 // TestFlowPlanErrors: a flow's mistakes are refused at plan time, each
