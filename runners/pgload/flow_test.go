@@ -7,7 +7,6 @@ import (
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/flow"
 	"github.com/benchtui/benchtui/runners/pgload/pgtest"
-	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
@@ -109,43 +108,13 @@ func TestFlowCountsFailedCaptures(t *testing.T) {
 	}
 }
 
-// TestFlowCaptureEdges: a capture reads the first row and drops the
-// rest (the connection carries the next step); a transaction's capture
-// reads its last statement that returns columns; a statement without a
-// row, a NULL and a value past flow.MaxValueBytes are failed captures,
-// and the steps after them are never sent.
-func TestFlowCaptureEdges(t *testing.T) {
+// TestFlowCapturesFirstRows: a capture reads the first row and drops the
+// rest (the connection carries the next step), and a transaction's
+// capture reads its last statement that returns columns.
+func TestFlowCapturesFirstRows(t *testing.T) {
 	st, dsn := runFlow(t, `    postgres:
       dsn: "${DSN}"
-      setup:
-        - "CREATE TABLE item(id bigserial PRIMARY KEY, n bigint NOT NULL UNIQUE, first int)"
-        - "CREATE TABLE never(n int)"
-      flow:
-        - name: tx
-          args: [$seq]
-          tx:
-            - "INSERT INTO item(n) VALUES ($1) RETURNING 0 AS id"
-            - "SELECT id FROM item WHERE n = $1"
-            - "SELECT 1 AS unrelated WHERE false AND $1 > 0"
-          capture: {id: {column: id}}
-        - {name: many, sql: "SELECT g FROM generate_series(1, 5000) g", capture: {first: {column: g}}}
-        - {name: use, sql: "UPDATE item SET first = $2 WHERE id = $1", args: ["$var:id", "$var:first"]}
-    load: {concurrency: 2}
-    iterations: 40
-    max_duration: 60s
-`)
-	// The unrelated statement returns columns but no row: the tx's capture
-	// fails on it. Every tx committed; nothing after it ran.
-	if got := st.ByName["tx"].ErrorKinds[flow.KindCapture]; got != 40 || st.ByName["many"].Requests != 0 {
-		t.Errorf("tx capture errors %d, many sent %d; want 40 and 0", got, st.ByName["many"].Requests)
-	}
-	if n := query[int64](t, dsn, "SELECT count(*) FROM item"); n != 40 {
-		t.Errorf("%d rows committed, want 40", n)
-	}
-
-	st, dsn = runFlow(t, `    postgres:
-      dsn: "${DSN}"
-      setup: ["CREATE TABLE item(id bigserial PRIMARY KEY, n bigint NOT NULL UNIQUE, first int)", "CREATE TABLE never(n int)"]
+      setup: ["CREATE TABLE item(id bigserial PRIMARY KEY, n bigint NOT NULL UNIQUE, first int)"]
       flow:
         - name: tx
           args: [$seq]
@@ -153,59 +122,52 @@ func TestFlowCaptureEdges(t *testing.T) {
           capture: {id: {column: id}}
         - {name: many, sql: "SELECT g FROM generate_series(1, 5000) g", capture: {first: {column: g}}}
         - {name: use, sql: "UPDATE item SET first = $2 WHERE id = $1", args: ["$var:id", "$var:first"]}
-        - {name: "null", sql: "SELECT NULL::text AS v", capture: {v: {column: v}}}
-        - {name: never, sql: "INSERT INTO never VALUES (1)"}
     load: {concurrency: 2}
     iterations: 40
     max_duration: 60s
 `)
-	if n := query[int64](t, dsn, "SELECT count(*) FROM item WHERE first = 1"); n != 40 || st.ByName["use"].Requests != 40 {
-		t.Errorf("%d rows got the first of 5000 rows by their own id (use sent %d); want 40", n, st.ByName["use"].Requests)
+	if n := query[int64](t, dsn, "SELECT count(*) FROM item WHERE first = 1"); n != 40 || st.ByName["use"].Requests != 40 || st.Errors != 0 {
+		t.Errorf("%d rows got the first of 5000 rows by their own id (use sent %d, errors %v); want 40", n, st.ByName["use"].Requests, st.ErrorKinds)
 	}
-	if got := st.ByName["null"].ErrorKinds[flow.KindCapture]; got != 40 || query[int64](t, dsn, "SELECT count(*) FROM never") != 0 {
-		t.Errorf("NULL captures failed %d times, want 40, and no step after them", got)
-	}
+}
 
-	st, dsn = runFlow(t, `    postgres:
+// TestFlowFailedCaptures: a statement without a row (or a transaction
+// whose last statement with columns has none), a NULL, a column the
+// statement lacks and a value past flow.MaxValueBytes are failed
+// captures, and the step after them is never sent.
+func TestFlowFailedCaptures(t *testing.T) {
+	for name, step := range map[string]string{
+		"no row":          `{sql: "SELECT 1 AS v WHERE false", capture: {v: {column: v}}}`,
+		"regex on no row": `{sql: "SELECT 'x' AS v WHERE false", capture: {v: {regex: '(.*)'}}}`,
+		"null":            `{sql: "SELECT NULL::text AS v", capture: {v: {column: v}}}`,
+		"no such column":  `{sql: "SELECT 1 AS v", capture: {v: {column: w}}}`,
+		"no columns":      `{sql: "INSERT INTO never VALUES (0)", capture: {v: {column: v}}}`,
+		"too long":        `{sql: "SELECT repeat('x', 9000) AS v", capture: {v: {regex: '^(x+)$'}}}`,
+		"tx, last empty": `{args: [$seq], capture: {v: {column: v}}, tx: ["INSERT INTO never VALUES ($1) RETURNING n AS v",
+            "SELECT 1 AS w WHERE $1 < 0"]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			st, dsn := runFlow(t, `    postgres:
       dsn: "${DSN}"
-      setup: ["CREATE TABLE never(n int)"]
+      setup: ["CREATE TABLE never(n int)", "CREATE TABLE after(n int)"]
       flow:
-        - {name: big, sql: "SELECT repeat('x', 9000) AS v", capture: {v: {regex: '^(x+)$'}}}
-        - {name: never, sql: "INSERT INTO never VALUES (1)"}
-    load: {concurrency: 1}
-    iterations: 5
+        - `+strings.Replace(step, "{", "{name: capture, ", 1)+`
+        - {name: after, sql: "INSERT INTO after VALUES (1)"}
+    load: {concurrency: 2}
+    iterations: 10
     max_duration: 60s
 `)
-	if got := st.ByName["big"].ErrorKinds[flow.KindCapture]; got != 5 || query[int64](t, dsn, "SELECT count(*) FROM never") != 0 {
-		t.Errorf("a 9000-byte capture failed %d times, want 5, and no step after it", got)
-	}
-
-	// A regex that matches anything, even nothing, still wants a row.
-	st, dsn = runFlow(t, `    postgres:
-      dsn: "${DSN}"
-      setup: ["CREATE TABLE never(n int)"]
-      flow:
-        - {name: none, sql: "SELECT 'x' AS v WHERE false", capture: {v: {regex: '(.*)'}}}
-        - {name: never, sql: "INSERT INTO never VALUES (1)"}
-    load: {concurrency: 1}
-    iterations: 5
-    max_duration: 60s
-`)
-	if got := st.ByName["none"].ErrorKinds[flow.KindCapture]; got != 5 || query[int64](t, dsn, "SELECT count(*) FROM never") != 0 {
-		t.Errorf("a regex over no row failed %d times, want 5, and no step after it", got)
+			if got := st.ByName["capture"].ErrorKinds[flow.KindCapture]; got != 10 || st.Errors != 10 || query[int64](t, dsn, "SELECT count(*) FROM after") != 0 {
+				t.Errorf("%d failed captures (errors %v), want 10 and no step after them", got, st.ErrorKinds)
+			}
+		})
 	}
 }
 
 // TestFlowPlanErrors: a flow's mistakes are refused at plan time, each
 // naming the file, the line and the field.
 func TestFlowPlanErrors(t *testing.T) {
-	_, err := plan.ParsePlan("plan.yaml", []byte(`version: 1
-groups:
-  - id: PG
-    runner: postgres
-    load: {concurrency: 2}
-    duration: 1s
-    postgres:
+	err := parsePG(`    postgres:
       dsn: embedded
       statements: [{sql: "SELECT $1", args: ["$var:x"], once: true, capture: {y: {column: y}}}]
       flow:
@@ -219,7 +181,7 @@ groups:
         - sql: "SELECT $1"
           args: ["$var:nope"]
           capture: {both: {column: a, regex: b}}
-`), func(string) (string, bool) { return "", false }, testRegistry)
+`)
 	if err == nil {
 		t.Fatal("a bad plan passed")
 	}
@@ -237,16 +199,10 @@ groups:
 		}
 	}
 
-	_, err = plan.ParsePlan("plan.yaml", []byte(`version: 1
-groups:
-  - id: PG
-    runner: postgres
-    load: {concurrency: 2}
-    duration: 1s
-    postgres:
+	err = parsePG(`    postgres:
       dsn: embedded
       statements: [{sql: "SELECT $1", args: ["$var:x"], once: true, think: 1ms, capture: {y: {column: y}}}]
-`), func(string) (string, bool) { return "", false }, testRegistry)
+`)
 	for _, want := range []string{
 		`plan.yaml:8:7: group PG: postgres.statements[0].args[0]: "$var:x" reads a variable that a flow step captured`,
 		`postgres.statements[0].capture: is for the steps of a flow (postgres.flow)`,

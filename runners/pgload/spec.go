@@ -10,6 +10,12 @@
 // counted by SQLSTATE ("sqlstate_40001"), or as "timeout", "canceled",
 // "refused" or "other".
 //
+// `flow:` in place of `statements:` makes each worker a virtual user
+// (package flow) that runs the steps in order per iteration: a step's
+// captures read the first row it returns, as text, and later steps bind
+// them with the arg $var:NAME. A step that captures runs as a query asking
+// for text results; the others run exactly as a mix's statements do.
+//
 // `dsn: embedded` starts a throwaway cluster (StartEmbedded) from the
 // initdb and postgres on the machine, stopped when the run ends. A group of
 // any runner may carry a `verify:` list of its own; see VerifyChecks.
