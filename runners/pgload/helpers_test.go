@@ -124,3 +124,16 @@ func checks(res *artifacts.Step) map[string]artifacts.Check {
 	}
 	return m
 }
+
+// parsePG parses a plan of one postgres group PG, two workers for 1 s,
+// whose sections (from line 7 on) are given, and returns its errors.
+func parsePG(sections string) error {
+	_, err := plan.ParsePlan("plan.yaml", []byte(`version: 1
+groups:
+  - id: PG
+    runner: postgres
+    load: {concurrency: 2}
+    duration: 1s
+`+sections), func(string) (string, bool) { return "", false }, testRegistry)
+	return err
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/flow"
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
@@ -24,8 +25,9 @@ type runner struct {
 	group   *plan.Group
 	spec    *Spec
 	env     *runners.RunEnv
-	stmts   []*statement
-	cum     []int // cumulative weights, for picking
+	stmts   []*statement // the mix's statements, or the flow's steps
+	cum     []int        // cumulative weights, for picking
+	flow    *flow.Flow   // nil for a mix
 	timeout time.Duration
 
 	seq  atomic.Int64                 // $seq, shared by the workers of the whole run
@@ -47,11 +49,16 @@ func newRunner(g *plan.Group, env *runners.RunEnv) (runners.Runner, error) {
 		return nil, fmt.Errorf("group %s: no postgres section", g.ID)
 	}
 	r := &runner{group: g, spec: spec, env: env, dsn: spec.DSN, timeout: g.Load.Timeout.D()}
+	var problems []flow.Problem
+	if r.flow, problems = spec.compileFlow(); len(problems) > 0 {
+		return nil, fmt.Errorf("group %s: %w", g.ID, errors.Join(flowErrors(problems)...))
+	}
+	stmts, list := spec.sent()
 	total := 0
-	for i := range spec.Statements {
-		st, err := compileStatement(&spec.Statements[i])
+	for i := range stmts {
+		st, err := compileStatement(&stmts[i], varsBefore(r.flow, i), r.flow != nil)
 		if err != nil {
-			return nil, fmt.Errorf("group %s: statements[%d]: %w", g.ID, i, err)
+			return nil, fmt.Errorf("group %s: %s[%d]: %w", g.ID, list, i, err)
 		}
 		total += st.weight
 		r.stmts = append(r.stmts, st)
@@ -186,8 +193,12 @@ func execAll(ctx context.Context, pool *pgxpool.Pool, what string, sqls []string
 	return nil
 }
 
-// NewWorker returns a worker with its own random source.
+// NewWorker returns a worker with its own random source; in a flow, a
+// virtual user with its own variables.
 func (r *runner) NewWorker(id int, rec *runners.Recorder) (runners.Worker, error) {
+	if r.flow != nil {
+		return r.newFlowWorker(id, rec), nil
+	}
 	return newWorker(r, id, rec), nil
 }
 

@@ -233,16 +233,7 @@ func TestDSNPasswordNeverShown(t *testing.T) {
 }
 
 func TestPlanDecodingAndErrors(t *testing.T) {
-	parse := func(section string) error {
-		_, err := plan.ParsePlan("plan.yaml", []byte(`version: 1
-groups:
-  - id: PG
-    runner: postgres
-    load: {concurrency: 2}
-    duration: 1s
-`+section), func(string) (string, bool) { return "", false }, testRegistry)
-		return err
-	}
+	parse := parsePG
 	ok := `    postgres:
       dsn: embedded
       statements: [{sql: "SELECT 1"}]

@@ -10,6 +10,12 @@
 // counted by SQLSTATE ("sqlstate_40001"), or as "timeout", "canceled",
 // "refused" or "other".
 //
+// `flow:` in place of `statements:` makes each worker a virtual user
+// (package flow) that runs the steps in order per iteration: a step's
+// captures read the first row it returns, as text, and later steps bind
+// them with the arg $var:NAME. A step that captures runs as a query asking
+// for text results; the others run exactly as a mix's statements do.
+//
 // `dsn: embedded` starts a throwaway cluster (StartEmbedded) from the
 // initdb and postgres on the machine, stopped when the run ends. A group of
 // any runner may carry a `verify:` list of its own; see VerifyChecks.
@@ -21,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/flow"
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
@@ -35,7 +42,11 @@ type Spec struct {
 	// Teardown runs once, when the group ends.
 	Teardown []string `yaml:"teardown"`
 	// Statements are the weighted mix of operations.
-	Statements []Statement `yaml:"statements,required"`
+	Statements []Statement `yaml:"statements"`
+	// Flow, instead of Statements, is a sequence each worker (a virtual
+	// user) runs in order per iteration, carrying captured values from
+	// one statement's first row to later statements' args ($var:name).
+	Flow []Statement `yaml:"flow"`
 	// Verify runs after each step; each entry becomes a check.
 	Verify []Verify `yaml:"verify"`
 }
@@ -48,11 +59,19 @@ type Statement struct {
 	// Weight is the statement's share of the mix; 0 means 1.
 	Weight int `yaml:"weight"`
 	// Args are bound to $1, $2, …: literals or generators ($seq, $worker,
-	// $rand_int:LO:HI, $rand_text:N, $uuid, $now; "$$x" is the literal "$x").
+	// $rand_int:LO:HI, $rand_text:N, $uuid, $now, and in a flow $var:name,
+	// a variable an earlier step captured; "$$x" is the literal "$x").
 	// In a transaction each statement takes the first as many args as the
 	// highest $N it names.
 	Args []string `yaml:"args"`
 	Tx   []string `yaml:"tx"`
+	// Capture, Once and Think are for flow steps (package flow). A
+	// capture reads the first row the statement returns (a transaction's:
+	// the last of its statements that returns columns): {column: name},
+	// or {regex: …} matched against the first column.
+	Capture map[string]flow.Capture `yaml:"capture"`
+	Once    bool                    `yaml:"once"`
+	Think   plan.Duration           `yaml:"think"`
 }
 
 // Verify is a query whose single value is compared with Expect after a step.
@@ -117,19 +136,28 @@ func (s *Spec) Validate(pos plan.Pos, key string) []error {
 	if s.Pool < 0 {
 		bad("pool", "want 0 (the workers) or more, got %d", s.Pool)
 	}
-	if len(s.Statements) == 0 {
-		bad("statements", "want at least one statement")
+	switch {
+	case len(s.Statements) == 0 && len(s.Flow) == 0:
+		bad("statements", "want at least one statement (or a flow: of steps)")
+	case len(s.Statements) > 0 && len(s.Flow) > 0:
+		bad("flow", "give statements (a weighted mix) or flow (a sequence), not both")
 	}
-	for i, st := range s.Statements {
-		k := fmt.Sprintf("statements[%d]", i)
+	fl, problems := s.compileFlow()
+	for _, p := range problems {
+		bad(p.Key, "%s", p.Msg)
+	}
+	stmts, list := s.sent()
+	for i, st := range stmts {
+		k := fmt.Sprintf("%s[%d]", list, i)
 		if (st.SQL == "") == (len(st.Tx) == 0) {
 			bad(k, "want exactly one of sql and tx")
 		}
 		if st.Weight < 0 {
 			bad(k+".weight", "want 0 or more, got %d", st.Weight)
 		}
+		errs = append(errs, st.placeProblems(pos, key+"."+k, list)...)
 		for j, a := range st.Args {
-			if _, err := parseArg(a); err != nil {
+			if _, err := parseArg(a, varsBefore(fl, i), fl != nil); err != nil {
 				bad(fmt.Sprintf("%s.args[%d]", k, j), "%v", err)
 			}
 		}
@@ -168,8 +196,9 @@ func validateVerify(pos plan.Pos, key string, list []Verify, hasDSN bool) []erro
 // argGen produces one statement argument for a worker.
 type argGen func(w *worker) any
 
-// parseArg compiles one `args:` entry.
-func parseArg(s string) (argGen, error) {
+// parseArg compiles one `args:` entry. vars are the variables a flow's
+// earlier steps capture (inFlow: the entry is a flow step's).
+func parseArg(s string, vars []string, inFlow bool) (argGen, error) {
 	if !strings.HasPrefix(s, "$") {
 		return func(*worker) any { return s }, nil
 	}
@@ -189,6 +218,8 @@ func parseArg(s string) (argGen, error) {
 		return func(*worker) any { return nowUTC() }, nil
 	case "rand_int":
 		return parseRandInt(s, rest)
+	case "var":
+		return parseVar(s, rest, vars, inFlow)
 	case "rand_text":
 		n, err := strconv.Atoi(rest)
 		if err != nil || n <= 0 || n > 1<<20 {
@@ -196,8 +227,8 @@ func parseArg(s string) (argGen, error) {
 		}
 		return func(w *worker) any { return w.randText(n) }, nil
 	}
-	return nil, fmt.Errorf("unknown generator %q: want $seq, $worker, $rand_int:LO:HI, $rand_text:N, $uuid or $now "+
-		"(write $$ for a literal $)", s)
+	return nil, fmt.Errorf("unknown generator %q: want $seq, $worker, $rand_int:LO:HI, $rand_text:N, $uuid, $now "+
+		"or, in a flow, $var:NAME (write $$ for a literal $)", s)
 }
 
 func parseRandInt(s, rest string) (argGen, error) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
 // statement is a compiled Statement.
@@ -25,15 +26,20 @@ type statement struct {
 	nargs  []int    // per tx statement: how many args it takes
 	args   []argGen
 	weight int
+	// capture: a flow step whose captures read its first row, run as a
+	// query (the others are run as Exec, as the mix's are).
+	capture bool
 }
 
-func compileStatement(s *Statement) (*statement, error) {
-	st := &statement{name: s.Name, sql: s.SQL, tx: s.Tx, weight: s.Weight}
+// compileStatement compiles s; vars are the variables a flow's earlier
+// steps capture (inFlow: s is a flow's step).
+func compileStatement(s *Statement, vars []string, inFlow bool) (*statement, error) {
+	st := &statement{name: s.Name, sql: s.SQL, tx: s.Tx, weight: s.Weight, capture: len(s.Capture) > 0}
 	if st.weight == 0 {
 		st.weight = 1
 	}
 	for _, a := range s.Args {
-		gen, err := parseArg(a)
+		gen, err := parseArg(a, vars, inFlow)
 		if err != nil {
 			return nil, err
 		}
@@ -53,6 +59,7 @@ type worker struct {
 	rng  *rand.Rand
 	args []any // reused between operations
 	text []byte
+	st   *tmpl.State // a flow's virtual user's variables ($var); nil in a mix
 }
 
 var _ runners.Worker = (*worker)(nil)
@@ -68,7 +75,15 @@ func newWorker(r *runner, id int, rec *runners.Recorder) *worker {
 // Do runs one statement of the mix, picked by weight, on a pooled
 // connection.
 func (w *worker) Do(ctx context.Context) runners.Outcome {
-	st := w.pick()
+	return w.run(ctx, w.pick(), nil)
+}
+
+// stmtFunc runs one statement on conn.
+type stmtFunc func(ctx context.Context, conn *pgx.Conn, sql string, args []any) error
+
+// run runs st on a pooled connection. With rr (a flow step that
+// captures) its statements are queries whose first row rr keeps.
+func (w *worker) run(ctx context.Context, st *statement, rr *rowReader) runners.Outcome {
 	if w.r.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, w.r.timeout)
@@ -88,10 +103,15 @@ func (w *worker) Do(ctx context.Context) runners.Outcome {
 		return runners.Outcome{Err: Classify(err), Sent: sent, Name: st.name}
 	}
 	args := w.makeArgs(st)
-	if st.sql != "" {
+	switch {
+	case rr != nil && st.sql != "":
+		err = rr.run(ctx, conn.Conn(), st.sql, args)
+	case rr != nil:
+		err = runTx(ctx, conn, st, args, rr.run)
+	case st.sql != "":
 		err = execOne(ctx, conn.Conn(), st.sql, args)
-	} else {
-		err = runTx(ctx, conn, st, args)
+	default:
+		err = runTx(ctx, conn, st, args, execOne)
 	}
 	conn.Release()
 	if err != nil {
@@ -128,15 +148,15 @@ func staleStatement(err error) bool {
 	return errors.As(err, &pgErr) && (pgErr.Code == "0A000" || pgErr.Code == "26000")
 }
 
-// runTx runs st's statements as one transaction; on any failure it rolls
-// back and reports the failure.
-func runTx(ctx context.Context, conn *pgxpool.Conn, st *statement, args []any) error {
+// runTx runs st's statements as one transaction, each by run; on any
+// failure it rolls back and reports the failure.
+func runTx(ctx context.Context, conn *pgxpool.Conn, st *statement, args []any, run stmtFunc) error {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	for i, q := range st.tx {
-		if err = execOne(ctx, tx.Conn(), q, args[:st.nargs[i]]); err != nil {
+		if err = run(ctx, tx.Conn(), q, args[:st.nargs[i]]); err != nil {
 			// Roll back even when ctx has ended, or the connection goes back
 			// to the pool inside a failed transaction.
 			rbCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
