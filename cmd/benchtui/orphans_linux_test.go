@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -292,5 +295,48 @@ func TestEmbeddedPostgresExitStopsTheRun(t *testing.T) {
 	st := a.Steps[0]
 	if !hasEvent(st, artifacts.EventTargetExited) || st.DurationS >= 50 {
 		t.Errorf("step: %.1f s, events %+v; want cut short with a target_exited event", st.DurationS, st.Events)
+	}
+}
+
+// TestSIGINTWhileTargetStarts: an interrupt while a target is still
+// getting ready ends the run at once instead of after the ready timeout.
+func TestSIGINTWhileTargetStarts(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.yaml")
+	os.WriteFile(plan, []byte(`version: 1
+targets:
+  slow: {command: ["sleep", "30"], ready: "tcp://127.0.0.1:1", ready_timeout: 60s}
+groups:
+  - id: g
+    runner: http
+    target: slow
+    http: {requests: [{url: "http://127.0.0.1:1/"}]}
+    load: {concurrency: 1}
+    duration: 1s
+`), 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, benchtuiBinary(t), "run", plan, "-o", dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// SIGINT once the target is starting: before, it could come ahead of
+	// the signal handler on a busy machine, and kill the run outright.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if slices.Contains(slices.Collect(maps.Values(descendants(t, cmd.Process.Pid))), "sleep 30") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the target did not start within 20 s")
+		}
+	}
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	if took := time.Since(start); took > 10*time.Second || ctx.Err() != nil {
+		t.Errorf("run took %s to end after SIGINT during target start", took)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitFail {
+		t.Errorf("exit %d, want 1", code)
 	}
 }

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -181,41 +177,4 @@ func TestMain(m *testing.M) { testbin.Exit(m.Run()) }
 func benchtuiBinary(t *testing.T) string {
 	t.Helper()
 	return testbin.Build(t, ".")
-}
-
-// TestSIGINTWhileTargetStarts: an interrupt while a target is still
-// getting ready ends the run at once instead of after the ready timeout.
-func TestSIGINTWhileTargetStarts(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("sends SIGINT and spawns a target in a process group: Unix only")
-	}
-	dir := t.TempDir()
-	plan := filepath.Join(dir, "plan.yaml")
-	os.WriteFile(plan, []byte(`version: 1
-targets:
-  slow: {command: ["sleep", "30"], ready: "tcp://127.0.0.1:1", ready_timeout: 60s}
-groups:
-  - id: g
-    runner: http
-    target: slow
-    http: {requests: [{url: "http://127.0.0.1:1/"}]}
-    load: {concurrency: 1}
-    duration: 1s
-`), 0o644)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, benchtuiBinary(t), "run", plan, "-o", dir)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(500 * time.Millisecond)
-	start := time.Now()
-	cmd.Process.Signal(syscall.SIGINT)
-	cmd.Wait()
-	if took := time.Since(start); took > 10*time.Second || ctx.Err() != nil {
-		t.Errorf("run took %s to end after SIGINT during target start", took)
-	}
-	if code := cmd.ProcessState.ExitCode(); code != exitFail {
-		t.Errorf("exit %d, want 1", code)
-	}
 }
