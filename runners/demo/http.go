@@ -43,6 +43,7 @@ func NewHandler() *Handler {
 	h.mux.Handle("/events", sseHandler(10, h.ending))
 	h.mux.HandleFunc("/session", h.sessions.start)
 	h.mux.HandleFunc("/call", h.sessions.call)
+	registerStandIns(h.mux) // /ingest, /gate, /publish: see standins.go
 	return h
 }
 
