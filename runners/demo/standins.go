@@ -19,23 +19,29 @@ import (
 //	GET  /ingest/count               the number of events accepted so far
 //	GET  /gate?key=K&burst=B&rate=R  a token bucket per key (B tokens, R refilled a second):
 //	                                 200 while it holds a token, else 429
-//	ANY  /publish?ms=N&interval_ms=I one write at a time, each taking N ms (default 60) and
-//	                                 committed at least I ms after the last (default 1500)
+//	ANY  /publish?world=W&ms=N&interval_ms=I
+//	                                 one write at a time per world, each taking N ms (default
+//	                                 60) and committed at least I ms after the world's last
+//	                                 (default 1500)
 //
 // The QUIC stream server answers LOOKUP and LIST with a short index
 // (answerStandIn).
 type standIns struct {
 	accepted atomic.Int64
 
-	gateMu  sync.Mutex
+	mu      sync.Mutex
 	buckets map[string]*bucket
+	worlds  map[string]*world
+}
 
+// maxKeys bounds the buckets and worlds a client can make the server hold.
+const maxKeys = 1024
+
+// world is one store's commit pacing.
+type world struct {
 	commit     chan struct{} // a one-slot semaphore: one write at a time
 	lastCommit time.Time     // guarded by commit
 }
-
-// maxGateKeys bounds the buckets a client can make the server hold.
-const maxGateKeys = 1024
 
 type bucket struct {
 	tokens float64
@@ -44,7 +50,7 @@ type bucket struct {
 
 // registerStandIns adds the stand-in routes to mux.
 func registerStandIns(mux *http.ServeMux) {
-	s := &standIns{buckets: map[string]*bucket{}, commit: make(chan struct{}, 1)}
+	s := &standIns{buckets: map[string]*bucket{}, worlds: map[string]*world{}}
 	mux.HandleFunc("/ingest", s.ingest)
 	mux.HandleFunc("/ingest/count", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintf(w, "%d\n", s.accepted.Load())
@@ -83,10 +89,10 @@ func (s *standIns) gate(w http.ResponseWriter, r *http.Request) {
 	}
 	key := r.URL.Query().Get("key") + " " + strconv.FormatFloat(burst, 'g', -1, 64) + " " + strconv.FormatFloat(rate, 'g', -1, 64)
 	now := time.Now()
-	s.gateMu.Lock()
+	s.mu.Lock()
 	b := s.buckets[key]
 	if b == nil {
-		if len(s.buckets) >= maxGateKeys {
+		if len(s.buckets) >= maxKeys {
 			clear(s.buckets)
 		}
 		b = &bucket{tokens: burst, last: now}
@@ -98,7 +104,7 @@ func (s *standIns) gate(w http.ResponseWriter, r *http.Request) {
 	if ok {
 		b.tokens--
 	}
-	s.gateMu.Unlock()
+	s.mu.Unlock()
 	if !ok {
 		http.Error(w, "rate limited", http.StatusTooManyRequests)
 		return
@@ -106,27 +112,43 @@ func (s *standIns) gate(w http.ResponseWriter, r *http.Request) {
 	w.Write([]byte("allowed\n"))
 }
 
-// publish models a store that commits one write at a time and paces its
-// commits (seed 002: 1.5 s between head-object commits): back to back, a
-// write takes the interval; spaced out, it takes ms.
+// publish models a store that commits one write at a time per world and
+// paces its commits (seed 002: 1.5 s between head-object commits): back
+// to back, a write takes the interval; spaced out, it takes ms.
 func (s *standIns) publish(w http.ResponseWriter, r *http.Request) {
 	ms := time.Duration(min(queryInt(r, "ms", 60), 60_000)) * time.Millisecond
 	interval := time.Duration(min(queryInt(r, "interval_ms", 1500), 60_000)) * time.Millisecond
+	wd := s.world(r.URL.Query().Get("world"))
 	select {
-	case s.commit <- struct{}{}:
+	case wd.commit <- struct{}{}:
 	case <-r.Context().Done():
 		return
 	}
-	defer func() { <-s.commit }()
-	t := time.NewTimer(max(ms, time.Until(s.lastCommit.Add(interval))))
+	defer func() { <-wd.commit }()
+	t := time.NewTimer(max(ms, time.Until(wd.lastCommit.Add(interval))))
 	defer t.Stop()
 	select {
 	case <-t.C:
 	case <-r.Context().Done():
 		return // nothing committed: the pacing is unchanged
 	}
-	s.lastCommit = time.Now()
+	wd.lastCommit = time.Now()
 	w.Write([]byte("published\n"))
+}
+
+// world returns the pacing of the named world, made on first use.
+func (s *standIns) world(name string) *world {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	wd := s.worlds[name]
+	if wd == nil {
+		if len(s.worlds) >= maxKeys {
+			clear(s.worlds) // writes in flight keep theirs
+		}
+		wd = &world{commit: make(chan struct{}, 1)}
+		s.worlds[name] = wd
+	}
+	return wd
 }
 
 // answerStandIn answers the QUIC verbs of the knowledge server in seed 002

@@ -69,13 +69,13 @@ func TestGateAllowsItsBurstExactly(t *testing.T) {
 	}
 }
 
-// TestPublishPacesCommits: writes go one at a time, committed at least the
-// interval apart, and a write given up by its client leaves the pacing as
-// it was.
+// TestPublishPacesCommits: writes to a world go one at a time, committed
+// at least the interval apart; a write given up by its client leaves the
+// pacing as it was; another world has a pacing of its own.
 func TestPublishPacesCommits(t *testing.T) {
 	srv := httptest.NewServer(NewHandler())
 	defer srv.Close()
-	url := srv.URL + "/publish?ms=5&interval_ms=200"
+	url := srv.URL + "/publish?world=a&ms=5&interval_ms=200"
 	start := time.Now()
 	for range 3 {
 		if code, _ := get(t, http.MethodPut, url, ""); code != 200 {
@@ -85,6 +85,11 @@ func TestPublishPacesCommits(t *testing.T) {
 	// The first commits after 5 ms, the next two 200 ms after the one before.
 	if took := time.Since(start); took < 400*time.Millisecond {
 		t.Errorf("3 writes back to back took %s, want >= 400ms (2 intervals)", took)
+	}
+	start = time.Now()
+	get(t, http.MethodPut, srv.URL+"/publish?world=b&ms=5&interval_ms=200", "")
+	if took := time.Since(start); took > 150*time.Millisecond {
+		t.Errorf("the first write to another world took %s, want about ms=5", took)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
