@@ -34,6 +34,7 @@ const maxQUICRequest = 64 << 10
 //
 //	FETCH <path>   a markdown document of a few KB, the same for the same path (Document)
 //	ECHO <text>    <text> back, everything after "ECHO "
+//	LOOKUP <term>, LIST <path>   a short index (stand-ins for seed 002's server, standins.go)
 //	RESET          the stream is reset with QUICCodeReset
 //	CLOSE <code>   the connection is closed with application error <code>
 //
@@ -161,6 +162,8 @@ func answerQUIC(req []byte) (reply []byte, reset quic.StreamErrorCode, closeCode
 	switch string(cmd) {
 	case "FETCH":
 		return Document(string(arg)), 0, -1
+	case "LOOKUP", "LIST":
+		return answerStandIn(cmd, arg), 0, -1
 	case "ECHO":
 		_, text, _ := bytes.Cut(req, []byte(" "))
 		return text, 0, -1

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/benchtui/benchtui/runners/pgload"
+	"github.com/benchtui/benchtui/runners/plan"
+)
+
+// examplesDuration is the --duration the examples run with in the tests:
+// every group of the three seed plans is run, so a step is kept short; the
+// figures are judged by counts only.
+const examplesDuration = "1s"
+
+// examplePlans are the plans in examples/ (one per seed campaign).
+func examplePlans(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("../../examples/*.yaml")
+	if err != nil || len(files) < 3 {
+		t.Fatalf("examples: %v, want at least the three seed plans, got %q", err, files)
+	}
+	return files
+}
+
+// exampleEnv is what the example plans expand: the benchtui binary and
+// free loopback addresses for the demo target.
+func exampleEnv(t *testing.T, bin string) map[string]string {
+	t.Helper()
+	env := map[string]string{"BENCHTUI": bin}
+	for name, network := range map[string]string{"DEMO_HTTP": "tcp", "DEMO_QUIC": "udp", "DEMO_H3": "udp"} {
+		addr, err := freeLoopbackAddr(network)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env[name] = addr
+	}
+	return env
+}
+
+// TestExamplesValidate: every example plan validates, with no warning.
+func TestExamplesValidate(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range exampleEnv(t, exe) {
+		t.Setenv(k, v)
+	}
+	for _, file := range examplePlans(t) {
+		code, stdout, stderr := runCmd(t, cmdValidate, file)
+		if code != exitOK || !strings.HasPrefix(stdout, "ok: ") || stderr != "" {
+			t.Errorf("validate %s: exit %d\nstdout: %s\nstderr: %s", file, code, stdout, stderr)
+		}
+	}
+}
+
+// exampleChunk is the groups of one example plan run by one process.
+type exampleChunk struct {
+	name, file string
+	groups     []string
+	cost       float64 // the sum of groupCost
+}
+
+// chunkBudget is about how many seconds of steps one process runs: the
+// plans are cut, in plan order, into chunks of about this much, run side
+// by side, so that the whole test takes about as long as one chunk.
+const chunkBudget = 20.0
+
+// groupCost guesses a group's seconds at examplesDuration: a step and a
+// quarter-step warmup each, a cluster start per postgres group, the
+// cycles of a spawn group and the wait of a shutdown group.
+func groupCost(g *plan.Group) float64 {
+	cost := 1.5 * float64(len(plan.Steps(g, time.Second)))
+	switch g.Runner {
+	case pgload.Section:
+		cost += 3
+	case "spawn":
+		cost += 3
+	case "shutdown":
+		cost += 12
+	}
+	return cost
+}
+
+// exampleChunks cuts each plan's groups into chunks of about chunkBudget;
+// without Postgres binaries the postgres groups are left out.
+func exampleChunks(t *testing.T, files []string) []exampleChunk {
+	t.Helper()
+	_, noPG := pgload.FindBinDir("")
+	// Only the group list is read here: placeholders for the variables
+	// without a default.
+	lookup := func(name string) (string, bool) {
+		switch name {
+		case "BENCHTUI", "DEMO_HTTP", "DEMO_QUIC", "DEMO_H3":
+			return "127.0.0.1:1", true
+		}
+		return "", false
+	}
+	var chunks []exampleChunk
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := plan.ParsePlan(file, src, lookup, kinds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := strings.TrimSuffix(filepath.Base(file), ".yaml")
+		var cur exampleChunk
+		spent := 0.0
+		for _, g := range pl.Groups {
+			if g.Runner == pgload.Section && noPG != nil {
+				t.Logf("%s: no Postgres binaries (%v): left out %s", base, noPG, g.ID)
+				continue
+			}
+			c := groupCost(g)
+			if len(cur.groups) > 0 && spent+c > chunkBudget {
+				chunks = append(chunks, cur)
+				cur, spent = exampleChunk{}, 0
+			}
+			cur.groups = append(cur.groups, g.ID)
+			spent += c
+			cur.cost = spent
+		}
+		if len(cur.groups) > 0 {
+			chunks = append(chunks, cur)
+		}
+		for i := range chunks {
+			if chunks[i].file == "" {
+				chunks[i].file, chunks[i].name = file, fmt.Sprintf("%s-%s", base, chunks[i].groups[0])
+			}
+		}
+	}
+	return chunks
+}
+
+// examplesAtOnce is how many chunks run side by side. The steps are timed,
+// so side by side they only get fewer operations, which the test counts
+// but does not judge; more at once than this only slows each cluster's
+// start and the targets' readiness on a 2-core machine.
+const examplesAtOnce = 4
+
+// TestExamplesRun runs every group of every example plan headless against
+// the demo target on free loopback ports, one process per chunk,
+// examplesAtOnce at a time, and checks that each group wrote an artifact
+// whose every step counted operations.
+func TestExamplesRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every group of the example plans")
+	}
+	bin := benchtuiBinary(t)
+	chunks := exampleChunks(t, examplePlans(t))
+	// The longest first, so that the last to start are short.
+	slices.SortStableFunc(chunks, func(a, b exampleChunk) int { return cmp.Compare(b.cost, a.cost) })
+	results := make([]exampleRun, len(chunks))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, examplesAtOnce)
+	for i, c := range chunks {
+		dir, env := t.TempDir(), exampleEnv(t, bin)
+		results[i].dir = dir
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			results[i].run(bin, c, env)
+		})
+	}
+	wg.Wait()
+	for i, c := range chunks {
+		t.Run(c.name, func(t *testing.T) { results[i].check(t, c) })
+	}
+}
+
+// exampleRun is one chunk's process: its artifacts folder and output.
+type exampleRun struct {
+	dir            string
+	stdout, stderr bytes.Buffer
+	err            error
+	took           time.Duration
+}
+
+func (r *exampleRun) run(bin string, c exampleChunk, env map[string]string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "run", c.file, "-o", r.dir, "--duration", examplesDuration, "-g", strings.Join(c.groups, ","))
+	cmd.Env = os.Environ()
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Stdout, cmd.Stderr = &r.stdout, &r.stderr
+	start := time.Now()
+	r.err = cmd.Run()
+	r.took = time.Since(start)
+}
+
+func (r *exampleRun) check(t *testing.T, c exampleChunk) {
+	t.Logf("%s: %s in %s", c.file, strings.Join(c.groups, ","), r.took.Round(time.Millisecond))
+	var exit *exec.ExitError
+	// A threshold may fail on a step this short (exit 1); a usage or plan
+	// error (2), a crash or the timeout may not.
+	if r.err != nil && (!errors.As(r.err, &exit) || exit.ExitCode() != exitFail) {
+		t.Fatalf("benchtui run %s: %v%s", c.file, r.err, r.logs())
+	}
+	arts := loadArtifacts(t, r.dir)
+	for _, id := range c.groups {
+		a := arts[id]
+		if a == nil || len(a.Steps) == 0 {
+			t.Errorf("group %s: no artifact, or one without steps", id)
+			continue
+		}
+		for _, st := range a.Steps {
+			if st.Requests <= 0 {
+				t.Errorf("group %s step %s: %d operations, want some", id, st.Label, st.Requests)
+			}
+		}
+	}
+	if t.Failed() {
+		t.Log(r.logs())
+	}
+}
+
+// logs is the run's output and its targets' logs, for a failure message.
+func (r *exampleRun) logs() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n--- stdout\n%s\n--- stderr\n%s", &r.stdout, &r.stderr)
+	logs, _ := filepath.Glob(filepath.Join(r.dir, "*.log"))
+	for _, l := range logs {
+		data, _ := os.ReadFile(l)
+		fmt.Fprintf(&b, "\n--- %s\n%s", filepath.Base(l), data)
+	}
+	return b.String()
+}

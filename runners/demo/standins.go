@@ -1,0 +1,164 @@
+package demo
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Stand-ins for routes of the servers in the seed campaigns, so that the
+// plans in examples/ run against the demo target:
+//
+//	POST /ingest                     202; accepts one event per non-empty line of the body
+//	GET  /ingest/count               the number of events accepted so far
+//	GET  /gate?key=K&burst=B&rate=R  a token bucket per key (B tokens, R refilled a second):
+//	                                 200 while it holds a token, else 429
+//	ANY  /publish?world=W&ms=N&interval_ms=I
+//	                                 one write at a time per world, each taking N ms (default
+//	                                 60) and committed at least I ms after the world's last
+//	                                 (default 1500)
+//
+// The QUIC stream server answers LOOKUP and LIST with a short index
+// (answerStandIn).
+type standIns struct {
+	accepted atomic.Int64
+
+	mu      sync.Mutex
+	buckets map[string]*bucket
+	worlds  map[string]*world
+}
+
+// maxKeys bounds the buckets and worlds a client can make the server hold.
+const maxKeys = 1024
+
+// world is one store's commit pacing.
+type world struct {
+	commit     chan struct{} // a one-slot semaphore: one write at a time
+	lastCommit time.Time     // guarded by commit
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// registerStandIns adds the stand-in routes to mux.
+func registerStandIns(mux *http.ServeMux) {
+	s := &standIns{buckets: map[string]*bucket{}, worlds: map[string]*world{}}
+	mux.HandleFunc("/ingest", s.ingest)
+	mux.HandleFunc("/ingest/count", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, "%d\n", s.accepted.Load())
+	})
+	mux.HandleFunc("/gate", s.gate)
+	mux.HandleFunc("/publish", s.publish)
+}
+
+func (s *standIns) ingest(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		http.Error(w, "POST events, one a line", http.StatusMethodNotAllowed)
+		return
+	}
+	sc := bufio.NewScanner(io.LimitReader(r.Body, 64<<20))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	n := int64(0)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
+			n++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		http.Error(w, "reading events: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.accepted.Add(n)
+	w.WriteHeader(http.StatusAccepted)
+	fmt.Fprintf(w, "{\"accepted\":%d}\n", n)
+}
+
+func (s *standIns) gate(w http.ResponseWriter, r *http.Request) {
+	burst, rate := queryFloat(r, "burst", 100), queryFloat(r, "rate", 100)
+	if burst < 1 || rate < 0 {
+		http.Error(w, "want burst >= 1 and rate >= 0", http.StatusBadRequest)
+		return
+	}
+	key := r.URL.Query().Get("key") + " " + strconv.FormatFloat(burst, 'g', -1, 64) + " " + strconv.FormatFloat(rate, 'g', -1, 64)
+	now := time.Now()
+	s.mu.Lock()
+	b := s.buckets[key]
+	if b == nil {
+		if len(s.buckets) >= maxKeys {
+			clear(s.buckets)
+		}
+		b = &bucket{tokens: burst, last: now}
+		s.buckets[key] = b
+	}
+	b.tokens = min(burst, b.tokens+now.Sub(b.last).Seconds()*rate)
+	b.last = now
+	ok := b.tokens >= 1
+	if ok {
+		b.tokens--
+	}
+	s.mu.Unlock()
+	if !ok {
+		http.Error(w, "rate limited", http.StatusTooManyRequests)
+		return
+	}
+	w.Write([]byte("allowed\n"))
+}
+
+// publish models a store that commits one write at a time per world and
+// paces its commits (seed 002: 1.5 s between head-object commits): back
+// to back, a write takes the interval; spaced out, it takes ms.
+func (s *standIns) publish(w http.ResponseWriter, r *http.Request) {
+	ms := time.Duration(min(queryInt(r, "ms", 60), 60_000)) * time.Millisecond
+	interval := time.Duration(min(queryInt(r, "interval_ms", 1500), 60_000)) * time.Millisecond
+	wd := s.world(r.URL.Query().Get("world"))
+	select {
+	case wd.commit <- struct{}{}:
+	case <-r.Context().Done():
+		return
+	}
+	defer func() { <-wd.commit }()
+	t := time.NewTimer(max(ms, time.Until(wd.lastCommit.Add(interval))))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+		return // nothing committed: the pacing is unchanged
+	}
+	wd.lastCommit = time.Now()
+	w.Write([]byte("published\n"))
+}
+
+// world returns the pacing of the named world, made on first use.
+func (s *standIns) world(name string) *world {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	wd := s.worlds[name]
+	if wd == nil {
+		if len(s.worlds) >= maxKeys {
+			clear(s.worlds) // writes in flight keep theirs
+		}
+		wd = &world{commit: make(chan struct{}, 1)}
+		s.worlds[name] = wd
+	}
+	return wd
+}
+
+// answerStandIn answers the QUIC verbs of the knowledge server in seed 002
+// that the demo has no real data for: LOOKUP <term> and LIST <path> get a
+// short index that depends only on the argument.
+func answerStandIn(cmd, arg []byte) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s %s\n\n", cmd, arg)
+	for i := 1; i <= 8; i++ {
+		fmt.Fprintf(&b, "- /%s/%d.md\n", bytes.Trim(arg, "/ "), i)
+	}
+	return b.Bytes()
+}
