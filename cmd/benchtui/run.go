@@ -34,7 +34,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.StringVar(&f.groups, "g", "", "comma-separated group ids to run (default: all)")
 	fs.StringVar(&f.out, "o", "", "artifacts folder (default: the plan's artifacts, else ./bench-results)")
 	fs.StringVar(&f.baseline, "baseline", "", "artifact file or folder to judge the run against")
-	fs.DurationVar(&f.duration, "duration", 0, "replace every step's duration (for quick tries)")
+	fs.DurationVar(&f.duration, "duration", 0, "replace every step's duration, soaks not extended (for quick tries)")
 	fs.IntVar(&f.count, "count", 0, "run every step N times, each run one sample for comparisons (replaces repeat:)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {

@@ -99,11 +99,12 @@ type Snapshot struct {
 
 // soakLimit is what the group's soak policy may add to a step in all:
 // max is the step's total length (seed G5: "300 s, auto-extended up to
-// 540 s"), counted from the duration that runs (--duration may have
-// replaced the plan's). Zero without a policy.
+// 540 s"). Zero without a policy, and in a quick try (run --duration):
+// a try of 3 s is not a soak, and once 5 samples show RSS rising it
+// would run on to the plan's max.
 func (st *stepRun) soakLimit() time.Duration {
 	g := st.s.group
-	if g.Soak == nil || g.Soak.ExtendWhileRSSRising == nil {
+	if g.Soak == nil || g.Soak.ExtendWhileRSSRising == nil || st.s.opts.Duration > 0 {
 		return 0
 	}
 	return max(0, g.Soak.ExtendWhileRSSRising.Max.D()-st.spec.Duration)

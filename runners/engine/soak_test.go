@@ -78,6 +78,15 @@ groups:
 	if cmp := artifacts.Compare(art(flat), art(leaky), artifacts.CompareOptions{}); hasVerdict(cmp, artifacts.MetricRSSSlope, artifacts.Worse) {
 		t.Error("a 2 s run judged a slope: the default minimum window is 60 s")
 	}
+	// A quick try (run --duration) is not a soak: the leak is measured,
+	// the step is not extended.
+	quick := NewRun(p, testRegistry, t.TempDir(), "test")
+	defer quick.Close()
+	quick.Duration = 2 * time.Second
+	if st := runGroupOf(t, quick, p.Groups[0]); countEvents(st, artifacts.EventExtended) != 0 || st.DurationS > 2.3 || st.Target.RSSSlopeMBPerMin < 100 {
+		t.Errorf("quick try: %d extensions, %.2fs, slope %.1f MB/min; want none, 2 s, the leak seen",
+			countEvents(st, artifacts.EventExtended), st.DurationS, st.Target.RSSSlopeMBPerMin)
+	}
 }
 
 func hasVerdict(c artifacts.Comparison, metric, verdict string) bool {
