@@ -120,12 +120,15 @@ func validateGroup(g *plan.Group) []error {
 		return []error{plan.Errorf(g.Pos, "group "+g.ID+": postgres", "missing (required for runner postgres)")}
 	}
 	errs := append(g.LoopProblems(), g.NoData()...)
-	return append(errs, spec.Validate(g.SectionPos[Section], "group "+g.ID+": postgres")...)
+	return append(errs, spec.validate(g.SectionPos[Section], "group "+g.ID+": postgres", g.VarNames())...)
 }
 
 // Validate reports every problem of the section; pos is where it starts
 // and key names it in messages.
-func (s *Spec) Validate(pos plan.Pos, key string) []error {
+func (s *Spec) Validate(pos plan.Pos, key string) []error { return s.validate(pos, key, nil) }
+
+// validate is Validate for a group whose vars (vars:) are named step.
+func (s *Spec) validate(pos plan.Pos, key string, step []string) []error {
 	var errs []error
 	bad := func(k, format string, args ...any) {
 		errs = append(errs, plan.Errorf(pos, key+"."+k, format, args...))
@@ -157,7 +160,7 @@ func (s *Spec) Validate(pos plan.Pos, key string) []error {
 		}
 		errs = append(errs, st.placeProblems(pos, key+"."+k, list)...)
 		for j, a := range st.Args {
-			if _, err := parseArg(a, varsBefore(fl, i), fl != nil); err != nil {
+			if _, err := parseArg(a, argScope{vars: varsBefore(fl, i), inFlow: fl != nil, step: step}); err != nil {
 				bad(fmt.Sprintf("%s.args[%d]", k, j), "%v", err)
 			}
 		}
@@ -196,9 +199,17 @@ func validateVerify(pos plan.Pos, key string, list []Verify, hasDSN bool) []erro
 // argGen produces one statement argument for a worker.
 type argGen func(w *worker) any
 
-// parseArg compiles one `args:` entry. vars are the variables a flow's
-// earlier steps capture (inFlow: the entry is a flow step's).
-func parseArg(s string, vars []string, inFlow bool) (argGen, error) {
+// argScope is what an arg's $var:NAME may read: the variables a flow's
+// earlier steps capture (inFlow: the arg is a flow step's), and the
+// group's vars (vars:), whose step values the runner holds.
+type argScope struct {
+	vars   []string
+	inFlow bool
+	step   []string
+}
+
+// parseArg compiles one `args:` entry.
+func parseArg(s string, sc argScope) (argGen, error) {
 	if !strings.HasPrefix(s, "$") {
 		return func(*worker) any { return s }, nil
 	}
@@ -219,7 +230,7 @@ func parseArg(s string, vars []string, inFlow bool) (argGen, error) {
 	case "rand_int":
 		return parseRandInt(s, rest)
 	case "var":
-		return parseVar(s, rest, vars, inFlow)
+		return parseVar(s, rest, sc)
 	case "rand_text":
 		n, err := strconv.Atoi(rest)
 		if err != nil || n <= 0 || n > 1<<20 {
@@ -228,7 +239,7 @@ func parseArg(s string, vars []string, inFlow bool) (argGen, error) {
 		return func(w *worker) any { return w.randText(n) }, nil
 	}
 	return nil, fmt.Errorf("unknown generator %q: want $seq, $worker, $rand_int:LO:HI, $rand_text:N, $uuid, $now "+
-		"or, in a flow, $var:NAME (write $$ for a literal $)", s)
+		"or $var:NAME (write $$ for a literal $)", s)
 }
 
 func parseRandInt(s, rest string) (argGen, error) {

@@ -75,6 +75,7 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 	if err := g.loadData(p.Path); err != nil {
 		errs = append(errs, err) // before the kind's checks: its templates read the columns
 	}
+	errs = append(errs, g.varProblems()...)
 	errs = append(errs, g.validateLoads()...)
 	known, kindErrs := schema.ValidateGroup(g)
 	if !known {
