@@ -88,7 +88,7 @@ func ParseFigure(path string) (Figure, error) {
 	f := Figure{Path: path}
 	unknown := fmt.Errorf("unknown figure %q (figures: %s)", path, KnownFigures())
 	family, rest, dotted := strings.Cut(path, ".")
-	if !dotted {
+	if !dotted || percentileRE.MatchString(path) {
 		q, err := parseQuantile(path)
 		if err != nil {
 			return f, err
