@@ -219,6 +219,10 @@ type Check struct {
 	OK    bool    `json:"ok"`
 	Value float64 `json:"value"`
 	Note  string  `json:"note,omitempty"`
+	// TimeToPassS is, for a check that waits (a verify entry's `until:`),
+	// the seconds from its first poll to the end of the poll that held;
+	// 0 (left out) when it never held, and for checks that do not wait.
+	TimeToPassS float64 `json:"time_to_pass_s,omitempty"`
 }
 
 // Event kinds, as DESIGN.md lists them.

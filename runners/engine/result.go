@@ -161,7 +161,7 @@ func thresholdChecks(th plan.Thresholds, s *artifacts.Step) []artifacts.Check {
 	if th.Dropped != nil {
 		checks = append(checks, artifacts.Check{Name: fmt.Sprintf("dropped <= %d", *th.Dropped), OK: s.Dropped <= *th.Dropped, Value: float64(s.Dropped)})
 	}
-	return checks
+	return append(checks, figureChecks(th.Checks, s)...)
 }
 
 // namedSteps are the artifact's figures of each named request.

@@ -74,7 +74,8 @@ type Statement struct {
 	Think   plan.Duration           `yaml:"think"`
 }
 
-// Verify is a query whose single value is compared with Expect after a step.
+// Verify is a query whose single value is compared with Expect, or with
+// an operator's limit, after a step.
 type Verify struct {
 	Name string `yaml:"name"`
 	SQL  string `yaml:"sql,required"`
@@ -82,8 +83,16 @@ type Verify struct {
 	// "{{requests}}" / "{{errors}}" (the step's counts). Empty: the query
 	// only has to succeed.
 	Expect string `yaml:"expect"`
+	// Comparison, instead of Expect, is one operator and its limit
+	// (`"<=": 5`, `between: [1, "{{requests}}"]`); see verifyop.go.
+	plan.Comparison `yaml:",inline"`
+	// Until, when set, polls the query until the comparison holds or this
+	// long has passed; the check records the time it took.
+	Until plan.Duration `yaml:"until"`
 	// DSN, when set, is the database to ask; otherwise the group's.
 	DSN string `yaml:"dsn"`
+	// Pos is where the entry starts in the plan file.
+	Pos plan.Pos `yaml:"-"`
 }
 
 // EmbeddedDSN is the `dsn:` value that starts a throwaway cluster.
@@ -182,15 +191,19 @@ func ValidateVerify(g *plan.Group) []error {
 func validateVerify(pos plan.Pos, key string, list []Verify, hasDSN bool) []error {
 	var errs []error
 	for i, v := range list {
-		k := fmt.Sprintf("%s[%d]", key, i)
-		if strings.TrimSpace(v.SQL) == "" {
-			errs = append(errs, plan.Errorf(pos, k+".sql", "want a query"))
+		k, at := fmt.Sprintf("%s[%d]", key, i), pos
+		if v.Pos.Line > 0 {
+			at = v.Pos // the entry's own line
 		}
+		if strings.TrimSpace(v.SQL) == "" {
+			errs = append(errs, plan.Errorf(at, k+".sql", "want a query"))
+		}
+		errs = append(errs, v.validateOp(at, k)...)
 		switch {
 		case v.DSN == "" && !hasDSN:
-			errs = append(errs, plan.Errorf(pos, k+".dsn", "want the dsn of the database to ask"))
+			errs = append(errs, plan.Errorf(at, k+".dsn", "want the dsn of the database to ask"))
 		case v.DSN == EmbeddedDSN && !hasDSN:
-			errs = append(errs, plan.Errorf(pos, k+".dsn", "%q is the cluster a postgres group starts for itself; here, give the dsn of the database to ask", EmbeddedDSN))
+			errs = append(errs, plan.Errorf(at, k+".dsn", "%q is the cluster a postgres group starts for itself; here, give the dsn of the database to ask", EmbeddedDSN))
 		}
 	}
 	return errs

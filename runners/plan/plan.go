@@ -153,16 +153,17 @@ type RSSRule struct {
 }
 
 // Thresholds are the pass/fail limits of a group's steps. A nil field is
-// not checked.
+// not checked. Checks are limits on any figure by path (see FigureCheck).
 type Thresholds struct {
-	P50       *Duration `yaml:"p50"`
-	P90       *Duration `yaml:"p90"`
-	P99       *Duration `yaml:"p99"`
-	P999      *Duration `yaml:"p999"`
-	Max       *Duration `yaml:"max"`
-	ErrorRate *float64  `yaml:"error_rate"`
-	MinRPS    *float64  `yaml:"min_rps"`
-	Dropped   *int64    `yaml:"dropped"`
+	P50       *Duration     `yaml:"p50"`
+	P90       *Duration     `yaml:"p90"`
+	P99       *Duration     `yaml:"p99"`
+	P999      *Duration     `yaml:"p999"`
+	Max       *Duration     `yaml:"max"`
+	ErrorRate *float64      `yaml:"error_rate"`
+	MinRPS    *float64      `yaml:"min_rps"`
+	Dropped   *int64        `yaml:"dropped"`
+	Checks    []FigureCheck `yaml:"checks"`
 }
 
 // Section returns g's decoded section of that name as the *T its kind
