@@ -109,9 +109,10 @@ func (a *actor) finish() {
 func (a *actor) schedule(ctx context.Context) {
 	next := make([]time.Duration, len(a.acts)) // due offsets; -1 when done
 	for i, act := range a.acts {
-		next[i] = act.Every.D()
 		if act.At != nil {
 			next[i] = act.At.D()
+		} else {
+			next[i] = act.Every.D()
 		}
 	}
 	timer := time.NewTimer(0)
