@@ -2,12 +2,16 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -222,5 +226,49 @@ func TestActionPauseDelays(t *testing.T) {
 	}
 	if st.PausedS < 0.9 {
 		t.Errorf("paused %.2fs, want about 1s", st.PausedS)
+	}
+}
+
+// An http action mid-step reaches the loopback server (its count is the
+// truth), and no secret of its URL or headers reaches the artifact.
+func TestActionHTTPCountedAndRedacted(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "Bearer tok-s3cr3t" {
+			hits.Add(1)
+		}
+	}))
+	defer srv.Close()
+	u := strings.Replace(srv.URL, "http://", "http://admin:pw-hunter2@", 1) + "/admin/rotate"
+	src := actionPlan("1s", fmt.Sprintf(`      - {every: 200ms, http: {method: POST, url: %q, headers: {Authorization: "Bearer ${API_TOKEN}"}}}
+`, u))
+	lookup := func(k string) (string, bool) { return "tok-s3cr3t", k == "API_TOKEN" }
+	p, err := plan.ParsePlan("test.yaml", []byte(src), lookup, testRegistry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSession(testRegistry, p, p.Groups[0], SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start(context.Background())
+	for range s.Snapshots() {
+	}
+	a := s.Result()
+	ev := eventsOf(a.Steps[0], artifacts.EventAction)
+	if len(ev) < 3 || int64(len(ev)) != hits.Load() {
+		t.Errorf("%d action events, the server counted %d", len(ev), hits.Load())
+	}
+	for _, e := range ev {
+		if !e.Action.OK || e.Action.Status != 200 {
+			t.Errorf("event %+v", e.Action)
+		}
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "hunter2") || strings.Contains(string(b), "tok-s3cr3t") {
+		t.Errorf("a secret reached the artifact: %s", b)
 	}
 }
