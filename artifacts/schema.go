@@ -234,6 +234,10 @@ const (
 	EventThresholdFailed = "threshold_failed"
 	EventNote            = "note"
 	EventStopped         = "stopped"
+	// EventAction is a plan action done during the step (Event.Action).
+	EventAction = "action"
+	// EventTargetRestarted is a target started again by a restart action.
+	EventTargetRestarted = "target_restarted"
 )
 
 // Event is something that happened during a step, at T seconds of active time.
@@ -241,6 +245,9 @@ type Event struct {
 	T    float64 `json:"t"`
 	Kind string  `json:"kind"`
 	Note string  `json:"note"`
+	// Action is the result of a plan action (kinds action and
+	// target_restarted); nil for other events.
+	Action *ActionResult `json:"action,omitempty"`
 }
 
 // Failed reports whether any check of any step failed.

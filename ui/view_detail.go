@@ -14,7 +14,7 @@ func (m *Model) viewDetail(w, h int) []string {
 	gr := m.selected()
 	lines := []string{m.titleLine(gr, w), m.stepLine(gr, w), m.progressLine(gr, w)}
 	lines = append(lines, m.liveTable(gr, w)...)
-	banner := append(m.banner(gr, w), m.endingLines(gr, w)...)
+	banner := append(append(m.banner(gr, w), m.actionLine(gr, w)...), m.endingLines(gr, w)...)
 	avail := h - len(lines) - len(banner)
 	// Sparklines get what the baseline pane needs (up to seven lines)
 	// leaves: two pairs, each a caption and a chart of two to eleven rows.

@@ -29,10 +29,13 @@ type Run struct {
 	// Count, when positive, replaces every group's repeat.
 	Count int
 
-	mu       sync.Mutex
-	targets  map[string]*watch.Process
-	cleanups []func()
-	self     *watch.Sampler
+	mu        sync.Mutex
+	targets   map[string]*watch.Process
+	followers map[string]*Followed // what sessions watch: follows restarts
+	closed    bool
+	restartMu sync.Mutex
+	cleanups  []func()
+	self      *watch.Sampler
 }
 
 // NewRun prepares a run of plan p, whose kinds reg knows, writing to dir.
@@ -52,15 +55,15 @@ func NewRun(p *plan.Plan, reg *runners.Registry, dir, toolVersion string) *Run {
 func (r *Run) Session(ctx context.Context, g *plan.Group) (*Session, error) {
 	opts := SessionOptions{
 		Duration: r.Duration, Count: r.Count, RunID: r.ID, ToolVersion: r.ToolVersion, VCSRevision: r.VCSRevision,
-		Self: r.self,
-		Env:  &runners.RunEnv{Plan: r.Plan, ArtifactsDir: r.Dir, Cleanup: r.AddCleanup},
+		Self: r.self, Targets: r,
+		Env: &runners.RunEnv{Plan: r.Plan, ArtifactsDir: r.Dir, Cleanup: r.AddCleanup},
 	}
 	if g.Target != "" {
-		p, err := r.Target(ctx, g.Target)
+		f, err := r.follow(ctx, g.Target)
 		if err != nil {
 			return nil, err
 		}
-		opts.Target, opts.Watch, opts.TargetName = p, p.Sampler(), g.Target
+		opts.Target, opts.Watch, opts.TargetName = f, f, g.Target
 		opts.SampleEvery = r.Plan.Targets[g.Target].Sample.D()
 	}
 	return NewSession(r.Registry, r.Plan, g, opts)
@@ -124,7 +127,8 @@ func (r *Run) AddCleanup(f func()) {
 func (r *Run) Close() {
 	r.mu.Lock()
 	targets, cleanups := r.targets, r.cleanups
-	r.targets, r.cleanups = map[string]*watch.Process{}, nil
+	r.targets, r.cleanups, r.followers = map[string]*watch.Process{}, nil, nil
+	r.closed = true
 	r.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, p := range targets {

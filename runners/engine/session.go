@@ -34,6 +34,9 @@ type SessionOptions struct {
 	Target     runners.TargetHandle
 	Watch      Watcher
 	TargetName string
+	// Targets gives actions the run's targets (signal, restart); nil
+	// without a Run: then only the group's Target can be signalled.
+	Targets Targets
 	// Self samples benchtui's own process; nil means no self figures.
 	Self Watcher
 	// SampleEvery is the sampling period (default SampleEvery).

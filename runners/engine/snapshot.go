@@ -46,6 +46,9 @@ type ProcSample struct {
 	FDs      int
 	Threads  int
 	CPUCores float64
+	// PID is the process sampled, 0 when not known (a cgroup); it changes
+	// when a restart action replaces the target.
+	PID int
 }
 
 // Snapshot is an immutable view of a running group, published every tick.

@@ -42,6 +42,7 @@ type stepRun struct {
 	workers []runners.Worker  // the engine's loop's, closed after the drain
 	found   []artifacts.Check // the runner's and the hooks' checks
 	failed  []artifacts.Check // what went wrong in the step itself (a panic, the target's exit)
+	acts    *actor            // the group's actions, from the measured phase on (actions.go)
 	cut     bool              // stopped before its time (not a Driver done)
 	// run1 and runs say which run of a repeated step this is (1 of 1
 	// without repeat).
@@ -225,6 +226,7 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 	st.setPhase(PhaseDrain)
 	st.env.Gate().Resume() // paused workers must see the stop
 	st.drain(loops, abortOps)
+	st.actions().finish()
 	if err := CloseWorkers(st.workers); err != nil {
 		st.event(artifacts.EventNote, "closing workers: "+err.Error())
 	}
@@ -349,6 +351,7 @@ func (st *stepRun) clock(ctx context.Context) {
 	}
 	st.startPhase(PhaseMeasure, st.spec.Duration)
 	st.tally.begin()
+	defer st.startActions(ctx).stopScheduling() // no action starts past the step's end
 	st.tickUntilDone(ctx, ticker)
 }
 
@@ -356,6 +359,7 @@ func (st *stepRun) clock(ctx context.Context) {
 // returns false when the step was stopped or ctx ended.
 func (st *stepRun) tickUntilDone(ctx context.Context, ticker *time.Ticker) bool {
 	exited := st.targetExited()
+	var handled <-chan struct{}
 	for {
 		select {
 		case <-ctx.Done():
@@ -364,11 +368,14 @@ func (st *stepRun) tickUntilDone(ctx context.Context, ticker *time.Ticker) bool 
 		case <-st.stopCh:
 			return false
 		case <-exited:
-			exited = nil
+			handled, exited = exited, nil
 			if st.onTargetExit() {
 				return false
 			}
 		case <-ticker.C:
+		}
+		if ch := st.targetExited(); exited == nil && ch != handled {
+			exited = ch // a restart action started the target again
 		}
 		if st.tick() {
 			return true
@@ -399,6 +406,10 @@ func (st *stepRun) exitWatched() (runners.TargetHandle, string) {
 func (st *stepRun) onTargetExit() bool {
 	t, name := st.exitWatched()
 	what := fmt.Sprintf("%s %s", name, t.ExitStatus())
+	if st.actions().expectedExit(name) {
+		st.event(artifacts.EventTargetExited, what+" (by an action)")
+		return false
+	}
 	st.event(artifacts.EventTargetExited, what)
 	if st.s.group.OnTargetExit == "continue" || st.s.kind.TargetExits {
 		return false

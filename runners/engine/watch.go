@@ -77,14 +77,14 @@ func takeSample(w Watcher, h *watch.History, active time.Duration, measuring boo
 	if w == nil {
 		return nil
 	}
-	s, err := w.Sample()
+	s, pid, err := sampleOf(w)
 	if err != nil {
 		return nil
 	}
 	if measuring {
 		h.Add(watch.TimedSample{T: active, Sample: s})
 	}
-	return &ProcSample{RSSMB: s.RSSMB(), FDs: s.FDs, Threads: s.Threads, CPUCores: s.CPUCores}
+	return &ProcSample{RSSMB: s.RSSMB(), FDs: s.FDs, Threads: s.Threads, CPUCores: s.CPUCores, PID: pid}
 }
 
 // minSlopeSamples is how many samples a slope needs before it is believed.

@@ -240,3 +240,14 @@ func (r *runner) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+var _ runners.DSNSource = (*runner)(nil)
+
+// DSN implements runners.DSNSource: the database the group's statements
+// run on, the embedded cluster's once it is started; a sql action's
+// `dsn: embedded` reaches it.
+func (r *runner) DSN() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.dsn
+}

@@ -155,6 +155,9 @@ func (d *decoder) structure(n *yaml.Node, v reflect.Value, key string, extra fun
 		return
 	}
 	fields, required := structFields(v.Type())
+	if f := v.FieldByName("Pos"); f.IsValid() && f.Type() == posType && f.CanSet() {
+		f.Set(reflect.ValueOf(d.pos(n))) // where the entry starts (an action's, say)
+	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]

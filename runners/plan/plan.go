@@ -78,6 +78,8 @@ type Group struct {
 	Soak         *Soak      `yaml:"soak"`
 	Thresholds   Thresholds `yaml:"thresholds"`
 	OnTargetExit string     `yaml:"on_target_exit"`
+	// Actions are done at offsets of each measured step (actions.go).
+	Actions []*Action `yaml:"actions"`
 	// Repeat runs every step this many times (default 1): each run is one
 	// sample of every figure for comparisons.
 	Repeat int `yaml:"repeat"`
