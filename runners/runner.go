@@ -96,6 +96,9 @@ type Driver interface {
 // (a verify query compares rows against the accepted requests).
 type Summary struct {
 	Requests, Errors int64
+	// GroupRequests and GroupErrors are the group's so far: the steps
+	// before this one and this run of it ({{group.requests}}).
+	GroupRequests, GroupErrors int64
 }
 
 // Findings are what a runner adds to a step's result after its load: checks

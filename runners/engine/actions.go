@@ -181,8 +181,13 @@ func (a *actor) launch(i int, due time.Duration) {
 
 // run does one action and records its event.
 func (a *actor) run(act *plan.Action, due time.Duration) {
+	a.runAt(act, due, a.st.measuredActive())
+}
+
+// runAt does one action and records its event at the step's active time
+// started; it returns the result as recorded.
+func (a *actor) runAt(act *plan.Action, due, started time.Duration) artifacts.ActionResult {
 	g := a.st.s.group
-	started := a.st.measuredActive()
 	var res artifacts.ActionResult
 	kind := artifacts.EventAction
 	switch act.Kind() {
@@ -201,7 +206,9 @@ func (a *actor) run(act *plan.Action, due time.Duration) {
 		res = a.sql(act)
 	}
 	res.Name, res.Kind, res.AtS = act.Label(g), act.Kind(), round3(due.Seconds())
-	a.st.actionEvent(kind, started, a.redacted(res, act))
+	red := a.redacted(res, act)
+	a.st.actionEvent(kind, started, red)
+	return *red
 }
 
 // redacted is res fit to store: the plan's secrets, URL and DSN

@@ -37,6 +37,9 @@ func (s *Session) runStep(ctx context.Context, runner runners.Runner, i int, spe
 		st.run1, st.runs = r+1, n
 		s.setCurrent(st)
 		res, err := st.run(ctx)
+		if err != nil && res != nil && len(reps) == 0 {
+			return res, err // a failed setup: the step's checks say so
+		}
 		if err != nil {
 			return s.merged(reps), err
 		}

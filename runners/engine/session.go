@@ -154,15 +154,20 @@ func (s *Session) run(ctx context.Context) {
 		return
 	}
 	defer runner.Close()
+	last := -1
 	for i, spec := range s.steps {
 		if s.stopping() || ctx.Err() != nil {
 			break
 		}
 		res, err := s.runStep(ctx, runner, i, spec)
 		s.finishStep(res, err)
+		last = i
 		if err != nil {
 			break
 		}
+	}
+	if last >= 0 {
+		s.groupTeardown(context.WithoutCancel(ctx), newStepRun(s, runner, last, s.steps[last]))
 	}
 	s.mu.Lock()
 	s.finished = time.Now()

@@ -208,6 +208,9 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 	if err := st.runner.Prepare(ctx, st.env); err != nil {
 		return nil, fmt.Errorf("group %s step %s: preparing: %w", st.s.group.ID, st.spec.Label, err)
 	}
+	if failed := st.setup(ctx); len(failed) > 0 {
+		return st.setupFailed(failed)
+	}
 	st.sampleBefore()
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	// A stop while the workers are still being made (an absurd
@@ -232,6 +235,7 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 	}
 	res := st.result(false)
 	st.finish(context.WithoutCancel(ctx), res)
+	st.afterTeardown(context.WithoutCancel(ctx), res)
 	st.setPhase(PhaseDone)
 	st.s.publish(st.snapshot(StateDone))
 	return res, nil
@@ -263,6 +267,9 @@ func (st *stepRun) closeWindow() {
 // the figures are never lost to it.
 func (st *stepRun) finish(ctx context.Context, res *artifacts.Step) {
 	sum := runners.Summary{Requests: res.Requests, Errors: res.Errors}
+	sum.GroupRequests, sum.GroupErrors = st.s.counts()
+	sum.GroupRequests += res.Requests
+	sum.GroupErrors += res.Errors
 	found, err := st.runnerFinish(ctx, sum)
 	if err != nil {
 		found.Checks = append(found.Checks, artifacts.Check{Name: "finish", OK: false, Note: err.Error()})

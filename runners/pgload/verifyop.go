@@ -35,7 +35,7 @@ func (v Verify) validateOp(at plan.Pos, key string) []error {
 	if op != "" && op != plan.OpEQ && op != plan.OpNE {
 		for _, l := range limits {
 			if _, err := strconv.ParseFloat(strings.TrimSpace(l), 64); err != nil && !strings.Contains(l, "{{") {
-				errs = append(errs, plan.Errorf(at, key+"."+op, "want a number, {{requests}} or {{errors}}, got %q", l))
+				errs = append(errs, plan.Errorf(at, key+"."+op, "want a number, {{requests}}, {{errors}}, {{group.requests}} or {{group.errors}}, got %q", l))
 			}
 		}
 	}
@@ -124,9 +124,12 @@ func (v Verify) judge(got string, sum runners.Summary) (ok bool, value float64, 
 }
 
 // expandCounts fills a limit's {{requests}} and {{errors}} with the
-// step's counts.
+// step's counts, {{group.requests}} and {{group.errors}} with the group's
+// so far (the steps before and this one).
 func expandCounts(s string, sum runners.Summary) string {
 	s = strings.ReplaceAll(s, "{{requests}}", strconv.FormatInt(sum.Requests, 10))
 	s = strings.ReplaceAll(s, "{{errors}}", strconv.FormatInt(sum.Errors, 10))
+	s = strings.ReplaceAll(s, "{{group.requests}}", strconv.FormatInt(sum.GroupRequests, 10))
+	s = strings.ReplaceAll(s, "{{group.errors}}", strconv.FormatInt(sum.GroupErrors, 10))
 	return strings.TrimSpace(s)
 }

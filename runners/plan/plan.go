@@ -80,6 +80,10 @@ type Group struct {
 	OnTargetExit string     `yaml:"on_target_exit"`
 	// Actions are done at offsets of each measured step (actions.go).
 	Actions []*Action `yaml:"actions"`
+	// Setup and Teardown run before the first step and after the last, or
+	// around every step (setup.go).
+	Setup    []*Task `yaml:"setup"`
+	Teardown []*Task `yaml:"teardown"`
 	// Repeat runs every step this many times (default 1): each run is one
 	// sample of every figure for comparisons.
 	Repeat int `yaml:"repeat"`

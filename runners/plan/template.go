@@ -26,15 +26,20 @@ func (g *Group) TemplateVars(pos Pos, key, src string, vars []string) (*tmpl.Tem
 	if g.Table != nil {
 		sc.Columns = g.Table.Columns
 	}
-	getenv := os.Getenv
-	if g.env != nil {
-		getenv = func(k string) string { return g.env[k] }
-	}
-	t, err := tmpl.CompileScope(src, sc, getenv)
+	t, err := tmpl.CompileScope(src, sc, g.getenv())
 	if err != nil {
 		return nil, Errorf(pos, key, "template: %v", err)
 	}
 	return t, nil
+}
+
+// getenv resolves {{env "X"}}: with the values read with the plan, or,
+// for a group not read from a plan (a test's), from the environment.
+func (g *Group) getenv() func(string) string {
+	if g.env != nil {
+		return func(k string) string { return g.env[k] }
+	}
+	return os.Getenv
 }
 
 // Templates compiles each field of fields (key -> source) of g and returns

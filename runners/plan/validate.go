@@ -79,6 +79,7 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 	errs = append(errs, g.validateLoads()...)
 	errs = append(errs, g.Thresholds.validate(g.ID)...)
 	errs = append(errs, p.validateActions(g)...)
+	errs = append(errs, p.validateTasks(g)...)
 	known, kindErrs := schema.ValidateGroup(g)
 	if !known {
 		at("runner", "unknown runner %q (known: %s)", g.Runner, strings.Join(schema.KindNames(), ", "))
