@@ -12,6 +12,7 @@ import (
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/probe"
 	"github.com/benchtui/benchtui/runners/watch"
 )
 
@@ -36,6 +37,7 @@ type stepRun struct {
 	drainAt   time.Time // when the load was told to stop
 	stopCh    chan struct{}
 	events    []artifacts.Event
+	probes    *probe.Set // the group's probes, read in the measured phase (probes.go)
 
 	tally   *tally
 	watched watchState
@@ -223,6 +225,7 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 	stopLoad()
 	st.closeWindow()
 	st.setPhase(PhaseDrain)
+	st.stopProbes()
 	st.env.Gate().Resume() // paused workers must see the stop
 	st.drain(loops, abortOps)
 	if err := CloseWorkers(st.workers); err != nil {
@@ -349,6 +352,7 @@ func (st *stepRun) clock(ctx context.Context) {
 	}
 	st.startPhase(PhaseMeasure, st.spec.Duration)
 	st.tally.begin()
+	st.startProbes(ctx)
 	st.tickUntilDone(ctx, ticker)
 }
 

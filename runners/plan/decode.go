@@ -24,7 +24,10 @@ type decoder struct {
 	errs  []error
 }
 
-var durationType = reflect.TypeOf(Duration{})
+var (
+	durationType = reflect.TypeOf(Duration{})
+	posType      = reflect.TypeOf(Pos{})
+)
 
 func (d *decoder) pos(n *yaml.Node) Pos { return Pos{File: d.file, Line: n.Line, Column: n.Column} }
 
@@ -172,6 +175,10 @@ func (d *decoder) structure(n *yaml.Node, v reflect.Value, key string, extra fun
 		if !seen[name] {
 			d.errorf(n, joinKey(key, name), "missing (required)")
 		}
+	}
+	// A struct with a `Pos Pos` field learns where it was written.
+	if f := v.FieldByName("Pos"); f.IsValid() && f.Type() == posType && f.CanSet() {
+		f.Set(reflect.ValueOf(d.pos(n)))
 	}
 }
 

@@ -70,8 +70,10 @@ type Group struct {
 	Data  *Data       `yaml:"data"`
 	Table *tmpl.Table `yaml:"-"`
 	// env holds the values of the plan's {{env "NAME"}} actions.
-	env          map[string]string
-	Soak         *Soak      `yaml:"soak"`
+	env  map[string]string
+	Soak *Soak `yaml:"soak"`
+	// Probes are numbers read every interval during each step (probes.go).
+	Probes       []Probe    `yaml:"probes"`
 	Thresholds   Thresholds `yaml:"thresholds"`
 	OnTargetExit string     `yaml:"on_target_exit"`
 	// Repeat runs every step this many times (default 1): each run is one

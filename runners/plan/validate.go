@@ -76,6 +76,7 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 		errs = append(errs, err) // before the kind's checks: its templates read the columns
 	}
 	errs = append(errs, g.validateLoads()...)
+	errs = append(errs, g.validateProbes()...)
 	known, kindErrs := schema.ValidateGroup(g)
 	if !known {
 		at("runner", "unknown runner %q (known: %s)", g.Runner, strings.Join(schema.KindNames(), ", "))
