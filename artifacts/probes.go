@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // ProbeStats are the figures of one probe (the plan's `probes:`) over a
@@ -73,8 +74,11 @@ func probesTable(steps []Step) *table {
 			p := s.Probes[name]
 			min, max, last, slope := "—", "—", "—", "—"
 			if p.Samples > 0 {
-				min, max, last = FormatNumber(p.Min), FormatNumber(p.Max), FormatNumber(p.Last)
-				slope = fmt.Sprintf("%+.3g", p.SlopePerMin)
+				min, max, last = probeNumber(p.Min), probeNumber(p.Max), probeNumber(p.Last)
+				slope = probeNumber(p.SlopePerMin)
+				if p.SlopePerMin >= 0 {
+					slope = "+" + slope
+				}
 			}
 			t.add(s.Label, name, min, max, last, slope, fmt.Sprint(p.Samples), fmt.Sprint(p.Errors))
 		}
@@ -83,4 +87,14 @@ func probesTable(steps []Step) *table {
 		return nil
 	}
 	return t
+}
+
+// probeNumber formats a probe's figure: with thousands separators from
+// 100 on or when whole, else with four significant digits (a fraction
+// such as a ratio keeps its precision).
+func probeNumber(v float64) string {
+	if math.Abs(v) >= 100 || v == math.Trunc(v) {
+		return FormatNumber(v)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
 }

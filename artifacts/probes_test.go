@@ -40,7 +40,7 @@ func TestProbesRoundTripAndReport(t *testing.T) {
 		t.Errorf("backlog after a round trip: %+v", p)
 	}
 	rep := Report([]*Artifact{back})
-	for _, want := range []string{"### Probes", "| backlog |", "| 250 |", "+120", "| idle    |"} {
+	for _, want := range []string{"### Probes", "| backlog |", "| 250 |", "+121", "| idle    |"} {
 		if !strings.Contains(rep, want) {
 			t.Errorf("report has no %q:\n%s", want, rep)
 		}
