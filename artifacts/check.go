@@ -117,6 +117,7 @@ func (c *checker) step(path string, s *Step) {
 	c.series(path+".series", s.Series)
 	for j, ck := range s.Checks {
 		c.finite(fmt.Sprintf("%s.checks[%d].value", path, j), ck.Value)
+		c.within(fmt.Sprintf("%s.checks[%d].time_to_pass_s", path, j), ck.TimeToPassS, 0, MaxStepSeconds)
 	}
 	for j, e := range s.Events {
 		c.within(fmt.Sprintf("%s.events[%d].t", path, j), e.T, 0, MaxStepSeconds)

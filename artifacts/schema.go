@@ -57,13 +57,15 @@ type Group struct {
 // Step holds the figures of one step of a group: one sweep value, or the
 // whole group when it has no sweep.
 type Step struct {
-	Label     string             `json:"label"`
-	Params    map[string]float64 `json:"params"`
-	DurationS float64            `json:"duration_s"`
-	PausedS   float64            `json:"paused_s"`
-	Requests  int64              `json:"requests"`
-	Errors    int64              `json:"errors"`
-	Dropped   int64              `json:"dropped"`
+	Label  string             `json:"label"`
+	Params map[string]float64 `json:"params"`
+	// Vars are the step's values of the group's vars (vars:).
+	Vars      map[string]string `json:"vars,omitempty"`
+	DurationS float64           `json:"duration_s"`
+	PausedS   float64           `json:"paused_s"`
+	Requests  int64             `json:"requests"`
+	Errors    int64             `json:"errors"`
+	Dropped   int64             `json:"dropped"`
 	// Drained counts operations that completed after the measured window,
 	// in the drain: they belong to no second of the step and are not in
 	// ThroughputRPS.
@@ -219,6 +221,10 @@ type Check struct {
 	OK    bool    `json:"ok"`
 	Value float64 `json:"value"`
 	Note  string  `json:"note,omitempty"`
+	// TimeToPassS is, for a check that waits (a verify entry's `until:`),
+	// the seconds from its first poll to the end of the poll that held;
+	// 0 (left out) when it never held, and for checks that do not wait.
+	TimeToPassS float64 `json:"time_to_pass_s,omitempty"`
 }
 
 // Event kinds, as DESIGN.md lists them.

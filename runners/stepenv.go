@@ -23,6 +23,9 @@ type StepEnv struct {
 	Index  int // 0-based step index
 	Label  string
 	Params map[string]float64
+	// Vars are the step's values of the group's vars (vars:); runners give
+	// them to their template states (tmpl.State.SetStep via StepValues).
+	Vars map[string]string
 	// Load is the group's load with this step's sweep value applied.
 	Load plan.Load
 	// Target is the group's watched target, nil without one.
@@ -86,7 +89,7 @@ func newRecorders(n int, load string) *[]*Recorder {
 // in-flight count and units add to the step's. Call it before the load
 // starts (in Prepare).
 func (e *StepEnv) ForLoad(name string, g *plan.Group, load plan.Load, params map[string]float64, n int) *StepEnv {
-	v := &StepEnv{Group: g, Index: e.Index, Label: e.Label, Params: params, Load: load, Target: e.Target,
+	v := &StepEnv{Group: g, Index: e.Index, Label: e.Label, Params: params, Vars: e.Vars, Load: load, Target: e.Target,
 		OnWatch: e.OnWatch, OnPanic: e.OnPanic, Ops: e.Ops, gate: e.gate, parent: e}
 	v.OnEvent = func(kind, note string) { e.Event(kind, name+": "+note) }
 	recs := newRecorders(n, name)
@@ -97,6 +100,10 @@ func (e *StepEnv) ForLoad(name string, g *plan.Group, load plan.Load, params map
 	e.recMu.Unlock()
 	return v
 }
+
+// StepValues are the step's values of its group's vars, in the order
+// templates read them (plan.Group.VarNames).
+func (e *StepEnv) StepValues() []string { return e.Group.StepValues(e.Vars) }
 
 // Recorder returns the recorder of worker i (workers share recorders
 // beyond the shard count).

@@ -74,7 +74,7 @@ func (st *stepRun) result(live bool) *artifacts.Step {
 		hist = ""
 	}
 	res := &artifacts.Step{
-		Label: st.spec.Label, Params: maps.Clone(st.spec.Params),
+		Label: st.spec.Label, Params: maps.Clone(st.spec.Params), Vars: maps.Clone(st.spec.Vars),
 		DurationS: round3(active.Seconds()), PausedS: round3(paused.Seconds()),
 		Requests: t.counts.requests, Errors: t.counts.errors, Dropped: t.counts.dropped,
 		ErrorKinds: maps.Clone(t.kinds), LatencyMS: artifacts.PercentilesOf(t.latency),
@@ -163,7 +163,7 @@ func thresholdChecks(th plan.Thresholds, s *artifacts.Step) []artifacts.Check {
 	if th.Dropped != nil {
 		checks = append(checks, artifacts.Check{Name: fmt.Sprintf("dropped <= %d", *th.Dropped), OK: s.Dropped <= *th.Dropped, Value: float64(s.Dropped)})
 	}
-	return checks
+	return append(checks, figureChecks(th.Checks, s)...)
 }
 
 // namedSteps are the artifact's figures of each named request.

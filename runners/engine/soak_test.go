@@ -58,7 +58,9 @@ groups:
 	if s := leaky.Target.RSSSlopeMBPerMin; s < 450 || s > 750 {
 		t.Errorf("leaky: slope %.1f MB/min, want 600 ±25%%", s)
 	}
-	if n := countEvents(flat, artifacts.EventExtended); n != 0 || flat.DurationS > 2.3 {
+	// Its events say whether it was extended; its length is not judged: a
+	// starved machine ends a 2 s step late (3.7 s seen beside 4 burners).
+	if n := countEvents(flat, artifacts.EventExtended); n != 0 {
 		t.Errorf("flat: %d extensions, %.2fs; want none", n, flat.DurationS)
 	}
 	if s := flat.Target.RSSSlopeMBPerMin; s > 1 {
@@ -83,7 +85,7 @@ groups:
 	quick := NewRun(p, testRegistry, t.TempDir(), "test")
 	defer quick.Close()
 	quick.Duration = 2 * time.Second
-	if st := runGroupOf(t, quick, p.Groups[0]); countEvents(st, artifacts.EventExtended) != 0 || st.DurationS > 2.3 || st.Target.RSSSlopeMBPerMin < 100 {
+	if st := runGroupOf(t, quick, p.Groups[0]); countEvents(st, artifacts.EventExtended) != 0 || st.Target.RSSSlopeMBPerMin < 100 {
 		t.Errorf("quick try: %d extensions, %.2fs, slope %.1f MB/min; want none, 2 s, the leak seen",
 			countEvents(st, artifacts.EventExtended), st.DurationS, st.Target.RSSSlopeMBPerMin)
 	}

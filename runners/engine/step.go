@@ -57,7 +57,7 @@ func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
 		workers = math.MaxInt32 // a Driver's goroutines are its own: shard fully
 	}
 	st.env = runners.NewStepEnv(s.group, spec.Load, ShardCount(workers))
-	st.env.Index, st.env.Label, st.env.Params = i, spec.Label, spec.Params
+	st.env.Index, st.env.Label, st.env.Params, st.env.Vars = i, spec.Label, spec.Params, spec.Vars
 	st.env.Target = s.opts.Target
 	st.env.OnEvent = st.event
 	st.env.OnPanic = st.panicked

@@ -133,7 +133,8 @@ type Runner struct {
 	tpls   []*reqTemplate
 	states bool
 	data   *tmpl.Source
-	err    error // a template that did not compile, returned by Prepare
+	step   []string // the step's values of the group's vars, set in Prepare
+	err    error    // a template that did not compile, returned by Prepare
 }
 
 // New builds the HTTP runner of a group.
@@ -211,6 +212,7 @@ func (r *Runner) Prepare(_ context.Context, step *runners.StepEnv) error {
 		r.client.CloseIdleConnections()
 	}
 	r.client = newClient(r.spec, max(step.Load.Workers(), 1), r.timeout())
+	r.step = step.StepValues()
 	return nil
 }
 
@@ -247,6 +249,7 @@ func (r *Runner) NewWorker(id int, rec *runners.Recorder) (runners.Worker, error
 	var st *tmpl.State
 	if r.states {
 		st = tmpl.NewState(r.data)
+		st.SetStep(r.step)
 	}
 	if r.flow != nil {
 		return r.newFlowWorker(st, rec), nil

@@ -319,3 +319,32 @@ func parseErr(groups string) error {
 	_, err := plan.ParsePlan("p.yaml", []byte(src), func(string) (string, bool) { return "", false }, testRegistry)
 	return err
 }
+
+// TestVarsReachTemplates: a var of two values makes two steps, each of
+// whose requests carries its step's value (the server counts by path),
+// with either client; the artifact keeps each step's values.
+func TestVarsReachTemplates(t *testing.T) {
+	for _, client := range clients {
+		t.Run(client, func(t *testing.T) {
+			rc := &routeCounter{routes: map[string]int64{}, status: map[string]int64{}}
+			srv := httptest.NewServer(rc)
+			t.Cleanup(srv.Close)
+			a := runGroup(t, fmt.Sprintf(`  - id: vars
+    runner: http
+    http: {client: %s, requests: [{url: "%s/{{.path}}", headers: {X-Shape: "{{.shape}}"}}]}
+    vars: {path: [a, b], shape: [flat]}
+    load: {concurrency: 2}
+    iterations: 20
+    max_duration: 20s
+`, client, srv.URL), nil)
+			rc.mu.Lock()
+			defer rc.mu.Unlock()
+			if len(a.Steps) != 2 || a.Steps[0].Label != "concurrency=2,path=a" || a.Steps[1].Vars["path"] != "b" {
+				t.Fatalf("steps %d: %q %v", len(a.Steps), a.Steps[0].Label, a.Steps[1].Vars)
+			}
+			if rc.routes["/a"] != 20 || rc.routes["/b"] != 20 || len(rc.routes) != 2 {
+				t.Errorf("the server saw %v, want 20 each of /a and /b", rc.routes)
+			}
+		})
+	}
+}

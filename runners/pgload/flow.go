@@ -79,12 +79,17 @@ func varsBefore(f *flow.Flow, i int) []string {
 }
 
 // parseVar compiles $var:NAME, which binds the text of a variable that
-// an earlier step of the flow captured. Bound as text, Postgres converts
+// an earlier step of the flow captured, else of the group's var of that
+// name (vars:) in the current step. Bound as text, Postgres converts
 // it to the parameter's type (bigint, uuid, …) as it would a literal.
-func parseVar(s, name string, vars []string, inFlow bool) (argGen, error) {
+func parseVar(s, name string, sc argScope) (argGen, error) {
+	vars := sc.vars
+	if i := slices.Index(sc.step, name); i >= 0 && !slices.Contains(vars, name) {
+		return func(w *worker) any { return w.r.step[i] }, nil // a group var: the step's value
+	}
 	switch {
-	case !inFlow:
-		return nil, fmt.Errorf("%q reads a variable that a flow step captured; a mix (postgres.statements) captures none", s)
+	case !sc.inFlow:
+		return nil, fmt.Errorf("%q: the group has no var %q (vars:), and a mix (postgres.statements) captures none", s, name)
 	case !slices.Contains(vars, name):
 		msg := fmt.Sprintf("%q: no earlier step of the flow captures %q", s, name)
 		if len(vars) > 0 {

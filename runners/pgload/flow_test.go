@@ -1,6 +1,7 @@
 package pgload_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -204,13 +205,41 @@ func TestFlowPlanErrors(t *testing.T) {
       statements: [{sql: "SELECT $1", args: ["$var:x"], once: true, think: 1ms, capture: {y: {column: y}}}]
 `)
 	for _, want := range []string{
-		`plan.yaml:8:7: group PG: postgres.statements[0].args[0]: "$var:x" reads a variable that a flow step captured`,
+		`plan.yaml:8:7: group PG: postgres.statements[0].args[0]: "$var:x": the group has no var "x" (vars:)`,
 		`postgres.statements[0].capture: is for the steps of a flow (postgres.flow)`,
 		`postgres.statements[0].once: is for the steps`,
 		`postgres.statements[0].think: is for the steps`,
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("plan errors lack %q:\n%v", want, err)
+		}
+	}
+}
+
+// TestVarsBindAsArgs: a group var of two values makes two steps, each of
+// whose inserts binds its step's value by $var (in a mix); the rows count
+// each step's inserts.
+func TestVarsBindAsArgs(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	a := runnertest.RunPlan(t, testRegistry, `version: 1
+groups:
+  - id: V
+    runner: postgres
+    postgres:
+      dsn: "${DSN}"
+      setup: ["CREATE TABLE shaped(n int NOT NULL, shape text NOT NULL)"]
+      statements: [{sql: "INSERT INTO shaped VALUES ($1, $2)", args: ["$var:n", "$var:shape"]}]
+    vars: {n: ["10", "500"], shape: [bound]}
+    load: {concurrency: 2}
+    iterations: 30
+    max_duration: 60s
+`, map[string]string{"DSN": dsn})
+	if len(a.Steps) != 2 || a.Steps[1].Vars["n"] != "500" {
+		t.Fatalf("steps %+v", a.Steps)
+	}
+	for _, n := range []int{10, 500} {
+		if got := query[int64](t, dsn, fmt.Sprintf("SELECT count(*) FROM shaped WHERE n = %d AND shape = 'bound'", n)); got != 30 {
+			t.Errorf("n=%d: %d rows, want 30", n, got)
 		}
 	}
 }

@@ -30,6 +30,7 @@ type runner struct {
 	flow    *flow.Flow   // nil for a mix
 	timeout time.Duration
 
+	step []string                     // the step's values of the group's vars, set in Prepare
 	seq  atomic.Int64                 // $seq, shared by the workers of the whole run
 	live atomic.Pointer[pgxpool.Pool] // the pool workers use, read without the lock
 
@@ -56,7 +57,7 @@ func newRunner(g *plan.Group, env *runners.RunEnv) (runners.Runner, error) {
 	stmts, list := spec.sent()
 	total := 0
 	for i := range stmts {
-		st, err := compileStatement(&stmts[i], varsBefore(r.flow, i), r.flow != nil)
+		st, err := compileStatement(&stmts[i], argScope{vars: varsBefore(r.flow, i), inFlow: r.flow != nil, step: g.VarNames()})
 		if err != nil {
 			return nil, fmt.Errorf("group %s: %s[%d]: %w", g.ID, list, i, err)
 		}
@@ -81,6 +82,7 @@ func (r *runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 	if err := r.startEmbedded(ctx, step); err != nil {
 		return err
 	}
+	r.step = step.StepValues()
 	size := r.spec.Pool
 	if size <= 0 {
 		size = step.Load.Workers()

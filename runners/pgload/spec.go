@@ -74,7 +74,8 @@ type Statement struct {
 	Think   plan.Duration           `yaml:"think"`
 }
 
-// Verify is a query whose single value is compared with Expect after a step.
+// Verify is a query whose single value is compared with Expect, or with
+// an operator's limit, after a step.
 type Verify struct {
 	Name string `yaml:"name"`
 	SQL  string `yaml:"sql,required"`
@@ -82,8 +83,16 @@ type Verify struct {
 	// "{{requests}}" / "{{errors}}" (the step's counts). Empty: the query
 	// only has to succeed.
 	Expect string `yaml:"expect"`
+	// Comparison, instead of Expect, is one operator and its limit
+	// (`"<=": 5`, `between: [1, "{{requests}}"]`); see verifyop.go.
+	plan.Comparison `yaml:",inline"`
+	// Until, when set, polls the query until the comparison holds or this
+	// long has passed; the check records the time it took.
+	Until plan.Duration `yaml:"until"`
 	// DSN, when set, is the database to ask; otherwise the group's.
 	DSN string `yaml:"dsn"`
+	// Pos is where the entry starts in the plan file.
+	Pos plan.Pos `yaml:"-"`
 }
 
 // EmbeddedDSN is the `dsn:` value that starts a throwaway cluster.
@@ -120,12 +129,15 @@ func validateGroup(g *plan.Group) []error {
 		return []error{plan.Errorf(g.Pos, "group "+g.ID+": postgres", "missing (required for runner postgres)")}
 	}
 	errs := append(g.LoopProblems(), g.NoData()...)
-	return append(errs, spec.Validate(g.SectionPos[Section], "group "+g.ID+": postgres")...)
+	return append(errs, spec.validate(g.SectionPos[Section], "group "+g.ID+": postgres", g.VarNames())...)
 }
 
 // Validate reports every problem of the section; pos is where it starts
 // and key names it in messages.
-func (s *Spec) Validate(pos plan.Pos, key string) []error {
+func (s *Spec) Validate(pos plan.Pos, key string) []error { return s.validate(pos, key, nil) }
+
+// validate is Validate for a group whose vars (vars:) are named step.
+func (s *Spec) validate(pos plan.Pos, key string, step []string) []error {
 	var errs []error
 	bad := func(k, format string, args ...any) {
 		errs = append(errs, plan.Errorf(pos, key+"."+k, format, args...))
@@ -157,7 +169,7 @@ func (s *Spec) Validate(pos plan.Pos, key string) []error {
 		}
 		errs = append(errs, st.placeProblems(pos, key+"."+k, list)...)
 		for j, a := range st.Args {
-			if _, err := parseArg(a, varsBefore(fl, i), fl != nil); err != nil {
+			if _, err := parseArg(a, argScope{vars: varsBefore(fl, i), inFlow: fl != nil, step: step}); err != nil {
 				bad(fmt.Sprintf("%s.args[%d]", k, j), "%v", err)
 			}
 		}
@@ -179,15 +191,19 @@ func ValidateVerify(g *plan.Group) []error {
 func validateVerify(pos plan.Pos, key string, list []Verify, hasDSN bool) []error {
 	var errs []error
 	for i, v := range list {
-		k := fmt.Sprintf("%s[%d]", key, i)
-		if strings.TrimSpace(v.SQL) == "" {
-			errs = append(errs, plan.Errorf(pos, k+".sql", "want a query"))
+		k, at := fmt.Sprintf("%s[%d]", key, i), pos
+		if v.Pos.Line > 0 {
+			at = v.Pos // the entry's own line
 		}
+		if strings.TrimSpace(v.SQL) == "" {
+			errs = append(errs, plan.Errorf(at, k+".sql", "want a query"))
+		}
+		errs = append(errs, v.validateOp(at, k)...)
 		switch {
 		case v.DSN == "" && !hasDSN:
-			errs = append(errs, plan.Errorf(pos, k+".dsn", "want the dsn of the database to ask"))
+			errs = append(errs, plan.Errorf(at, k+".dsn", "want the dsn of the database to ask"))
 		case v.DSN == EmbeddedDSN && !hasDSN:
-			errs = append(errs, plan.Errorf(pos, k+".dsn", "%q is the cluster a postgres group starts for itself; here, give the dsn of the database to ask", EmbeddedDSN))
+			errs = append(errs, plan.Errorf(at, k+".dsn", "%q is the cluster a postgres group starts for itself; here, give the dsn of the database to ask", EmbeddedDSN))
 		}
 	}
 	return errs
@@ -196,9 +212,17 @@ func validateVerify(pos plan.Pos, key string, list []Verify, hasDSN bool) []erro
 // argGen produces one statement argument for a worker.
 type argGen func(w *worker) any
 
-// parseArg compiles one `args:` entry. vars are the variables a flow's
-// earlier steps capture (inFlow: the entry is a flow step's).
-func parseArg(s string, vars []string, inFlow bool) (argGen, error) {
+// argScope is what an arg's $var:NAME may read: the variables a flow's
+// earlier steps capture (inFlow: the arg is a flow step's), and the
+// group's vars (vars:), whose step values the runner holds.
+type argScope struct {
+	vars   []string
+	inFlow bool
+	step   []string
+}
+
+// parseArg compiles one `args:` entry.
+func parseArg(s string, sc argScope) (argGen, error) {
 	if !strings.HasPrefix(s, "$") {
 		return func(*worker) any { return s }, nil
 	}
@@ -219,7 +243,7 @@ func parseArg(s string, vars []string, inFlow bool) (argGen, error) {
 	case "rand_int":
 		return parseRandInt(s, rest)
 	case "var":
-		return parseVar(s, rest, vars, inFlow)
+		return parseVar(s, rest, sc)
 	case "rand_text":
 		n, err := strconv.Atoi(rest)
 		if err != nil || n <= 0 || n > 1<<20 {
@@ -228,7 +252,7 @@ func parseArg(s string, vars []string, inFlow bool) (argGen, error) {
 		return func(w *worker) any { return w.randText(n) }, nil
 	}
 	return nil, fmt.Errorf("unknown generator %q: want $seq, $worker, $rand_int:LO:HI, $rand_text:N, $uuid, $now "+
-		"or, in a flow, $var:NAME (write $$ for a literal $)", s)
+		"or $var:NAME (write $$ for a literal $)", s)
 }
 
 func parseRandInt(s, rest string) (argGen, error) {

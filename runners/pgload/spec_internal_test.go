@@ -59,7 +59,7 @@ func TestArgGenerators(t *testing.T) {
 	r := &runner{}
 	w := &worker{r: r, id: 5, rng: rand.New(rand.NewPCG(1, 2))}
 	gen := func(s string) any {
-		g, err := parseArg(s, nil, false)
+		g, err := parseArg(s, argScope{})
 		if err != nil {
 			t.Fatalf("parseArg(%q): %v", s, err)
 		}
@@ -84,7 +84,7 @@ func TestArgGenerators(t *testing.T) {
 		t.Errorf("$uuid gave %q", v)
 	}
 	for _, bad := range []string{"$nope", "$rand_int:5:1", "$rand_int:1", "$rand_text:0", "$rand_text:x"} {
-		if _, err := parseArg(bad, nil, false); err == nil {
+		if _, err := parseArg(bad, argScope{}); err == nil {
 			t.Errorf("parseArg(%q) accepted", bad)
 		}
 	}

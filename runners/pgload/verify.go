@@ -60,14 +60,13 @@ func verifyAll(ctx context.Context, list []Verify, pool *pgxpool.Pool, dsn strin
 		if name == "" {
 			name = abbreviate(v.SQL)
 		}
-		got, err := verifyOne(ctx, v, pool, dsn, conns)
+		c, err := v.check(ctx, name, sum, func(ctx context.Context) (string, error) {
+			return verifyOne(ctx, v, pool, dsn, conns)
+		})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("verify %q: %w", name, err))
-			checks = append(checks, runners.Check{Name: name, Note: err.Error()})
-			continue
 		}
-		ok, value, note := judge(got, v.Expect, sum)
-		checks = append(checks, runners.Check{Name: name, OK: ok, Value: value, Note: note})
+		checks = append(checks, c)
 	}
 	return checks, errors.Join(errs...)
 }
@@ -123,9 +122,7 @@ func firstValue(ctx context.Context, q querier, sql string) (string, error) {
 // when both are numbers, else as strings. value is the number got (0 when
 // it is not one).
 func judge(got, expect string, sum runners.Summary) (ok bool, value float64, note string) {
-	expect = strings.ReplaceAll(expect, "{{requests}}", strconv.FormatInt(sum.Requests, 10))
-	expect = strings.ReplaceAll(expect, "{{errors}}", strconv.FormatInt(sum.Errors, 10))
-	expect = strings.TrimSpace(expect)
+	expect = expandCounts(expect, sum)
 	gotNum, gotErr := strconv.ParseFloat(strings.TrimSpace(got), 64)
 	if gotErr == nil {
 		value = gotNum

@@ -33,13 +33,13 @@ type statement struct {
 
 // compileStatement compiles s; vars are the variables a flow's earlier
 // steps capture (inFlow: s is a flow's step).
-func compileStatement(s *Statement, vars []string, inFlow bool) (*statement, error) {
+func compileStatement(s *Statement, sc argScope) (*statement, error) {
 	st := &statement{name: s.Name, sql: s.SQL, tx: s.Tx, weight: s.Weight, capture: len(s.Capture) > 0}
 	if st.weight == 0 {
 		st.weight = 1
 	}
 	for _, a := range s.Args {
-		gen, err := parseArg(a, vars, inFlow)
+		gen, err := parseArg(a, sc)
 		if err != nil {
 			return nil, err
 		}

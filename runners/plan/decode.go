@@ -164,7 +164,7 @@ func (d *decoder) structure(n *yaml.Node, v reflect.Value, key string, extra fun
 		}
 		seen[name] = true
 		if idx, ok := fields[name]; ok {
-			d.decode(val, v.Field(idx), joinKey(key, name))
+			d.decode(val, v.FieldByIndex(idx), joinKey(key, name))
 			continue
 		}
 		if extra == nil || !extra(k, val) {
@@ -176,22 +176,31 @@ func (d *decoder) structure(n *yaml.Node, v reflect.Value, key string, extra fun
 			d.errorf(n, joinKey(key, name), "missing (required)")
 		}
 	}
-	// A struct with a `Pos Pos` field learns where it was written.
-	if f := v.FieldByName("Pos"); f.IsValid() && f.Type() == posType && f.CanSet() {
-		f.Set(reflect.ValueOf(d.pos(n)))
+	if f, ok := v.Type().FieldByName("Pos"); ok && f.Type == posType && f.Tag.Get("yaml") == "-" {
+		v.FieldByIndex(f.Index).Set(reflect.ValueOf(d.pos(n))) // where the mapping starts, for messages
 	}
 }
 
-func structFields(t reflect.Type) (map[string]int, []string) {
-	fields := map[string]int{}
+// structFields maps the yaml keys of t to their fields' indexes; the keys
+// of a struct field tagged `yaml:",inline"` are t's own.
+func structFields(t reflect.Type) (map[string][]int, []string) {
+	fields := map[string][]int{}
 	var required []string
 	for i := range t.NumField() {
 		tag := t.Field(i).Tag.Get("yaml")
 		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" && opts == "inline" && t.Field(i).Type.Kind() == reflect.Struct {
+			inner, req := structFields(t.Field(i).Type)
+			for k, idx := range inner {
+				fields[k] = append([]int{i}, idx...)
+			}
+			required = append(required, req...)
+			continue
+		}
 		if name == "" || name == "-" {
 			continue
 		}
-		fields[name] = i
+		fields[name] = []int{i}
 		if opts == "required" {
 			required = append(required, name)
 		}
@@ -199,7 +208,7 @@ func structFields(t reflect.Type) (map[string]int, []string) {
 	return fields, required
 }
 
-func knownKeys(fields map[string]int) string {
+func knownKeys(fields map[string][]int) string {
 	names := make([]string, 0, len(fields))
 	for n := range fields {
 		names = append(names, n)

@@ -54,7 +54,7 @@ func (g *Group) sweepProblems() []error {
 	at := func(key, format string, args ...any) {
 		errs = append(errs, Errorf(g.Pos, fmt.Sprintf("group %s: %s", g.ID, key), format, args...))
 	}
-	steps := 1
+	steps := g.stepsOfVars()
 	for _, k := range slices.Sorted(maps.Keys(g.Sweep)) {
 		vals := g.Sweep[k]
 		if len(vals) == 0 {
@@ -68,7 +68,7 @@ func (g *Group) sweepProblems() []error {
 		steps = min(steps*max(len(vals), 1), MaxSteps+1)
 	}
 	if steps > MaxSteps {
-		at("sweep", "expands to more than %d steps", MaxSteps)
+		at("sweep", "expands to more than %d steps (vars included)", MaxSteps)
 	}
 	if len(errs) > 0 {
 		return errs

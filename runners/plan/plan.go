@@ -54,10 +54,14 @@ type Group struct {
 	Load   Load   `yaml:"load"`
 	// Loads are the group's named loads (`loads:`), run together on the
 	// group's clock; nil without that key.
-	Loads    []*NamedLoad         `yaml:"-"`
-	Sweep    map[string][]float64 `yaml:"sweep"`
-	Warmup   Duration             `yaml:"warmup"`
-	Duration Duration             `yaml:"duration"`
+	Loads []*NamedLoad         `yaml:"-"`
+	Sweep map[string][]float64 `yaml:"sweep"`
+	// Vars are named values that request templates, SQL args ($var:NAME)
+	// and per-step setup read as {{.NAME}}; a var of several values is
+	// swept like a sweep key, one step per value (steps.go).
+	Vars     map[string][]string `yaml:"vars"`
+	Warmup   Duration            `yaml:"warmup"`
+	Duration Duration            `yaml:"duration"`
 	// Iterations ends each step after this many operations in all, shared
 	// by the workers; PerWorkerIterations after this many per worker
 	// (closed loop only). Either replaces Duration; MaxDuration caps the
@@ -151,16 +155,17 @@ type RSSRule struct {
 }
 
 // Thresholds are the pass/fail limits of a group's steps. A nil field is
-// not checked.
+// not checked. Checks are limits on any figure by path (see FigureCheck).
 type Thresholds struct {
-	P50       *Duration `yaml:"p50"`
-	P90       *Duration `yaml:"p90"`
-	P99       *Duration `yaml:"p99"`
-	P999      *Duration `yaml:"p999"`
-	Max       *Duration `yaml:"max"`
-	ErrorRate *float64  `yaml:"error_rate"`
-	MinRPS    *float64  `yaml:"min_rps"`
-	Dropped   *int64    `yaml:"dropped"`
+	P50       *Duration     `yaml:"p50"`
+	P90       *Duration     `yaml:"p90"`
+	P99       *Duration     `yaml:"p99"`
+	P999      *Duration     `yaml:"p999"`
+	Max       *Duration     `yaml:"max"`
+	ErrorRate *float64      `yaml:"error_rate"`
+	MinRPS    *float64      `yaml:"min_rps"`
+	Dropped   *int64        `yaml:"dropped"`
+	Checks    []FigureCheck `yaml:"checks"`
 }
 
 // Section returns g's decoded section of that name as the *T its kind

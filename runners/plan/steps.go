@@ -13,6 +13,8 @@ import (
 type Step struct {
 	Label  string
 	Params map[string]float64
+	// Vars are this step's values of the group's vars (vars:).
+	Vars   map[string]string
 	Load   Load
 	Warmup time.Duration
 	// Duration is the measured phase's length; for a counted step, its cap.
@@ -55,10 +57,64 @@ func Steps(g *Group, override time.Duration) []Step {
 		}
 		steps = next
 	}
+	steps = g.varSteps(steps)
 	for i := range steps {
 		steps[i].Label = labelOf(steps[i].Params, keys, steps[i].Load)
+		steps[i].Label = withVars(steps[i].Label, steps[i].Vars, g.Vars)
 	}
 	return steps
+}
+
+// varSteps multiplies steps by the group's vars: a var of one value is
+// set in every step, one of several makes a step for each.
+func (g *Group) varSteps(steps []Step) []Step {
+	for _, name := range g.VarNames() {
+		var next []Step
+		for _, st := range steps {
+			for _, v := range g.Vars[name] {
+				vars := maps.Clone(st.Vars)
+				if vars == nil {
+					vars = map[string]string{}
+				}
+				vars[name] = v
+				st.Vars = vars
+				next = append(next, st)
+			}
+		}
+		steps = next
+	}
+	return steps
+}
+
+// withVars adds the swept vars (those of several values) to a label.
+func withVars(label string, vals map[string]string, vars map[string][]string) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(vars)) {
+		if len(vars[name]) > 1 {
+			parts = append(parts, name+"="+vals[name])
+		}
+	}
+	switch {
+	case len(parts) == 0:
+		return label
+	case label == "run":
+		return strings.Join(parts, ",")
+	}
+	return label + "," + strings.Join(parts, ",")
+}
+
+// VarNames are the group's vars' names in order: what templates index
+// step values by (tmpl.Scope.Step, StepValues).
+func (g *Group) VarNames() []string { return slices.Sorted(maps.Keys(g.Vars)) }
+
+// StepValues are a step's values of the group's vars, in VarNames' order.
+func (g *Group) StepValues(vals map[string]string) []string {
+	names := g.VarNames()
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = vals[n]
+	}
+	return out
 }
 
 func (s Step) with(key string, v float64) Step {

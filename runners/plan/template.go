@@ -22,7 +22,7 @@ func (g *Group) Template(pos Pos, key, src string) (*tmpl.Template, error) {
 // TemplateVars compiles a request field of g as Template does, where
 // {{.name}} may also read vars, the variables a flow captured before.
 func (g *Group) TemplateVars(pos Pos, key, src string, vars []string) (*tmpl.Template, error) {
-	sc := tmpl.Scope{Vars: vars}
+	sc := tmpl.Scope{Vars: vars, Step: g.VarNames()}
 	if g.Table != nil {
 		sc.Columns = g.Table.Columns
 	}

@@ -75,8 +75,10 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 	if err := g.loadData(p.Path); err != nil {
 		errs = append(errs, err) // before the kind's checks: its templates read the columns
 	}
+	errs = append(errs, g.varProblems()...)
 	errs = append(errs, g.validateLoads()...)
 	errs = append(errs, g.validateProbes()...)
+	errs = append(errs, g.Thresholds.validate(g.ID)...)
 	known, kindErrs := schema.ValidateGroup(g)
 	if !known {
 		at("runner", "unknown runner %q (known: %s)", g.Runner, strings.Join(schema.KindNames(), ", "))

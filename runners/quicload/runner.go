@@ -138,6 +138,9 @@ func (r *Runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 	if step != nil && step.Load.Timeout.D() > 0 {
 		r.timeout = step.Load.Timeout.D()
 	}
+	if step != nil && step.Group != nil && r.tpl != nil {
+		r.tpl.step = step.StepValues()
+	}
 	if err := r.open(); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ type templates struct {
 	url, body, request *tmpl.Template
 	headers            map[string]*tmpl.Template
 	data               *tmpl.Source
+	step               []string // the step's values of the group's vars, set in Prepare
 }
 
 // rendered is one operation's rendered fields, in a worker's reused
@@ -50,6 +51,7 @@ func compileTemplates(s *Spec, g *plan.Group) (*templates, error) {
 func (t *templates) render(out *rendered) (exhausted bool, err error) {
 	if out.st == nil {
 		out.st, out.headers = tmpl.NewState(t.data), map[string]string{}
+		out.st.SetStep(t.step)
 	}
 	if !out.st.Next() {
 		return true, nil

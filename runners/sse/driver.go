@@ -49,6 +49,7 @@ type Runner struct {
 	ramp   ramp
 	client *client
 	before *httpload.Before // the flow each subscriber sends before it connects; nil without one
+	step   []string         // the step's values of the group's vars, set by Drive
 
 	// Reconnect backoff clamps; tests shorten them.
 	backoffMin, backoffMax time.Duration
@@ -133,6 +134,9 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 	}
 	if n == 0 {
 		n = max(env.Load.Concurrency, 1)
+	}
+	if env.Group != nil {
+		r.step = env.StepValues()
 	}
 	return r.drive(ctx, stepHost{env}, n)
 }

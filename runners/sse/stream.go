@@ -80,6 +80,7 @@ func (s *stream) begin(ctx context.Context) error {
 		return nil
 	}
 	st := s.tpl.state(c.tpl.data)
+	st.SetStep(s.d.r.step)
 	if !st.Next() {
 		return errExhausted
 	}

@@ -15,6 +15,7 @@ type State struct {
 	row  []string
 	data *Source
 	vars []string // captured by a flow's steps, by Scope.Vars index
+	step []string // the step's values of the group's vars, by Scope.Step index
 }
 
 // NewState returns a worker's state drawing rows from data (nil: none).
@@ -49,6 +50,10 @@ func (s *State) SetVar(i int, v string) {
 	}
 	s.vars[i] = v
 }
+
+// SetStep gives the state the current step's values of the group's vars
+// (vars:), in Scope.Step's order.
+func (s *State) SetStep(values []string) { s.step = values }
 
 // Seq is the number of the current request ({{seq}}).
 func (s *State) Seq() uint64 { return s.seq }

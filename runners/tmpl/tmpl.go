@@ -43,6 +43,7 @@ const (
 	opRandChoice
 	opColumn
 	opVar
+	opStep
 )
 
 // part is a literal (lit) or a function with its compiled arguments.
@@ -76,16 +77,26 @@ type Scope struct {
 	Columns Columns
 	// Vars are captured variables, by index in the State (State.SetVar).
 	Vars []string
+	// Step are the group's step variables (vars:), by index in the
+	// State's step values (State.SetStep).
+	Step []string
 }
 
-// lookup compiles {{.name}}: a column, else a captured variable.
+// lookup compiles {{.name}}: a captured variable, else a column, else a
+// step variable.
 func (sc Scope) lookup(name string) (part, error) {
 	if i := slices.Index(sc.Vars, name); i >= 0 {
 		return part{op: opVar, col: i}, nil
 	}
+	if i := slices.Index(sc.Step, name); i >= 0 && !slices.Contains(sc.Columns, name) {
+		return part{op: opStep, col: i}, nil
+	}
 	i, err := sc.Columns.index(name)
 	if err != nil && len(sc.Vars) > 0 {
 		err = fmt.Errorf("%w; the variables captured before this step are %s", err, strings.Join(sc.Vars, ", "))
+	}
+	if err != nil && len(sc.Step) > 0 {
+		err = fmt.Errorf("%w; the group's vars are %s", err, strings.Join(sc.Step, ", "))
 	}
 	return part{op: opColumn, col: i}, err
 }
@@ -181,6 +192,10 @@ func (t *Template) Append(dst []byte, s *State) []byte {
 		case opVar:
 			if p.col < len(s.vars) {
 				dst = append(dst, s.vars[p.col]...)
+			}
+		case opStep:
+			if p.col < len(s.step) {
+				dst = append(dst, s.step[p.col]...)
 			}
 		}
 	}

@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/plan"
+)
+
+func limit(s string) *string { return &s }
+
+// Each threshold check is a check named with its figure, operator and
+// limit, valued with the figure; a figure the step lacks fails, saying so.
+func TestFigureChecks(t *testing.T) {
+	h := artifacts.NewHistogram()
+	for us := int64(1000); us <= 100_000; us += 1000 { // 1 ms … 100 ms
+		_ = h.RecordValue(us)
+	}
+	enc, _ := artifacts.EncodeHistogram(h)
+	s := &artifacts.Step{Requests: 100, Errors: 2, Histogram: enc, LatencyMS: artifacts.PercentilesOf(h),
+		Target: &artifacts.TargetStats{FDsPerUnit: 1.41}}
+	p99 := plan.Duration{Duration: 150e6}
+	th := plan.Thresholds{P99: &p99, Checks: []plan.FigureCheck{
+		{Figure: "p95", Comparison: plan.Comparison{LE: limit("20ms")}},
+		{Figure: "p99.9", Comparison: plan.Comparison{LT: limit("101")}},
+		{Figure: "target.fds_per_unit", Comparison: plan.Comparison{LE: limit("1.5")}},
+		{Figure: "errors", Comparison: plan.Comparison{Between: []string{"0", "3"}}},
+		{Figure: "counters.reconnects", Comparison: plan.Comparison{GE: limit("0")}},
+	}}
+	got := thresholdChecks(th, s)
+	want := []struct {
+		name  string
+		ok    bool
+		value float64
+		note  string
+	}{
+		{"p99 <= 150ms", true, s.LatencyMS.P99, ""},
+		{"p95 <= 20ms", false, float64(h.ValueAtQuantile(95)) / 1000, ""},
+		{"p99.9 < 101ms", true, float64(h.ValueAtQuantile(99.9)) / 1000, ""},
+		{"target.fds_per_unit <= 1.5", true, 1.41, ""},
+		{"errors between 0 and 3", true, 2, ""},
+		{"counters.reconnects >= 0", false, 0, `counters has no "reconnects" in this step`},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("checks %+v", got)
+	}
+	for i, w := range want {
+		c := got[i]
+		if c.Name != w.name || c.OK != w.ok || c.Value != w.value || !strings.Contains(c.Note, w.note) {
+			t.Errorf("checks[%d] = %+v, want %+v", i, c, w)
+		}
+	}
+	if v := artifacts.CheckValue(got[1]); !strings.HasSuffix(v, " ms") {
+		t.Errorf("p95's value shows as %q, want milliseconds", v)
+	}
+	if line := artifacts.FailedLine(got[5]); !strings.Contains(line, "counters.reconnects >= 0: counters has no") {
+		t.Errorf("failed line %q", line)
+	}
+}
