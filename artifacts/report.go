@@ -85,6 +85,9 @@ func buildSection(runs []*Artifact) section {
 	if t := statusTable(a.Steps); t != nil {
 		s.tables = append(s.tables, titled{title: "Status codes", t: t})
 	}
+	if t := probesTable(a.Steps); t != nil {
+		s.tables = append(s.tables, titled{title: "Probes", t: t})
+	}
 	if len(runs) > 1 {
 		old := runs[0]
 		c := Compare([]*Artifact{old}, []*Artifact{a}, CompareOptions{})

@@ -104,6 +104,8 @@ type Step struct {
 	ByName map[string]NamedStep `json:"by_name,omitempty"`
 	// Status counts the operations by protocol status code ("200", "429").
 	Status map[string]int64 `json:"status,omitempty"`
+	// Probes are the figures of the group's probes by name (probes.go).
+	Probes map[string]ProbeStats `json:"probes,omitempty"`
 }
 
 // NamedStep is the figures of one named request in a step: its counts,

@@ -16,6 +16,10 @@ func (m *Model) viewDetail(w, h int) []string {
 	lines = append(lines, m.liveTable(gr, w)...)
 	banner := append(append(m.banner(gr, w), m.actionLine(gr, w)...), m.endingLines(gr, w)...)
 	avail := h - len(lines) - len(banner)
+	// Probe rows (view_probes.go) go before the charts, leaving the
+	// baseline pane its four best rows.
+	probes := m.probeRows(gr, w, avail-4)
+	avail -= len(probes)
 	// Sparklines get what the baseline pane needs (up to seven lines)
 	// leaves: two pairs, each a caption and a chart of two to eleven rows.
 	// Short of room, the pane keeps four lines (its best rows) and the
@@ -31,6 +35,7 @@ func (m *Model) viewDetail(w, h int) []string {
 		lines = append(lines, m.perfGraphs(gr, w, pair)...)
 		lines = append(lines, m.resourceGraphs(gr, w, pair)...)
 	}
+	lines = append(lines, probes...)
 	lines = append(lines, banner...)
 	return append(lines, m.baselinePane(gr, w, h-len(lines))...)
 }

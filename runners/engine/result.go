@@ -41,6 +41,7 @@ func (st *stepRun) snapshot(state State) Snapshot {
 	}
 	st.mu.Unlock()
 	st.watched.fill(&snap, st.s)
+	st.fillProbes(&snap)
 	st.s.mu.Lock()
 	snap.Done = append([]artifacts.Step(nil), st.s.results...)
 	st.s.mu.Unlock()
@@ -107,6 +108,7 @@ func (st *stepRun) result(live bool) *artifacts.Step {
 	}
 	t.mu.Unlock()
 	st.watched.summarize(res, st)
+	st.probeFigures(res)
 	st.mu.Lock()
 	res.Events = append([]artifacts.Event{}, st.events...)
 	st.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/probe"
 )
 
 // State is where a session or step stands.
@@ -90,6 +91,8 @@ type Snapshot struct {
 	// the soak policy may add, zero without one: its max is the step's
 	// whole length, so an operator's extension counts toward it.
 	Extended, SoakLeft time.Duration
+	// Probes are the group's probes' figures so far, in the plan's order.
+	Probes []probe.Live
 	// Series is the step's thinned time series so far.
 	Series []artifacts.Point
 	// Events of the current step so far.

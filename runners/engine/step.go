@@ -12,6 +12,7 @@ import (
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/probe"
 	"github.com/benchtui/benchtui/runners/watch"
 )
 
@@ -36,6 +37,7 @@ type stepRun struct {
 	drainAt   time.Time // when the load was told to stop
 	stopCh    chan struct{}
 	events    []artifacts.Event
+	probes    *probe.Set // the group's probes, read in the measured phase (probes.go)
 
 	tally   *tally
 	watched watchState
@@ -227,6 +229,7 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 	stopLoad()
 	st.closeWindow()
 	st.setPhase(PhaseDrain)
+	st.stopProbes()
 	st.env.Gate().Resume() // paused workers must see the stop
 	st.drain(loops, abortOps)
 	st.actions().finish()
@@ -358,6 +361,7 @@ func (st *stepRun) clock(ctx context.Context) {
 	}
 	st.startPhase(PhaseMeasure, st.spec.Duration)
 	st.tally.begin()
+	st.startProbes(ctx)
 	defer st.startActions(ctx).stopScheduling() // no action starts past the step's end
 	st.tickUntilDone(ctx, ticker)
 }

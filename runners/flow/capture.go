@@ -155,20 +155,16 @@ func (r *Reply) Reset() {
 func (r *Reply) jsonValue(p *jsonpath.Path) (string, bool) {
 	if !r.parsed {
 		r.parsed = true
-		d := json.NewDecoder(bytes.NewReader(r.Body))
-		d.UseNumber() // keep 64-bit ids exact
-		if d.Decode(&r.decoded) != nil {
-			r.decoded = nil
-		}
+		r.decoded, _ = DecodeJSON(r.Body)
 	}
 	if r.decoded == nil {
 		return "", false
 	}
-	nodes := p.Select(r.decoded)
-	if len(nodes) == 0 {
+	node, ok := FirstNode(r.decoded, p)
+	if !ok {
 		return "", false
 	}
-	switch n := nodes[0].(type) {
+	switch n := node.(type) {
 	case string:
 		return n, true
 	case nil:
@@ -177,4 +173,25 @@ func (r *Reply) jsonValue(p *jsonpath.Path) (string, bool) {
 		b, err := json.Marshal(n)
 		return string(b), err == nil
 	}
+}
+
+// DecodeJSON parses body as one JSON value, numbers as json.Number (so
+// 64-bit ids stay exact); ok is false when body is not JSON.
+func DecodeJSON(body []byte) (v any, ok bool) {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// FirstNode is the first node p selects in doc (a DecodeJSON value);
+// ok is false when it selects none.
+func FirstNode(doc any, p *jsonpath.Path) (node any, ok bool) {
+	nodes := p.Select(doc)
+	if len(nodes) == 0 {
+		return nil, false
+	}
+	return nodes[0], true
 }

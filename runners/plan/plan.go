@@ -74,8 +74,10 @@ type Group struct {
 	Data  *Data       `yaml:"data"`
 	Table *tmpl.Table `yaml:"-"`
 	// env holds the values of the plan's {{env "NAME"}} actions.
-	env          map[string]string
-	Soak         *Soak      `yaml:"soak"`
+	env  map[string]string
+	Soak *Soak `yaml:"soak"`
+	// Probes are numbers read every interval during each step (probes.go).
+	Probes       []Probe    `yaml:"probes"`
 	Thresholds   Thresholds `yaml:"thresholds"`
 	OnTargetExit string     `yaml:"on_target_exit"`
 	// Actions are done at offsets of each measured step (actions.go).

@@ -77,6 +77,7 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 	}
 	errs = append(errs, g.varProblems()...)
 	errs = append(errs, g.validateLoads()...)
+	errs = append(errs, g.validateProbes()...)
 	errs = append(errs, g.Thresholds.validate(g.ID)...)
 	errs = append(errs, p.validateActions(g)...)
 	errs = append(errs, p.validateTasks(g)...)

@@ -1,0 +1,100 @@
+package artifacts
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// ProbeStats are the figures of one probe (the plan's `probes:`) over a
+// step's measured phase: the least, greatest and last value read, the
+// least-squares slope per minute, how many reads succeeded (Samples) and
+// failed (Errors), and the series of reads. With Samples 0, Min, Max, Last
+// and SlopePerMin are 0 and mean nothing.
+type ProbeStats struct {
+	Min         float64      `json:"min"`
+	Max         float64      `json:"max"`
+	Last        float64      `json:"last"`
+	SlopePerMin float64      `json:"slope_per_min"`
+	Samples     int64        `json:"samples"`
+	Errors      int64        `json:"errors"`
+	Series      []ProbePoint `json:"series"`
+}
+
+// ProbePoint is one read of a probe: T seconds of active time since the
+// measured phase began, and the value. A failed read is a gap (Gap true)
+// written as [t, null].
+type ProbePoint struct {
+	T     float64
+	Value float64
+	Gap   bool
+}
+
+// MarshalJSON writes p as [t, value], or [t, null] for a gap.
+func (p ProbePoint) MarshalJSON() ([]byte, error) {
+	if p.Gap || math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
+		return fmt.Appendf(nil, "[%s,null]", jsonFloat(p.T)), nil
+	}
+	return fmt.Appendf(nil, "[%s,%s]", jsonFloat(p.T), jsonFloat(p.Value)), nil
+}
+
+// UnmarshalJSON reads [t, value] or [t, null].
+func (p *ProbePoint) UnmarshalJSON(b []byte) error {
+	var pair []*float64
+	if err := json.Unmarshal(b, &pair); err != nil {
+		return fmt.Errorf("probe point: %w", err)
+	}
+	if len(pair) != 2 || pair[0] == nil {
+		return fmt.Errorf("probe point: want [t, value], got %s", bytes.TrimSpace(b))
+	}
+	*p = ProbePoint{T: *pair[0], Gap: pair[1] == nil}
+	if pair[1] != nil {
+		p.Value = *pair[1]
+	}
+	return nil
+}
+
+func jsonFloat(f float64) string {
+	b, err := json.Marshal(f)
+	if err != nil {
+		return "0"
+	}
+	return string(b)
+}
+
+// probesTable lists each step's probes with min, max, last and slope;
+// nil when no step has any.
+func probesTable(steps []Step) *table {
+	t := &table{header: []string{"step", "probe", "min", "max", "last", "slope (/min)", "samples", "errors"},
+		right: []bool{false, false, true, true, true, true, true, true}}
+	for _, s := range steps {
+		for _, name := range sortedKeys(s.Probes) {
+			p := s.Probes[name]
+			min, max, last, slope := "—", "—", "—", "—"
+			if p.Samples > 0 {
+				min, max, last = probeNumber(p.Min), probeNumber(p.Max), probeNumber(p.Last)
+				slope = probeNumber(p.SlopePerMin)
+				if p.SlopePerMin >= 0 {
+					slope = "+" + slope
+				}
+			}
+			t.add(s.Label, name, min, max, last, slope, fmt.Sprint(p.Samples), fmt.Sprint(p.Errors))
+		}
+	}
+	if len(t.rows) == 0 {
+		return nil
+	}
+	return t
+}
+
+// probeNumber formats a probe's figure: with thousands separators from
+// 100 on or when whole, else with four significant digits (a fraction
+// such as a ratio keeps its precision).
+func probeNumber(v float64) string {
+	if math.Abs(v) >= 100 || v == math.Trunc(v) {
+		return FormatNumber(v)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
