@@ -1,10 +1,10 @@
 package artifacts
 
 import (
-	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -366,35 +366,19 @@ func targetFigure(t *TargetStats, leaf string) float64 {
 // …}}`, or under extra.probes for a runner that keeps them there. Read by
 // their JSON names, the figures need no Go field of their own here.
 func probeFigure(s *Step, f Figure) (float64, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", f.Path, err)
-	}
-	var doc struct {
-		Probes map[string]map[string]any `json:"probes"`
-		Extra  struct {
-			Probes map[string]map[string]any `json:"probes"`
-		} `json:"extra"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return 0, fmt.Errorf("%s: reading the step's probes: %w", f.Path, err)
-	}
-	probes := doc.Probes
-	if probes == nil {
-		probes = doc.Extra.Probes
-	}
-	p, ok := probes[f.name]
+	p, ok := s.Probes[f.name]
 	if !ok {
-		names := make([]string, 0, len(probes))
-		for k := range probes {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		return 0, absent(f, names)
+		return 0, absent(f, slices.Sorted(maps.Keys(s.Probes)))
 	}
-	v, ok := p[f.leaf].(float64)
-	if !ok {
-		return 0, fmt.Errorf("probe %q has no %s in this step", f.name, f.leaf)
+	switch f.leaf {
+	case "min":
+		return p.Min, nil
+	case "max":
+		return p.Max, nil
+	case "last":
+		return p.Last, nil
+	case "slope_per_min":
+		return p.SlopePerMin, nil
 	}
-	return v, nil
+	return 0, fmt.Errorf("probe %q has no %s", f.name, f.leaf)
 }

@@ -74,7 +74,7 @@ func TestFiguresByPath(t *testing.T) {
 		ErrorKinds: map[string]int64{"timeout": 5},
 		ExtraMS:    map[string]artifacts.Percentiles{"handshake": {P99: 4.2, P999: 4.9}},
 		// probes as the probes work writes them, here under extra
-		Extra: map[string]any{"probes": map[string]any{"backlog": map[string]any{"min": 0.0, "max": 12.0, "last": 3.0, "slope_per_min": -1.5, "series": []any{1.0}}}},
+		Probes: map[string]ProbeStats{"backlog": {Min: 0, Max: 12, Last: 3, SlopePerMin: -1.5, Samples: 1}},
 	}
 	for path, want := range map[string]float64{
 		"requests": 100, "errors": 5, "dropped": 2, "error_rate": 0.05, "rps": 50,
