@@ -74,7 +74,7 @@ func TestFiguresByPath(t *testing.T) {
 		ErrorKinds: map[string]int64{"timeout": 5},
 		ExtraMS:    map[string]artifacts.Percentiles{"handshake": {P99: 4.2, P999: 4.9}},
 		// probes as the probes work writes them, here under extra
-		Probes: map[string]ProbeStats{"backlog": {Min: 0, Max: 12, Last: 3, SlopePerMin: -1.5, Samples: 1}},
+		Probes: map[string]artifacts.ProbeStats{"backlog": {Min: 0, Max: 12, Last: 3, SlopePerMin: -1.5, Samples: 1}},
 	}
 	for path, want := range map[string]float64{
 		"requests": 100, "errors": 5, "dropped": 2, "error_rate": 0.05, "rps": 50,
