@@ -23,7 +23,7 @@ import (
 //	/events?rate=N   Server-Sent Events, N per second
 //	/session         POST opens a session: Mcp-Session-Id header, JSON body
 //	/call            POST with a session's Mcp-Session-Id: 200 token=…, else 401
-//	/ingest, /gate, /publish   stand-ins for the seed campaigns' routes (standins.go)
+//	/ingest, /gate, /publish, /mail   stand-ins for the seed campaigns' routes (standins.go)
 //	/healthz         200 once serving
 type Handler struct {
 	mu       sync.Mutex
@@ -44,7 +44,7 @@ func NewHandler() *Handler {
 	h.mux.Handle("/events", sseHandler(10, h.ending))
 	h.mux.HandleFunc("/session", h.sessions.start)
 	h.mux.HandleFunc("/call", h.sessions.call)
-	registerStandIns(h.mux) // /ingest, /gate, /publish: see standins.go
+	registerStandIns(h.mux) // /ingest, /gate, /publish, /mail: see standins.go
 	return h
 }
 

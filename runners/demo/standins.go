@@ -23,11 +23,15 @@ import (
 //	                                 one write at a time per world, each taking N ms (default
 //	                                 60) and committed at least I ms after the world's last
 //	                                 (default 1500)
+//	POST /mail                       delivers one message to a mailbox (a Mailpit stand-in): 202
+//	GET  /mail                       {"total":N}: the messages delivered since the last DELETE
+//	DELETE /mail                     empties the mailbox
 //
 // The QUIC stream server answers LOOKUP and LIST with a short index
 // (answerStandIn).
 type standIns struct {
 	accepted atomic.Int64
+	mailbox  atomic.Int64 // messages delivered to /mail since its last DELETE
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
@@ -57,6 +61,26 @@ func registerStandIns(mux *http.ServeMux) {
 	})
 	mux.HandleFunc("/gate", s.gate)
 	mux.HandleFunc("/publish", s.publish)
+	mux.HandleFunc("/mail", s.mail)
+}
+
+// mail stands in for a mail catcher (Mailpit): a send through the API
+// delivers one message; the count is read and reset as Mailpit's
+// GET and DELETE /api/v1/messages do.
+func (s *standIns) mail(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+		io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
+		s.mailbox.Add(1)
+		w.WriteHeader(http.StatusAccepted)
+	case http.MethodDelete:
+		s.mailbox.Store(0)
+	case http.MethodGet:
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, "{\"total\":%d}\n", s.mailbox.Load())
+	default:
+		http.Error(w, "POST a message, GET the count, DELETE to empty", http.StatusMethodNotAllowed)
+	}
 }
 
 func (s *standIns) ingest(w http.ResponseWriter, r *http.Request) {

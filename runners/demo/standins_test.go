@@ -114,3 +114,20 @@ func TestQUICStandInVerbs(t *testing.T) {
 		}
 	}
 }
+
+func TestMailboxCountsSendsUntilEmptied(t *testing.T) {
+	srv := httptest.NewServer(NewHandler())
+	defer srv.Close()
+	for range 3 {
+		if code, _ := get(t, http.MethodPost, srv.URL+"/mail", `{"to":"a@b.test"}`); code != http.StatusAccepted {
+			t.Fatalf("POST /mail: %d, want 202", code)
+		}
+	}
+	if _, body := get(t, http.MethodGet, srv.URL+"/mail", ""); body != "{\"total\":3}\n" {
+		t.Errorf("GET /mail: %q, want total 3", body)
+	}
+	get(t, http.MethodDelete, srv.URL+"/mail", "")
+	if _, body := get(t, http.MethodGet, srv.URL+"/mail", ""); body != "{\"total\":0}\n" {
+		t.Errorf("GET /mail after DELETE: %q, want total 0", body)
+	}
+}
