@@ -38,6 +38,7 @@ type TargetSpec struct {
 	PID          int               `yaml:"pid"`
 	PIDFile      string            `yaml:"pidfile"`
 	Cgroup       string            `yaml:"cgroup"`
+	Tree         bool              `yaml:"tree"`
 	Sample       Duration          `yaml:"sample"`
 	StopGrace    Duration          `yaml:"stop_grace"`
 	Pos          Pos               `yaml:"-"`

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -48,6 +49,18 @@ func (t *TargetSpec) validate(name string) []error {
 	}
 	if _, err := watch.ParseReady(t.Ready, false); err != nil {
 		return []error{Errorf(t.Pos, "targets."+name+".ready", "%v", err)}
+	}
+	if t.Tree && t.Cgroup != "" {
+		return []error{Errorf(t.Pos, "targets."+name+".tree", "a cgroup is sampled whole: tree is for command, pid or pidfile")}
+	}
+	if t.Cgroup != "" {
+		// Checked now when the folder exists (a container may start later:
+		// then the check is at attach).
+		if _, err := os.Stat(t.Cgroup); err == nil {
+			if err := watch.CheckCgroup(t.Cgroup); err != nil {
+				return []error{Errorf(t.Pos, "targets."+name+".cgroup", "%v", err)}
+			}
+		}
 	}
 	return nil
 }
