@@ -35,7 +35,8 @@ func (st *stepRun) saveProfile(ctx context.Context, p *plan.TargetPprof, moment 
 		return
 	}
 	name := fmt.Sprintf("%s-%s-step%d-run%d-heap-%s.pb.gz", st.s.group.ID, st.s.opts.RunID, st.index+1, st.run1, moment)
-	if err := os.MkdirAll(dir, 0o755); err == nil {
+	err = os.MkdirAll(dir, 0o755)
+	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, name), body, 0o644)
 	}
 	if err != nil {
