@@ -106,6 +106,10 @@ type Step struct {
 	Status map[string]int64 `json:"status,omitempty"`
 	// Probes are the figures of the group's probes by name (probes.go).
 	Probes map[string]ProbeStats `json:"probes,omitempty"`
+	// Profiles are files saved beside the artifact during the step, by
+	// what they hold: heap_start and heap_end are the target's heap
+	// profiles (`go tool pprof -diff_base heap_start heap_end`).
+	Profiles map[string]string `json:"profiles,omitempty"`
 }
 
 // NamedStep is the figures of one named request in a step: its counts,

@@ -21,6 +21,7 @@ func (p *Plan) validate(schema Schema) []error {
 	for name, t := range p.Targets {
 		if t != nil { // an empty target is a decoding problem already
 			errs = append(errs, t.validate(name)...)
+			errs = append(errs, t.validateServer(name)...)
 		}
 	}
 	ids := map[string]bool{}
@@ -90,7 +91,9 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 	}
 	errs = append(errs, g.varProblems()...)
 	errs = append(errs, g.validateLoads()...)
+	g.addMetricProbes(p.metricProbes(g))
 	errs = append(errs, g.validateProbes()...)
+	errs = append(errs, g.validateSeriesRule()...)
 	errs = append(errs, g.Thresholds.validate(g.ID)...)
 	errs = append(errs, p.validateActions(g)...)
 	errs = append(errs, p.validateTasks(g)...)
