@@ -199,8 +199,8 @@ type TargetStats struct {
 	// CPUCoresPeak is the most cores used between two samples (0 in
 	// artifacts written before it was kept).
 	CPUCoresPeak float64 `json:"cpu_cores_peak,omitempty"`
-	Threads           Range   `json:"threads"`
-	SpanS             float64 `json:"span_s,omitempty"`
+	Threads      Range   `json:"threads"`
+	SpanS        float64 `json:"span_s,omitempty"`
 }
 
 // Range is the start, peak and end of a sampled figure.
