@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -148,8 +149,16 @@ groups:
 			t.Errorf("%s: peak %.2f below mean %.2f", name, ts.CPUCoresPeak, ts.CPUCores)
 		}
 	}
-	if b := st.Targets["busy"]; b == nil || b.CPUCoresPeak < 0.5 {
-		t.Errorf("busy target: %+v, want a peak above 0.5 cores", b)
+	// A spinning shell uses a whole core when it gets one. On a machine
+	// whose run queue is longer than its CPUs (other builds, burners) it
+	// gets a share: then a peak clearly above the idle target's is enough.
+	want := 0.5
+	if load := loadAverage(); load >= float64(runtime.NumCPU()) {
+		t.Logf("load average %.1f on %d CPUs: the busy target gets a share of a core", load, runtime.NumCPU())
+		want = 0.05
+	}
+	if b := st.Targets["busy"]; b == nil || b.CPUCoresPeak < want || b.CPUCoresPeak <= st.Targets["idle"].CPUCoresPeak {
+		t.Errorf("busy target: %+v, want a peak above %g cores and the idle target's", b, want)
 	}
 	if st.TargetsSum == nil || st.TargetsSum.CPUCoresPeak < st.Targets["busy"].CPUCoresPeak-0.01 {
 		t.Errorf("sum %+v: peak below the busy target's", st.TargetsSum)
@@ -204,4 +213,15 @@ groups:
 	if st.DurationS > 8 {
 		t.Errorf("step ran %.2fs: the second target's exit did not stop it", st.DurationS)
 	}
+}
+
+// loadAverage is the one-minute load average, 0 when unknown.
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	var l float64
+	fmt.Sscan(string(b), &l)
+	return l
 }
