@@ -56,6 +56,10 @@ func (p *Plan) targetProblems(g *Group) []error {
 		if p.Targets[name] == nil {
 			errs = append(errs, Errorf(pos, key, "no target named %q in targets", name))
 		}
+		if name == "sum" && len(g.Targets) > 1 {
+			// compare's rows and the report name the targets' sum "sum"
+			errs = append(errs, Errorf(pos, key, "a target named \"sum\" cannot be one of several (\"sum\" names their sum in comparisons): rename it"))
+		}
 		if slices.Index(g.Targets, name) < i {
 			errs = append(errs, Errorf(pos, key, "target %q is named twice", name))
 		}

@@ -38,6 +38,8 @@ func TestGroupTargetsErrors(t *testing.T) {
 			`plan.yaml:10:13: groups[0].target: empty list`},
 		{"not a name", "    target: api\n", "    target: [api, {a: 1}]\n",
 			`plan.yaml:10:19: groups[0].target[1]: want a target name, got a mapping`},
+		{"sum among several", "    target: api\n", "    target: [api, sum]\n",
+			`plan.yaml:10:19: group G1: target[1]: no target named "sum" in targets`},
 		{"soak target not watched", "max: 540s}", "max: 540s, target: db}",
 			`group G1: soak.extend_while_rss_rising.target: "db" is not one of the group's targets [api]`},
 	}
