@@ -39,7 +39,7 @@ func TestGroupTargetsErrors(t *testing.T) {
 		{"not a name", "    target: api\n", "    target: [api, {a: 1}]\n",
 			`plan.yaml:10:19: groups[0].target[1]: want a target name, got a mapping`},
 		{"sum among several", "    target: api\n", "    target: [api, sum]\n",
-			`plan.yaml:10:19: group G1: target[1]: no target named "sum" in targets`},
+			`plan.yaml:10:19: group G1: target[1]: a target named "sum" cannot be one of several`},
 		{"soak target not watched", "max: 540s}", "max: 540s, target: db}",
 			`group G1: soak.extend_while_rss_rising.target: "db" is not one of the group's targets [api]`},
 	}
