@@ -129,3 +129,15 @@ func targetCells(ts *TargetStats) []string {
 	return []string{rangeMB(ts.RSSMB), fmt.Sprintf("%.2f", ts.RSSSlopeMBPerMin), rangeCount(ts.FDs),
 		fmt.Sprintf("%.2f", ts.CPUCores), fmt.Sprintf("%.2f", ts.CPUCoresPeak)}
 }
+
+// soakTargetStats is the figures of the target the group's soak policy
+// watched: the one its config names (soak.extend_while_rss_rising.target)
+// among the step's targets, else the first (Target).
+func soakTargetStats(s *Step, cfg map[string]any) *TargetStats {
+	soak, _ := cfg["soak"].(map[string]any)
+	rule, _ := soak["extend_while_rss_rising"].(map[string]any)
+	if name, _ := rule["target"].(string); name != "" && s.Targets[name] != nil {
+		return s.Targets[name]
+	}
+	return s.Target
+}

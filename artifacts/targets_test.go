@@ -80,3 +80,22 @@ func TestReportRowPerTarget(t *testing.T) {
 		}
 	}
 }
+
+// A soak that watched the second target judges the leak on its slope.
+func TestSoakVerdictOnItsTarget(t *testing.T) {
+	st := targetsStep(0) // api flat
+	db := *st.Targets["db"]
+	db.RSSTailSlopeMBMin = 9
+	st.Targets["db"] = &db
+	st.Events = []Event{{T: 60, Kind: EventExtended, Note: "+1m0s db RSS rising 9.00 MB/min > 1 MB/min"}}
+	a := artifactstest.Artifact("G1", artifactstest.T0, st)
+	a.Group.Config = map[string]any{"soak": map[string]any{"extend_while_rss_rising": map[string]any{
+		"slope_mb_per_min": 1.0, "target": "db"}}}
+	if e := Outcome(a); !e.Leak() || e.Soaks[0].SlopeMBPerMin != 9 {
+		t.Errorf("soak on db: %+v", e.Soaks)
+	}
+	a.Group.Config = map[string]any{"soak": map[string]any{"extend_while_rss_rising": map[string]any{"slope_mb_per_min": 1.0}}}
+	if e := Outcome(a); e.Leak() {
+		t.Errorf("soak on the first (flat) target: %+v", e.Soaks)
+	}
+}
