@@ -225,3 +225,51 @@ func loadAverage() float64 {
 	fmt.Sscan(string(b), &l)
 	return l
 }
+
+// TestSoakWatchesNamedTarget: the soak policy watches the target it
+// names, here the second (leaking) one, not the flat first.
+func TestSoakWatchesNamedTarget(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("samples the targets from /proc: Linux only")
+	}
+	bin := testbin.Build(t, "../watch/testdata/leaky")
+	src := fmt.Sprintf(`version: 1
+targets:
+  leaky: {command: [%[1]q, "-leak-mb", "1", "-every", "100ms"], sample: 250ms, ready: "stdout:/ready/"}
+  flat: {command: [%[1]q], sample: 250ms, ready: "stdout:/ready/"}
+groups:
+  - id: named
+    runner: sleep
+    target: [flat, leaky]
+    sleep: {delay: 10ms}
+    load: {concurrency: 1}
+    duration: 2s
+    soak: {extend_while_rss_rising: {slope_mb_per_min: 1.0, window: 1s, step: 500ms, max: 2500ms, target: leaky}}
+  - id: first
+    runner: sleep
+    target: [flat, leaky]
+    sleep: {delay: 10ms}
+    load: {concurrency: 1}
+    duration: 2s
+    soak: {extend_while_rss_rising: {slope_mb_per_min: 1.0, window: 1s, step: 500ms, max: 2500ms}}
+`, bin)
+	p, err := plan.ParsePlan("soak.yaml", []byte(src), func(string) (string, bool) { return "", false }, testRegistry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := NewRun(p, testRegistry, t.TempDir(), "test")
+	defer run.Close()
+	named := runGroupOf(t, run, p.Groups[0])
+	if n := countEvents(named, artifacts.EventExtended); n != 1 {
+		t.Errorf("soak on leaky: %d extensions, want 1 (to the 2.5s max); events %+v", n, named.Events)
+	}
+	for _, e := range named.Events {
+		if e.Kind == artifacts.EventExtended && !strings.Contains(e.Note, "leaky RSS rising") {
+			t.Errorf("extension %q does not name the soak's target", e.Note)
+		}
+	}
+	first := runGroupOf(t, run, p.Groups[1])
+	if n := countEvents(first, artifacts.EventExtended); n != 0 {
+		t.Errorf("soak on the flat first target: %d extensions, want none", n)
+	}
+}
