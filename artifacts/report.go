@@ -91,6 +91,9 @@ func buildSection(runs []*Artifact) section {
 	if t := probesTable(a.Steps); t != nil {
 		s.tables = append(s.tables, titled{title: "Probes", t: t})
 	}
+	if t := serverTable(a.Steps); t != nil {
+		s.tables = append(s.tables, titled{title: "Server log and profiles", t: t})
+	}
 	if len(runs) > 1 {
 		old := runs[0]
 		c := Compare([]*Artifact{old}, []*Artifact{a}, CompareOptions{})

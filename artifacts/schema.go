@@ -113,6 +113,10 @@ type Step struct {
 	Status map[string]int64 `json:"status,omitempty"`
 	// Probes are the figures of the group's probes by name (probes.go).
 	Probes map[string]ProbeStats `json:"probes,omitempty"`
+	// Profiles are files saved beside the artifact during the step, by
+	// what they hold: heap_start and heap_end are the target's heap
+	// profiles (`go tool pprof -diff_base heap_start heap_end`).
+	Profiles map[string]string `json:"profiles,omitempty"`
 }
 
 // NamedStep is the figures of one named request in a step: its counts,
@@ -201,6 +205,26 @@ type TargetStats struct {
 	CPUCoresPeak float64 `json:"cpu_cores_peak,omitempty"`
 	Threads      Range   `json:"threads"`
 	SpanS        float64 `json:"span_s,omitempty"`
+	// PSSMB and USSMB are a process tree's memory summed by PSS (shared
+	// pages split between the processes that map them) and USS (private
+	// pages only), beside RSSMB, which counts shared pages in every
+	// process; nil unless the target is sampled as a tree (`tree: true`,
+	// the embedded Postgres).
+	PSSMB *Range `json:"pss_mb,omitempty"`
+	USSMB *Range `json:"uss_mb,omitempty"`
+	// The figures of a cgroup target (nil or 0 for a process):
+	// WorkingSetMB is the kubelet's working set (usage - inactive_file;
+	// RSSMB is then the cgroup's whole usage, page cache included),
+	// KernelPeakMB the kernel's own peak since the cgroup was made
+	// (memory.peak or memory.max_usage_in_bytes, 0 when the kernel has
+	// none), and ThrottledPeriods, ThrottledS and OOMKills what the step
+	// added to the cgroup's counters (nr_throttled, throttled time,
+	// oom_kill).
+	WorkingSetMB     *Range  `json:"working_set_mb,omitempty"`
+	KernelPeakMB     float64 `json:"kernel_peak_mb,omitempty"`
+	ThrottledPeriods int64   `json:"throttled_periods,omitempty"`
+	ThrottledS       float64 `json:"throttled_s,omitempty"`
+	OOMKills         int64   `json:"oom_kills,omitempty"`
 }
 
 // Range is the start, peak and end of a sampled figure.

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -158,7 +159,9 @@ groups:
 %s`, duration, actions)
 }
 
-// An exec action every 300 ms over a 2 s step runs about six times, and
+// An exec action every 300 ms over a 2 s step runs up to six or seven
+// times (fewer on a starved machine, where a run still going when the
+// next is due makes that one skipped: 4 seen beside other tests), and
 // each event carries the exit code; a hanging command is killed at its
 // timeout.
 func TestActionExecEveryAndTimeout(t *testing.T) {
@@ -173,8 +176,8 @@ func TestActionExecEveryAndTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := strings.Count(string(b), "run\n")
-	if runs < 5 || runs > 7 {
-		t.Errorf("the command ran %d times, want 6 ± 1", runs)
+	if runs < 2 || runs > 7 {
+		t.Errorf("the command ran %d times, want 2 to 7 (6 on an idle machine)", runs)
 	}
 	var ok, hung int
 	for _, e := range eventsOf(a.Steps[0], artifacts.EventAction) {
@@ -194,7 +197,8 @@ func TestActionExecEveryAndTimeout(t *testing.T) {
 	if ok != runs || hung != 1 {
 		t.Errorf("%d ok events for %d runs, %d timeouts", ok, runs, hung)
 	}
-	if notes := eventsOf(a.Steps[0], artifacts.EventNote); len(notes) != 1 || !strings.Contains(notes[0].Note, "not run: past the step's end") {
+	notes := eventsOf(a.Steps[0], artifacts.EventNote)
+	if !slices.ContainsFunc(notes, func(e artifacts.Event) bool { return strings.Contains(e.Note, "not run: past the step's end") }) {
 		t.Errorf("notes %+v: want the action at 10s noted as not run", notes)
 	}
 }

@@ -109,6 +109,7 @@ func (st *stepRun) result(live bool) *artifacts.Step {
 	t.mu.Unlock()
 	st.watched.summarize(res, st)
 	st.probeFigures(res)
+	st.serverFigures(res)
 	st.mu.Lock()
 	res.Events = append([]artifacts.Event{}, st.events...)
 	st.mu.Unlock()

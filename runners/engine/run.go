@@ -116,7 +116,7 @@ func (r *Run) RestartTarget(name string) error {
 func targetConfig(t *plan.TargetSpec, name, logDir string) watch.Config {
 	return watch.Config{
 		Name: name, Command: t.Command, Env: t.Env, Dir: t.Dir, Ready: t.Ready,
-		ReadyTimeout: t.ReadyTimeout.D(), PID: t.PID, PIDFile: t.PIDFile, Cgroup: t.Cgroup,
+		ReadyTimeout: t.ReadyTimeout.D(), PID: t.PID, PIDFile: t.PIDFile, Cgroup: t.Cgroup, Tree: t.Tree,
 		Sample: t.Sample.D(), StopGrace: t.StopGrace.D(), LogDir: logDir,
 	}
 }

@@ -64,7 +64,7 @@ func (st *stepRun) runTasks(ctx context.Context, list string, tasks []*plan.Task
 		}
 		if a == nil {
 			a = st.taskActor(ctx)
-			defer a.cancel()
+			defer a.close()
 		}
 		act, err := st.s.group.RenderedTask(t, st.spec.Vars)
 		var res artifacts.ActionResult
@@ -103,6 +103,12 @@ func (st *stepRun) taskActor(ctx context.Context) *actor {
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 30 * time.Second}}}
 	a.ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return a
+}
+
+// close ends a task actor's work and drops its idle connections.
+func (a *actor) close() {
+	a.cancel()
+	a.client.CloseIdleConnections()
 }
 
 // setupFailed is the step's result when its setup failed: no load ran,

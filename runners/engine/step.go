@@ -37,7 +37,8 @@ type stepRun struct {
 	drainAt   time.Time // when the load was told to stop
 	stopCh    chan struct{}
 	events    []artifacts.Event
-	probes    *probe.Set // the group's probes, read in the measured phase (probes.go)
+	probes    *probe.Set  // the group's probes, read in the measured phase (probes.go)
+	server    serverState // the target's log counts and heap profiles (server.go)
 
 	tally   *tally
 	watched watchState
@@ -231,6 +232,7 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 	st.closeWindow()
 	st.setPhase(PhaseDrain)
 	st.stopProbes()
+	st.stopServer(context.WithoutCancel(ctx))
 	st.env.Gate().Resume() // paused workers must see the stop
 	st.drain(loops, abortOps)
 	st.actions().finish()
@@ -363,6 +365,7 @@ func (st *stepRun) clock(ctx context.Context) {
 	st.startPhase(PhaseMeasure, st.spec.Duration)
 	st.tally.begin()
 	st.startProbes(ctx)
+	st.startServer(ctx)
 	defer st.startActions(ctx).stopScheduling() // no action starts past the step's end
 	st.tickUntilDone(ctx, ticker)
 }
@@ -460,7 +463,7 @@ func (st *stepRun) tick() bool {
 	if planned <= 0 || active < planned {
 		return false // no planned time: a Driver ends the step itself
 	}
-	return phase != PhaseMeasure || !st.soakExtend()
+	return phase != PhaseMeasure || !(st.soakExtend() || st.soakExtendSeries())
 }
 
 func (st *stepRun) state() State {

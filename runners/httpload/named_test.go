@@ -94,8 +94,11 @@ func testNamedFigures(t *testing.T, client, expect string, repeat int) {
 
 // TestCompareJudgesEachName: a route that got three times as slow is
 // judged worse on its own rows (p50[mixed]), each name on its own blocks.
-// 6 s gives at least 4 whole blocks a side on a busy machine: with 3
-// against 4 no Mann-Whitney test can reach p < 0.05 (2/35 at best).
+// A starved machine adds its own delay to both (20 ms became 33 ms beside
+// two burners), so the delta asked for is +50%, not the +200% of an idle one.
+// 3 s in blocks of 500 ms gives at least 4 whole blocks a side on a busy
+// machine: with 3 against 4 no Mann-Whitney test can reach p < 0.05 (2/35
+// at best).
 func TestCompareJudgesEachName(t *testing.T) {
 	run := func(slow time.Duration) *artifacts.Artifact {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -108,10 +111,11 @@ func TestCompareJudgesEachName(t *testing.T) {
     runner: http
     http: {requests: [{name: ping, url: "%s/fast"}, {name: mixed, url: "%s/slow"}]}
     load: {concurrency: 4}
-    duration: 6s
+    duration: 3s
+    block: 500ms
 `, srv.URL, srv.URL), nil)
 	}
-	base, cur := run(10*time.Millisecond), run(30*time.Millisecond)
+	base, cur := run(20*time.Millisecond), run(60*time.Millisecond)
 	cmp := artifacts.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, artifacts.CompareOptions{})
 	rows := map[string]artifacts.Row{}
 	for _, r := range cmp.Rows {
@@ -121,10 +125,10 @@ func TestCompareJudgesEachName(t *testing.T) {
 	// its verdict is left to the machine's noise (a busy machine may shift
 	// a 0.2 ms p50 by more than 5%).
 	mixed, ping := rows["p50[mixed]"], rows["p50[ping]"]
-	if mixed.Verdict != artifacts.Worse || mixed.DeltaPct < 100 || ping.Metric == "" || ping.Test != artifacts.TestMannWhitney {
+	if mixed.Verdict != artifacts.Worse || mixed.DeltaPct < 50 || ping.Metric == "" || ping.Test != artifacts.TestMannWhitney {
 		t.Errorf("p50[mixed] %+v\np50[ping] %+v\nwant the slower route worse by its own samples, the other judged on its own", mixed, ping)
 	}
-	if n := cur.Steps[0].ByName["mixed"].Samples.N(artifacts.SampleP50); n < 3 {
+	if n := cur.Steps[0].ByName["mixed"].Samples.N(artifacts.SampleP50); n < 4 {
 		t.Errorf("mixed has %d p50 samples, want one a block", n)
 	}
 }

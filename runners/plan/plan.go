@@ -38,9 +38,14 @@ type TargetSpec struct {
 	PID          int               `yaml:"pid"`
 	PIDFile      string            `yaml:"pidfile"`
 	Cgroup       string            `yaml:"cgroup"`
+	Tree         bool              `yaml:"tree"`
 	Sample       Duration          `yaml:"sample"`
 	StopGrace    Duration          `yaml:"stop_grace"`
-	Pos          Pos               `yaml:"-"`
+	// Metrics, Log and Pprof read the server's own figures (srvmetrics.go).
+	Metrics *TargetMetrics `yaml:"metrics"`
+	Log     *TargetLog     `yaml:"log"`
+	Pprof   *TargetPprof   `yaml:"pprof"`
+	Pos     Pos            `yaml:"-"`
 }
 
 // Group is one bench group of a plan.
@@ -153,6 +158,8 @@ func (l Load) Workers() int {
 // Soak holds the soak policy of a group.
 type Soak struct {
 	ExtendWhileRSSRising *RSSRule `yaml:"extend_while_rss_rising"`
+	// ExtendWhileRising extends while a probe's series rises (soakseries.go).
+	ExtendWhileRising *SeriesRule `yaml:"extend_while_rising"`
 }
 
 // RSSRule extends a step by Step while the target's RSS tail slope over

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ func (p *Plan) validate(schema Schema) []error {
 	for name, t := range p.Targets {
 		if t != nil { // an empty target is a decoding problem already
 			errs = append(errs, t.validate(name)...)
+			errs = append(errs, t.validateServer(name)...)
 		}
 	}
 	ids := map[string]bool{}
@@ -49,6 +51,18 @@ func (t *TargetSpec) validate(name string) []error {
 	if _, err := watch.ParseReady(t.Ready, false); err != nil {
 		return []error{Errorf(t.Pos, "targets."+name+".ready", "%v", err)}
 	}
+	if t.Tree && t.Cgroup != "" {
+		return []error{Errorf(t.Pos, "targets."+name+".tree", "a cgroup is sampled whole: tree is for command, pid or pidfile")}
+	}
+	if t.Cgroup != "" {
+		// Checked now when the folder exists (a container may start later:
+		// then the check is at attach).
+		if _, err := os.Stat(t.Cgroup); err == nil {
+			if err := watch.CheckCgroup(t.Cgroup); err != nil {
+				return []error{Errorf(t.Pos, "targets."+name+".cgroup", "%v", err)}
+			}
+		}
+	}
 	return nil
 }
 
@@ -75,7 +89,9 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 	}
 	errs = append(errs, g.varProblems()...)
 	errs = append(errs, g.validateLoads()...)
+	g.addMetricProbes(p.metricProbes(g))
 	errs = append(errs, g.validateProbes()...)
+	errs = append(errs, g.validateSeriesRule()...)
 	errs = append(errs, g.Thresholds.validate(g.ID)...)
 	errs = append(errs, p.validateActions(g)...)
 	errs = append(errs, p.validateTasks(g)...)

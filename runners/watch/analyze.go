@@ -84,6 +84,7 @@ func Analyze(samples []TimedSample, warmupEnd, tailWindow time.Duration, units i
 		st.CPUCores = max(0, last.CPUSeconds-first.CPUSeconds) / wall
 	}
 	addTrends(&st, samples, since(samples, warmupEnd), tailWindow)
+	addMemoryKinds(&st, samples)
 	return st
 }
 

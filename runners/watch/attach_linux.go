@@ -20,6 +20,9 @@ func attach(cfg Config) (*Process, error) {
 		p.pid = pid
 	case cfg.Cgroup != "":
 		p.cgroup = cfg.Cgroup
+		if err := CheckCgroup(cfg.Cgroup); err != nil {
+			return nil, fmt.Errorf("attaching to target %q: %w", cfg.Name, err)
+		}
 		if _, err := cgroupPIDs(cfg.Cgroup); err != nil {
 			return nil, fmt.Errorf("attaching to target %q: %w", cfg.Name, err)
 		}

@@ -92,7 +92,8 @@ func TestCgroupV2(t *testing.T) {
 	procs := fmt.Sprintf("%d\n%d\n", pid, testbin.DeadPID(t))
 	dir := fakeCgroup(t, map[string]string{
 		"memory.current": "104857600\n", "cgroup.procs": procs,
-		"cpu.stat": "usage_usec 2000000\nuser_usec 1500000\nsystem_usec 500000\n",
+		"cpu.stat":    "usage_usec 2000000\nuser_usec 1500000\nsystem_usec 500000\nnr_periods 10\nnr_throttled 3\nthrottled_usec 250000\n",
+		"memory.stat": "anon 1\ninactive_file 20971520\n", "memory.events": "low 0\noom 1\noom_kill 1\n",
 	})
 	p := attachTo(t, Config{Cgroup: dir})
 	if p.PID() != 0 {
@@ -109,7 +110,7 @@ func TestCgroupV2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.RSSMB() != 100 || got.CPUSeconds != 2 || got.FDs != own.FDs || got.Threads < 1 {
+	if got.RSSMB() != 100 || got.WorkingSetBytes != 80<<20 || got.ThrottledPeriods != 3 || got.ThrottledSeconds != 0.25 || got.OOMKills != 1 || got.CPUSeconds != 2 || got.FDs != own.FDs || got.Threads < 1 {
 		t.Errorf("cgroup sample %+v (process alone %+v)", got, own)
 	}
 	os.WriteFile(filepath.Join(dir, "cpu.stat"), []byte("usage_usec 2500000\n"), 0o644)
@@ -131,13 +132,14 @@ func TestCgroupV1(t *testing.T) {
 	t.Parallel()
 	dir := fakeCgroup(t, map[string]string{
 		"memory.usage_in_bytes": "52428800\n", "cgroup.procs": strconv.Itoa(os.Getpid()) + "\n",
-		"cpuacct.usage": "1500000000\n",
+		"cpuacct.usage": "1500000000\n", "memory.stat": "cache 1\ntotal_inactive_file 10485760\n",
+		"memory.max_usage_in_bytes": "62914560\n", "memory.oom_control": "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n",
 	})
 	got, err := SampleCgroup(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.RSSMB() != 50 || got.CPUSeconds != 1.5 || got.FDs < 3 {
+	if got.RSSMB() != 50 || got.WorkingSetBytes != 40<<20 || got.MemPeakBytes != 60<<20 || got.OOMKills != 2 || got.CPUSeconds != 1.5 || got.FDs < 3 {
 		t.Errorf("v1 sample %+v", got)
 	}
 	empty := fakeCgroup(t, map[string]string{"cgroup.procs": ""})

@@ -13,19 +13,119 @@ import (
 	"syscall"
 )
 
-// SampleCgroup reads a cgroup folder as one target: memory from
-// memory.current (v2) or memory.usage_in_bytes (v1); CPU from cpu.stat's
-// usage_usec (v2) or cpuacct.usage (v1, in the same folder); fds and
-// threads summed over the processes of cgroup.procs (a process that exits
-// meanwhile is skipped).
+// cgroupFiles is where a cgroup folder's figures are. On v2 one folder holds
+// them all; on v1 memory and CPU live in separate hierarchies (memory/…,
+// cpuacct/… or cpu,cpuacct/…) under the same relative path.
+type cgroupFiles struct {
+	v2  bool
+	mem string // memory.current (v2) or memory.usage_in_bytes (v1)
+	cpu string // cpu.stat (v2) or cpuacct.usage (v1)
+	// throttle is the folder of a v1 cpu.stat (nr_throttled,
+	// throttled_time), "" when the cpu controller is not mounted.
+	throttle string
+}
+
+// CheckCgroup resolves a cgroup folder (v2, or v1 in any of its
+// hierarchies) and reports, naming it, the first file benchtui needs that
+// is missing: memory.current, memory.stat and cpu.stat on v2;
+// memory.usage_in_bytes, memory.stat and cpuacct.usage on v1. A folder
+// that cannot be read is an error, never a target measured as zeros.
+func CheckCgroup(dir string) error {
+	_, err := resolveCgroup(dir)
+	return err
+}
+
+// resolveCgroup finds the files of cgroup dir and checks they exist.
+func resolveCgroup(dir string) (cgroupFiles, error) {
+	if st, err := os.Stat(dir); err != nil {
+		return cgroupFiles{}, fmt.Errorf("cgroup %s: %w", dir, err)
+	} else if !st.IsDir() {
+		return cgroupFiles{}, fmt.Errorf("cgroup %s: not a folder", dir)
+	}
+	if exists(filepath.Join(dir, "memory.current")) || exists(filepath.Join(dir, "cgroup.controllers")) {
+		f := cgroupFiles{v2: true, mem: dir, cpu: dir}
+		return f, needFiles(dir, "memory.current", "memory.stat", "cpu.stat")
+	}
+	f := cgroupFiles{mem: dir, cpu: dir}
+	if base, rel, ok := v1Hierarchy(dir); ok {
+		f.mem = firstDir(filepath.Join(base, "memory", rel))
+		f.cpu = firstDir(filepath.Join(base, "cpuacct", rel), filepath.Join(base, "cpu,cpuacct", rel))
+		f.throttle = firstDir(filepath.Join(base, "cpu", rel), filepath.Join(base, "cpu,cpuacct", rel))
+		if !exists(filepath.Join(f.throttle, "cpu.stat")) {
+			f.throttle = ""
+		}
+	} else if exists(filepath.Join(dir, "cpu.stat")) {
+		f.throttle = dir
+	}
+	if err := needFiles(f.mem, "memory.usage_in_bytes", "memory.stat"); err != nil {
+		return f, fmt.Errorf("%w (neither a v2 folder: no memory.current)", err)
+	}
+	return f, needFiles(f.cpu, "cpuacct.usage")
+}
+
+// v1Hierarchy splits a folder of a v1 hierarchy into the folder holding
+// the hierarchies (/sys/fs/cgroup) and its path inside its own hierarchy,
+// found by walking up to the hierarchy's root (the folder with
+// cgroup.sane_behavior, which only a v1 root has).
+func v1Hierarchy(dir string) (base, rel string, ok bool) {
+	dir = filepath.Clean(dir)
+	for root := dir; root != filepath.Dir(root); root = filepath.Dir(root) {
+		if exists(filepath.Join(root, "cgroup.sane_behavior")) {
+			rel, err := filepath.Rel(root, dir)
+			return filepath.Dir(root), rel, err == nil
+		}
+	}
+	return "", "", false
+}
+
+// firstDir returns the first of dirs that exists, else the first.
+func firstDir(dirs ...string) string {
+	for _, d := range dirs {
+		if exists(d) {
+			return d
+		}
+	}
+	return dirs[0]
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// needFiles reports the first of names missing from dir.
+func needFiles(dir string, names ...string) error {
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			return fmt.Errorf("cgroup %s: cannot read %s: %w", dir, n, err)
+		}
+	}
+	return nil
+}
+
+// SampleCgroup reads a cgroup folder as one target: memory usage, the
+// kubelet's working set (usage - inactive_file), the kernel's peak, CPU
+// time, throttling and OOM kills from the cgroup's files (v2 or v1); fds
+// and threads summed over the processes of cgroup.procs (a process that
+// exits meanwhile is skipped).
 func SampleCgroup(dir string) (Sample, error) {
+	f, err := resolveCgroup(dir)
+	if err != nil {
+		return Sample{}, fmt.Errorf("sampling %w", err)
+	}
+	return f.sample(dir)
+}
+
+func (f cgroupFiles) sample(dir string) (Sample, error) {
 	var s Sample
 	var err error
-	if s.RSSBytes, err = cgroupMemory(dir); err != nil {
-		return Sample{}, err
+	if f.v2 {
+		err = f.readV2(&s)
+	} else {
+		err = f.readV1(&s)
 	}
-	if s.CPUSeconds, err = cgroupCPU(dir); err != nil {
-		return Sample{}, err
+	if err != nil {
+		return Sample{}, fmt.Errorf("sampling cgroup %s: %w", dir, err)
 	}
 	pids, err := cgroupPIDs(dir)
 	if err != nil {
@@ -49,53 +149,94 @@ func SampleCgroup(dir string) (Sample, error) {
 	return s, nil
 }
 
-// cgroupMemory reads a cgroup's memory use in bytes.
-func cgroupMemory(dir string) (int64, error) {
-	for _, name := range []string{"memory.current", "memory.usage_in_bytes"} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if isNotExist(err) {
-			continue
-		}
-		if err != nil {
-			return 0, fmt.Errorf("reading cgroup memory: %w", err)
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("parsing %s/%s: %w", dir, name, err)
-		}
-		return n, nil
+// readV2 reads memory.current, memory.stat, memory.peak (kernel 5.19+),
+// memory.events and cpu.stat.
+func (f cgroupFiles) readV2(s *Sample) error {
+	var errs [3]error
+	s.RSSBytes, errs[0] = readInt(f.mem, "memory.current")
+	st, err := readKeyed(f.mem, "memory.stat")
+	errs[1] = err
+	s.WorkingSetBytes = max(0, s.RSSBytes-st["inactive_file"])
+	s.MemPeakBytes, _ = readInt(f.mem, "memory.peak") // optional
+	if ev, err := readKeyed(f.mem, "memory.events"); err == nil {
+		s.OOMKills = ev["oom_kill"]
 	}
-	return 0, fmt.Errorf("reading cgroup memory: %s has neither memory.current nor memory.usage_in_bytes", dir)
+	cpu, err := readKeyed(f.cpu, "cpu.stat")
+	errs[2] = err
+	if _, ok := cpu["usage_usec"]; err == nil && !ok {
+		errs[2] = fmt.Errorf("%s/cpu.stat has no usage_usec", f.cpu)
+	}
+	s.CPUSeconds = float64(cpu["usage_usec"]) / 1e6
+	s.ThrottledPeriods = cpu["nr_throttled"]
+	s.ThrottledSeconds = float64(cpu["throttled_usec"]) / 1e6
+	return errors.Join(errs[:]...)
 }
 
-// cgroupCPU reads a cgroup's cumulative CPU time in seconds.
-func cgroupCPU(dir string) (float64, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
-	if err == nil {
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		for sc.Scan() {
-			k, v, _ := strings.Cut(sc.Text(), " ")
-			if k != "usage_usec" {
-				continue
-			}
-			us, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("parsing %s/cpu.stat usage_usec: %w", dir, err)
-			}
-			return float64(us) / 1e6, nil
+// readV1 reads memory.usage_in_bytes, memory.stat (total_inactive_file, the
+// kubelet's v1 figure), memory.max_usage_in_bytes, memory.oom_control,
+// cpuacct.usage and the cpu hierarchy's cpu.stat.
+func (f cgroupFiles) readV1(s *Sample) error {
+	var errs [3]error
+	s.RSSBytes, errs[0] = readInt(f.mem, "memory.usage_in_bytes")
+	st, err := readKeyed(f.mem, "memory.stat")
+	errs[1] = err
+	inactive, ok := st["total_inactive_file"]
+	if !ok {
+		inactive = st["inactive_file"]
+	}
+	s.WorkingSetBytes = max(0, s.RSSBytes-inactive)
+	s.MemPeakBytes, _ = readInt(f.mem, "memory.max_usage_in_bytes")
+	if oc, err := readKeyed(f.mem, "memory.oom_control"); err == nil {
+		s.OOMKills = oc["oom_kill"]
+	}
+	ns, err := readInt(f.cpu, "cpuacct.usage")
+	errs[2] = err
+	s.CPUSeconds = float64(ns) / 1e9
+	if f.throttle != "" {
+		if cpu, err := readKeyed(f.throttle, "cpu.stat"); err == nil {
+			s.ThrottledPeriods = cpu["nr_throttled"]
+			s.ThrottledSeconds = float64(cpu["throttled_time"]) / 1e9
 		}
-	} else if !isNotExist(err) {
-		return 0, fmt.Errorf("reading cgroup cpu: %w", err)
 	}
-	b, err = os.ReadFile(filepath.Join(dir, "cpuacct.usage"))
+	return errors.Join(errs[:]...)
+}
+
+// readInt reads a file of one integer ("max" reads as 0).
+func readInt(dir, name string) (int64, error) {
+	b, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
-		return 0, fmt.Errorf("reading cgroup cpu (no usage_usec in cpu.stat): %w", err)
+		return 0, fmt.Errorf("reading %w", err)
 	}
-	ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	v := strings.TrimSpace(string(b))
+	if v == "max" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("parsing %s/cpuacct.usage: %w", dir, err)
+		return 0, fmt.Errorf("parsing %s/%s: %w", dir, name, err)
 	}
-	return float64(ns) / 1e9, nil
+	return n, nil
+}
+
+// readKeyed reads a flat keyed file of "key value" lines (memory.stat,
+// cpu.stat, memory.events, memory.oom_control).
+func readKeyed(dir, name string) (map[string]int64, error) {
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return nil, fmt.Errorf("reading %w", err)
+	}
+	m := make(map[string]int64, 48)
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), " ")
+		if !ok {
+			continue
+		}
+		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+			m[k] = n
+		}
+	}
+	return m, nil
 }
 
 // cgroupPIDs lists the processes of a cgroup folder (cgroup.procs).

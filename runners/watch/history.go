@@ -38,9 +38,7 @@ func (h *History) Add(s TimedSample) {
 		h.thin()
 	}
 	h.samples = append(h.samples, s)
-	h.peak.RSSBytes = max(h.peak.RSSBytes, s.RSSBytes)
-	h.peak.FDs = max(h.peak.FDs, s.FDs)
-	h.peak.Threads = max(h.peak.Threads, s.Threads)
+	maxPeaks(&h.peak, s.Sample)
 }
 
 // thin keeps the first sample, every second sample of the older half, and
@@ -87,6 +85,7 @@ func (h *History) Analyze(warmupEnd, tailWindow time.Duration, units int) artifa
 	}
 	st.RSSMB.Peak = max(st.RSSMB.Peak, h.peak.RSSMB())
 	st.Threads.Peak = max(st.Threads.Peak, float64(h.peak.Threads))
+	raisePeaks(&st, h.peak)
 	if h.peak.FDs >= 0 && st.FDs.Peak < float64(h.peak.FDs) {
 		st.FDs.Peak = float64(h.peak.FDs)
 		st.FDsPerUnit = fdsPerUnit(st.FDs, units)

@@ -24,6 +24,23 @@ type Sample struct {
 	// cores (CPU seconds per wall second); 0 on a first reading and from
 	// SampleProc.
 	CPUCores float64
+
+	// PSSBytes and USSBytes are the proportional and unique (private clean
+	// + private dirty) set sizes from /proc/PID/smaps_rollup, read only by
+	// a PSS tree sampler; -1 when a process's smaps_rollup is not ours to
+	// read, 0 when not read.
+	PSSBytes, USSBytes int64
+
+	// The figures of a cgroup target, 0 for a process: WorkingSetBytes is
+	// the kubelet's working set (usage - inactive_file), MemPeakBytes the
+	// kernel's peak (memory.peak, memory.max_usage_in_bytes), and the rest
+	// cumulative counters since the cgroup was made: periods throttled
+	// (nr_throttled), time throttled, and OOM kills.
+	WorkingSetBytes  int64
+	MemPeakBytes     int64
+	ThrottledPeriods int64
+	ThrottledSeconds float64
+	OOMKills         int64
 }
 
 // RSSMB is RSSBytes in MB (MiB).

@@ -66,6 +66,9 @@ type Config struct {
 	PIDFile string
 	// Cgroup attaches to a cgroup folder (v2 or v1) and samples it whole.
 	Cgroup string
+	// Tree samples the process with all its descendants, summed, PSS and
+	// USS included (SampleTree); not with Cgroup, which is whole already.
+	Tree bool
 	// Sample is the sampling period, also the period at which an attached
 	// process is checked for exit (default 1s).
 	Sample time.Duration
@@ -89,6 +92,9 @@ func (c Config) Validate() []error {
 	}
 	if n != 1 {
 		errs = append(errs, fmt.Errorf("target %q: exactly one of command, pid, pidfile, cgroup must be set (%d are)", c.Name, n))
+	}
+	if c.Tree && c.Cgroup != "" {
+		errs = append(errs, fmt.Errorf("target %q: tree is for a process, a cgroup is sampled whole", c.Name))
 	}
 	if c.PID < 0 {
 		errs = append(errs, fmt.Errorf("target %q: pid %d is negative", c.Name, c.PID))
@@ -195,6 +201,9 @@ func (p *Process) Stop() error {
 func (p *Process) Sampler() *Sampler {
 	if p.cgroup != "" {
 		return newSampler(func() (Sample, error) { return SampleCgroup(p.cgroup) })
+	}
+	if p.cfg.Tree {
+		return NewTreeSampler(p.pid)
 	}
 	return NewSampler(p.pid)
 }

@@ -48,3 +48,12 @@ func SampleCgroup(dir string) (Sample, error) {
 func UDPBufferMax() (rmemMax int, err error) {
 	return 0, fmt.Errorf("reading net.core.rmem_max: %w", unsupported("reading the UDP buffer limit"))
 }
+
+// samplePSS is never reached: SampleTree fails on SampleProc first.
+func samplePSS(int) (pss, uss int64, err error) { return 0, 0, nil }
+
+// CheckCgroup checks a cgroup folder's files on Linux; here it returns an
+// error wrapping ErrUnsupported.
+func CheckCgroup(dir string) error {
+	return fmt.Errorf("cgroup %s: %w", dir, unsupported("cgroup watching"))
+}

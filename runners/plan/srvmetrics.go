@@ -1,0 +1,168 @@
+package plan
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// TargetMetrics is a target's `metrics:` key: the server's own Prometheus
+// page, read every Every during each measured phase. Each entry of Series
+// becomes a probe of every group that watches the target (a `metric:`
+// probe, read by runners/probe like any other), so its figures are
+// probes.NAME.{min,max,last,slope_per_min} in the artifact and in checks,
+// and a soak policy's extend_while_rising can name it.
+//
+// A Series entry is a metric name ("go_memstats_heap_inuse_bytes", whose
+// probe is named after it) or ALIAS=METRIC ("heap_inuse=go_memstats_heap_inuse_bytes").
+// A summary's or histogram's parts are METRIC_sum and METRIC_count.
+type TargetMetrics struct {
+	URL     string            `yaml:"url,required"`
+	Every   Duration          `yaml:"every"`
+	Timeout Duration          `yaml:"timeout"`
+	Series  []string          `yaml:"series,required"`
+	Headers map[string]string `yaml:"headers"`
+}
+
+// TargetLog is a target's `log:` key: lines of its log matching each
+// pattern (RE2) are counted during each measured phase, as the step's
+// counters log.NAME. The log is the spawned target's output (stdout and
+// stderr), or File, a file another process writes.
+type TargetLog struct {
+	Patterns map[string]string `yaml:"patterns,required"`
+	File     string            `yaml:"file"`
+}
+
+// TargetPprof is a target's `pprof:` key: a heap profile fetched from URL
+// at each moment of At ("start": when the measured phase begins, "end":
+// when it ends), saved beside the artifact.
+type TargetPprof struct {
+	URL     string   `yaml:"url,required"`
+	At      []string `yaml:"at"`
+	Timeout Duration `yaml:"timeout"`
+}
+
+// Bounds of a target's metrics, log and pprof keys.
+const (
+	MaxLogPatterns      = 16
+	DefaultPprofTimeout = 30 * time.Second
+	MaxPprofTimeout     = 5 * time.Minute
+)
+
+// PprofTimeout bounds one profile fetch.
+func (p *TargetPprof) PprofTimeout() time.Duration {
+	if d := p.Timeout.D(); d > 0 {
+		return min(d, MaxPprofTimeout)
+	}
+	return DefaultPprofTimeout
+}
+
+// Moments are the moments of At, ["start", "end"] when not given.
+func (p *TargetPprof) Moments() []string {
+	if len(p.At) == 0 {
+		return []string{"start", "end"}
+	}
+	return p.At
+}
+
+var validLogName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
+
+// validateServer checks a target's metrics, log and pprof keys.
+func (t *TargetSpec) validateServer(name string) []error {
+	var errs []error
+	at := func(field, format string, args ...any) {
+		errs = append(errs, Errorf(t.Pos, "targets."+name+"."+field, format, args...))
+	}
+	if m := t.Metrics; m != nil {
+		if problem := probeURLProblem(m.URL); problem != "" {
+			at("metrics.url", "%s", problem)
+		}
+		if d := m.Every.D(); d != 0 && (d < MinProbeInterval || d > MaxProbeInterval) {
+			at("metrics.every", "want %s to %s, got %s", MinProbeInterval, MaxProbeInterval, d)
+		}
+		if d := m.Timeout.D(); d > MaxProbeTimeout {
+			at("metrics.timeout", "want at most %s, got %s", MaxProbeTimeout, d)
+		}
+		for i, s := range m.Series {
+			if _, _, problem := splitSeries(s); problem != "" {
+				at(fmt.Sprintf("metrics.series[%d]", i), "%s", problem)
+			}
+		}
+	}
+	if l := t.Log; l != nil {
+		t.validateLog(l, at)
+	}
+	if p := t.Pprof; p != nil {
+		if problem := probeURLProblem(p.URL); problem != "" {
+			at("pprof.url", "%s", problem)
+		}
+		for i, m := range p.At {
+			if m != "start" && m != "end" {
+				at(fmt.Sprintf("pprof.at[%d]", i), "want start or end, got %q", m)
+			}
+		}
+		if d := p.Timeout.D(); d > MaxPprofTimeout {
+			at("pprof.timeout", "want at most %s, got %s", MaxPprofTimeout, d)
+		}
+	}
+	return errs
+}
+
+func (t *TargetSpec) validateLog(l *TargetLog, at func(field, format string, args ...any)) {
+	if len(l.Patterns) == 0 {
+		at("log.patterns", "give at least one NAME: REGEXP")
+	}
+	if len(l.Patterns) > MaxLogPatterns {
+		at("log.patterns", "want at most %d patterns, got %d", MaxLogPatterns, len(l.Patterns))
+	}
+	for k, re := range l.Patterns {
+		if !validLogName.MatchString(k) {
+			at("log.patterns."+k, "want 1 to 64 letters, digits, '_' or '-' (it names the counter log.NAME)")
+		}
+		if _, err := regexp.Compile(re); err != nil {
+			at("log.patterns."+k, "%q is no RE2 regular expression: %v", re, err)
+		}
+	}
+	if l.File == "" && len(t.Command) == 0 {
+		at("log", "an attached target has no output benchtui holds: give log.file")
+	}
+}
+
+// splitSeries reads a metrics series entry: METRIC or ALIAS=METRIC.
+func splitSeries(s string) (name, metric, problem string) {
+	name, metric, renamed := strings.Cut(s, "=")
+	if !renamed {
+		metric = s
+	}
+	name, metric = strings.TrimSpace(name), strings.TrimSpace(metric)
+	switch {
+	case !validMetricName.MatchString(metric):
+		return "", "", fmt.Sprintf("%q is no Prometheus metric name (want METRIC or ALIAS=METRIC)", metric)
+	case !validProbeName.MatchString(name):
+		return "", "", fmt.Sprintf("%q names a probe (probes.NAME): want 1 to 64 letters, digits, '_' or '-'; write ALIAS=METRIC", name)
+	}
+	return name, metric, ""
+}
+
+// metricProbes are the probes a group gets from its target's `metrics:`
+// key (see TargetMetrics); nil when it has none.
+func (p *Plan) metricProbes(g *Group) []Probe {
+	t := p.Targets[g.Target]
+	if t == nil || t.Metrics == nil {
+		return nil
+	}
+	m := t.Metrics
+	var out []Probe
+	for _, s := range m.Series {
+		name, metric, problem := splitSeries(s)
+		if problem != "" {
+			continue // reported by validateServer
+		}
+		out = append(out, Probe{
+			Name: name, Interval: m.Every, Timeout: m.Timeout, Pos: t.Pos,
+			Metric: &ProbeMetric{URL: m.URL, Name: metric, Headers: m.Headers},
+		})
+	}
+	return out
+}
