@@ -113,6 +113,10 @@ func (c *checker) step(path string, s *Step) {
 	c.byName(path, s)
 	c.target(path+".target", s.Target)
 	c.target(path+".self", s.Self)
+	for _, name := range s.TargetNames() {
+		c.target(path+".targets."+name, s.Targets[name])
+	}
+	c.target(path+".targets_sum", s.TargetsSum)
 	c.samples(path+".samples", s.Samples)
 	c.series(path+".series", s.Series)
 	for j, ck := range s.Checks {
@@ -217,6 +221,7 @@ func (c *checker) target(path string, t *TargetStats) {
 	c.nonNeg(path+".fds_slope_se_per_min", t.FDsSlopeSE)
 	c.nonNeg(path+".cpu_cores", t.CPUCores)
 	c.nonNeg(path+".cpu_cores_se", t.CPUCoresSE)
+	c.nonNeg(path+".cpu_cores_peak", t.CPUCoresPeak)
 	c.within(path+".span_s", t.SpanS, 0, MaxStepSeconds)
 }
 

@@ -344,6 +344,7 @@ func compareStep(out *Comparison, group string, b, c *Step, opts CompareOptions)
 	if (b.Target == nil) != (c.Target == nil) {
 		out.warn(where + ": target resources measured on one side only")
 	}
+	compareTargets(out, group, b, c, opts)
 }
 
 // namedAsStep is a named request's figures as a step of their own, for

@@ -112,8 +112,8 @@ func StepOutcome(a *Artifact, i int) Ending {
 		rule := soakRuleOf(a.Group.Config)
 		v := SoakVerdict{Step: s.Label, Extensions: n, Possible: rule.possible, Added: added,
 			ThresholdMBPerMin: rule.slope}
-		if s.Target != nil {
-			v.SlopeMBPerMin = s.Target.RSSTailSlopeMBMin
+		if t := soakTargetStats(s, a.Group.Config); t != nil {
+			v.SlopeMBPerMin = t.RSSTailSlopeMBMin
 			v.Leak = v.SlopeMBPerMin > v.ThresholdMBPerMin
 		}
 		e.Soaks = append(e.Soaks, v)

@@ -43,7 +43,7 @@ const (
 var (
 	stepLeaves   = []string{"max", "mean", "min", "requests", "errors", "dropped", "drained", "late", "error_rate", "rps", "throughput_rps", "ok_rps", "offered_rps", "duration_s", "paused_s"}
 	targetLeaves = []string{"rss_mb.start", "rss_mb.peak", "rss_mb.end", "rss_growth_mb", "rss_slope_mb_per_min", "rss_tail_slope_mb_per_min",
-		"fds.start", "fds.peak", "fds.end", "fds_growth", "fds_slope_per_min", "fds_per_unit", "cpu_cores", "threads.start", "threads.peak", "threads.end"}
+		"fds.start", "fds.peak", "fds.end", "fds_growth", "fds_slope_per_min", "fds_per_unit", "cpu_cores", "cpu_cores_peak", "threads.start", "threads.peak", "threads.end"}
 	storedLeaves = []string{"p50", "p90", "p99", "p999", "p99.9", "max", "mean"}
 	byNameLeaves = []string{"max", "mean", "min", "requests", "errors", "dropped", "error_rate"}
 	probeLeaves  = []string{"min", "max", "last", "slope_per_min"}
@@ -53,7 +53,7 @@ var (
 // KnownFigures lists the figures a threshold may name, for messages.
 func KnownFigures() string {
 	return "pNN (any percentile: p50, p95, p99.9, …), " + strings.Join(stepLeaves, ", ") +
-		", service.(p50|p90|p99|p999|max|mean), target.X and self.X (X: " + strings.Join(targetLeaves, ", ") +
+		", service.(p50|p90|p99|p999|max|mean), target.X, self.X, targets.NAME.X and targets_sum.X (X: " + strings.Join(targetLeaves, ", ") +
 		"), counters.NAME, status.CODE, error_kinds.KIND, extra.NAME.(p50|p90|p99|p999|max|mean)" +
 		", by_name.NAME.(pNN|" + strings.Join(byNameLeaves, "|") + "), probes.NAME.(" + strings.Join(probeLeaves, "|") + ")"
 }
@@ -101,6 +101,8 @@ func ParseFigure(path string) (Figure, error) {
 	}
 	f.family = family
 	switch family {
+	case famTargets, famTargetsSum:
+		return targetsFigure(f, rest)
 	case famTarget, famSelf:
 		if !contains(targetLeaves, rest) {
 			return f, fmt.Errorf("unknown figure %q (%s.X, X: %s)", path, family, strings.Join(targetLeaves, ", "))
@@ -193,6 +195,8 @@ func (f Figure) Of(s *Step) (float64, error) {
 			return 0, fmt.Errorf("no %s figures in this step (no watched %s)", f.family, map[string]string{famTarget: "target", famSelf: "benchtui process"}[f.family])
 		}
 		return targetFigure(t, f.leaf), nil
+	case famTargets, famTargetsSum:
+		return f.ofTargets(s)
 	case famService:
 		return storedPercentile(s.ServiceMS, f.leaf), nil
 	case famCounters:
@@ -358,6 +362,7 @@ func targetFigure(t *TargetStats, leaf string) float64 {
 	return map[string]float64{
 		"rss_slope_mb_per_min": t.RSSSlopeMBPerMin, "rss_tail_slope_mb_per_min": t.RSSTailSlopeMBMin,
 		"fds_slope_per_min": t.FDsSlopePerMin, "fds_per_unit": t.FDsPerUnit, "cpu_cores": t.CPUCores,
+		"cpu_cores_peak": t.CPUCoresPeak,
 	}[leaf]
 }
 

@@ -58,6 +58,9 @@ func addTargetRows(t *table, ts *TargetStats) {
 		t.add("fds per unit", trimFloat(ts.FDsPerUnit))
 	}
 	t.add("Target CPU", fmt.Sprintf("%.2f cores", ts.CPUCores))
+	if ts.CPUCoresPeak > 0 { // not kept in older artifacts
+		t.add("Target CPU peak", fmt.Sprintf("%.2f cores", ts.CPUCoresPeak))
+	}
 }
 
 func rangeMB(r Range) string {

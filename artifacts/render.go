@@ -186,7 +186,7 @@ func sideCell(r Row, v, ciPct, se float64) string {
 }
 
 func trendNumber(metric string, v float64) string {
-	if metric == MetricCPU || metric == MetricRSSSlope {
+	if metric = baseMetric(metric); metric == MetricCPU || metric == MetricRSSSlope {
 		return fmt.Sprintf("%.2f", v)
 	}
 	return fmt.Sprintf("%.3g", v)
@@ -195,7 +195,7 @@ func trendNumber(metric string, v float64) string {
 // deltaCell is the change in percent, except for slopes, where a
 // percentage of a figure near zero means nothing: their change is absolute.
 func deltaCell(r Row) string {
-	if d := r.Current - r.Base; r.Metric == MetricRSSSlope || r.Metric == MetricFDsSlope {
+	if d, m := r.Current-r.Base, baseMetric(r.Metric); m == MetricRSSSlope || m == MetricFDsSlope {
 		return map[bool]string{true: "+", false: ""}[d >= 0] + FormatValue(r.Metric, d)
 	}
 	return FormatDelta(r.DeltaPct)
@@ -265,7 +265,7 @@ func FormatDelta(pct float64) string {
 // FormatValue formats a metric's figure with its unit: "5,924 rps",
 // "8.10 ms", "0.10%", "12", "6.52 MB/min", "1.41", "0.37 cores".
 func FormatValue(metric string, v float64) string {
-	switch metric {
+	switch baseMetric(metric) {
 	case MetricThroughput, MetricOKRPS:
 		return FormatNumber(v) + " rps"
 	case MetricP50, MetricP90, MetricP99, MetricP999, MetricMax:

@@ -79,6 +79,9 @@ func buildSection(runs []*Artifact) section {
 			s.tables = append(s.tables, titled{title: "Target resources", t: t})
 		}
 	}
+	if t := targetsTable(a.Steps); t != nil {
+		s.tables = append(s.tables, titled{title: "Targets", t: t})
+	}
 	if t := byNameTable(a.Steps); t != nil {
 		s.tables = append(s.tables, titled{title: "By request", t: t})
 	}

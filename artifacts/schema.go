@@ -87,6 +87,13 @@ type Step struct {
 	ExtraMS   map[string]Percentiles `json:"extra_ms,omitempty"`
 	Histogram string                 `json:"histogram"`
 	Target    *TargetStats           `json:"target,omitempty"`
+	// Targets are the figures of each of the group's watched targets by
+	// name (`target: [api, worker]`), the first (Target) included;
+	// TargetsSum adds them up sample by sample (RSS, fds, threads, CPU)
+	// when the group watches more than one. Both nil in artifacts written
+	// before several targets.
+	Targets    map[string]*TargetStats `json:"targets,omitempty"`
+	TargetsSum *TargetStats            `json:"targets_sum,omitempty"`
 	// Self is benchtui's own resource use, so a generator leak is never
 	// mistaken for a target leak.
 	Self *TargetStats `json:"self,omitempty"`
@@ -193,8 +200,11 @@ type TargetStats struct {
 	FDsPerUnit        float64 `json:"fds_per_unit"`
 	CPUCores          float64 `json:"cpu_cores"`
 	CPUCoresSE        float64 `json:"cpu_cores_se,omitempty"`
-	Threads           Range   `json:"threads"`
-	SpanS             float64 `json:"span_s,omitempty"`
+	// CPUCoresPeak is the most cores used between two samples (0 in
+	// artifacts written before it was kept).
+	CPUCoresPeak float64 `json:"cpu_cores_peak,omitempty"`
+	Threads      Range   `json:"threads"`
+	SpanS        float64 `json:"span_s,omitempty"`
 	// PSSMB and USSMB are a process tree's memory summed by PSS (shared
 	// pages split between the processes that map them) and USS (private
 	// pages only), beside RSSMB, which counts shared pages in every

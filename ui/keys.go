@@ -18,6 +18,7 @@ type KeyMap struct {
 	Baseline    key.Binding
 	Compare     key.Binding
 	ByName      key.Binding
+	Targets     key.Binding
 	Note        key.Binding
 	Export      key.Binding
 	Rebuild     key.Binding
@@ -52,6 +53,7 @@ func DefaultKeyMap() KeyMap {
 		Baseline:  b("b", "pick a baseline", "b"),
 		Compare:   b("c", "compare view, every step", "c"),
 		ByName:    b("d", "live table by named request", "d"),
+		Targets:   b("t", "next target's charts", "t"),
 		Note:      b("n", "a note into the artifact", "n"),
 		Export:    b("x", "export the artifact now", "x"),
 		Rebuild:   b("r", "rebuild, restart the target", "r"),
@@ -87,5 +89,5 @@ var shortHelp = map[string]string{
 func (k KeyMap) helpKeys() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.First, k.Last, k.PrevPage, k.NextPage, k.Filter,
 		k.Run, k.RunAll, k.Pause, k.Extend, k.Stop, k.Note, k.Export, k.Rebuild,
-		k.Baseline, k.Compare, k.ByName, k.Help, k.Quit, k.ForceQuit}
+		k.Baseline, k.Compare, k.ByName, k.Targets, k.Help, k.Quit, k.ForceQuit}
 }

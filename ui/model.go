@@ -82,6 +82,11 @@ type group struct {
 	// selfFDs is benchtui's own open files over the run, for groups
 	// without a target (the series carries only the target's).
 	selfFDs []float64
+	// trails are the further targets' RSS and fds over the run, and shown
+	// the index in g.Targets of the target whose charts the detail view
+	// draws (t cycles it).
+	trails map[string]*trail
+	shown  int
 	// last is the group's latest result: this console's export, else the
 	// newest artifact on disk; ending is how it ended (set with last).
 	last   *artifacts.Artifact

@@ -81,6 +81,10 @@ func (m *Model) onMainKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openFilter()
 	case key.Matches(msg, k.ByName):
 		m.byName = !m.byName
+	case key.Matches(msg, k.Targets):
+		if !m.selected().cycleTarget() {
+			m.setStatus("t: this group watches one target at most", false)
+		}
 	case key.Matches(msg, k.Export):
 		return m.exportNow()
 	case key.Matches(msg, k.Rebuild):

@@ -85,6 +85,7 @@ func (m *Model) onSnapshot(msg SnapshotMsg) tea.Cmd {
 	if msg.Snap.Target == nil && msg.Snap.Self != nil {
 		gr.selfFDs = appendBounded(gr.selfFDs, float64(msg.Snap.Self.FDs))
 	}
+	gr.keepOthers(msg.Snap)
 	switch {
 	case msg.Snap.Err != nil:
 		gr.state, gr.err = stateFailed, m.cfg.Plan.Redact(msg.Snap.Err.Error())
@@ -144,6 +145,7 @@ func (m *Model) onStarted(msg startedMsg) tea.Cmd {
 		return m.startNext()
 	}
 	gr.sess, gr.runStart, gr.state, gr.seen, gr.cmp, gr.selfFDs = msg.sess, msg.at, stateRunning, false, nil, nil
+	gr.trails = nil
 	gr.autoSeen = 0
 	m.logInfo("session started", "group", gr.g.ID)
 	m.setStatus(gr.g.ID+" running", false)

@@ -141,11 +141,18 @@ func (m *Model) resourceGraphs(gr *group, w, lines int) []string {
 	if who == "" {
 		who = "benchtui (self)"
 	}
+	slope := fmt.Sprintf(" %+.1f/min", s.RSSSlope)
+	if name, c, r, f, ok := gr.otherTarget(); ok {
+		who, cur, rss, fds = name, c, r, f
+	}
+	if len(gr.g.Targets) > 1 && who != gr.g.SoakTarget() {
+		slope = "" // the snapshot's slope is the soak target's
+	}
 	lw, rw := w/2-1, w-w/2-1
-	capL, capR := who+" RSS MB", who+" fds"
+	capL, capR := who+" RSS MB", who+" fds"+gr.targetTag()
 	if cur != nil && gr.seen {
-		capL = fmt.Sprintf("%s RSS %s MB %+.1f/min", who, compact(cur.RSSMB), s.RSSSlope)
-		capR += " " + itoa(cur.FDs)
+		capL = fmt.Sprintf("%s RSS %s MB%s", who, compact(cur.RSSMB), slope)
+		capR = fmt.Sprintf("%s fds %d%s", who, cur.FDs, gr.targetTag())
 	}
 	left := graph([][]float64{rss}, []asciigraph.AnsiColor{asciigraph.Yellow}, axis{}, lw, lines-1, m.st)
 	right := graph([][]float64{fds}, []asciigraph.AnsiColor{asciigraph.Cyan}, axis{}, rw, lines-1, m.st)

@@ -51,6 +51,7 @@ func (p *progress) show(s engine.Snapshot) {
 	if s.Target != nil {
 		line += fmt.Sprintf(" | %s rss %.1fMB fds %d", s.TargetName, s.Target.RSSMB, s.Target.FDs)
 	}
+	line += othersProgress(s)
 	fmt.Fprintln(p.w, line)
 }
 
@@ -96,6 +97,7 @@ func printStepDetails(w io.Writer, s artifacts.Step) {
 		fmt.Fprintf(w, "  %s target: rss %.1f→%.1f MB (peak %.1f), slope %.2f MB/min, tail %.2f MB/min, fds %.0f→%.0f, cpu %.2f cores\n",
 			s.Label, t.RSSMB.Start, t.RSSMB.End, t.RSSMB.Peak, t.RSSSlopeMBPerMin, t.RSSTailSlopeMBMin, t.FDs.Start, t.FDs.End, t.CPUCores)
 	}
+	printTargets(w, s)
 	for _, e := range s.Events {
 		fmt.Fprintf(w, "  %s event at %.1fs: %s %s\n", s.Label, e.T, e.Kind, e.Note)
 	}

@@ -65,6 +65,13 @@ func (r *Run) Session(ctx context.Context, g *plan.Group) (*Session, error) {
 		}
 		opts.Target, opts.Watch, opts.TargetName = f, f, g.Target
 		opts.SampleEvery = r.Plan.Targets[g.Target].Sample.D()
+		for _, name := range g.Targets[min(1, len(g.Targets)):] {
+			f, err := r.follow(ctx, name)
+			if err != nil {
+				return nil, err
+			}
+			opts.Others = append(opts.Others, WatchedTarget{Name: name, Handle: f, Watch: f})
+		}
 	}
 	return NewSession(r.Registry, r.Plan, g, opts)
 }

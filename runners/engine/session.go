@@ -34,6 +34,9 @@ type SessionOptions struct {
 	Target     runners.TargetHandle
 	Watch      Watcher
 	TargetName string
+	// Others are the group's further targets (after Target), each watched
+	// and summed with it; their samples follow Target's period.
+	Others []WatchedTarget
 	// Targets gives actions the run's targets (signal, restart); nil
 	// without a Run: then only the group's Target can be signalled.
 	Targets Targets

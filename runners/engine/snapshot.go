@@ -79,6 +79,10 @@ type Snapshot struct {
 	// TargetName says whose figures they are.
 	Target     *ProcSample
 	TargetName string
+	// Others are the latest samples of the group's further targets
+	// (`target: [api, worker]`), in the plan's order; a nil ProcSample is
+	// one not read (yet).
+	Others []NamedSample
 	// Self is benchtui's own process.
 	Self *ProcSample
 	// RSSSlope is the target's (else benchtui's) RSS tail slope in MB/min

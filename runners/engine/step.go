@@ -65,6 +65,7 @@ func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
 	st.env.OnPanic = st.panicked
 	st.env.OnWatch = func(name string, t runners.TargetHandle) { s.watchLate(name, watch.NewTreeSampler(t.PID()), t) }
 	st.tally = newTally(st.env.Recorders, s.group.Block.D())
+	st.watched.initOthers(s.opts.Others)
 	return st
 }
 
@@ -388,6 +389,9 @@ func (st *stepRun) tickUntilDone(ctx context.Context, ticker *time.Ticker) bool 
 			}
 		case <-ticker.C:
 		}
+		if st.othersExited() {
+			return false
+		}
 		if ch := st.targetExited(); exited == nil && ch != handled {
 			exited = ch // a restart action started the target again
 		}
@@ -419,6 +423,12 @@ func (st *stepRun) exitWatched() (runners.TargetHandle, string) {
 // would only measure refusals). It reports whether it stopped.
 func (st *stepRun) onTargetExit() bool {
 	t, name := st.exitWatched()
+	return st.onTargetExitOf(t, name)
+}
+
+// onTargetExitOf is onTargetExit for target t, named name: the first or
+// any other of the group's targets.
+func (st *stepRun) onTargetExitOf(t runners.TargetHandle, name string) bool {
 	what := fmt.Sprintf("%s %s", name, t.ExitStatus())
 	if st.actions().expectedExit(name) {
 		st.event(artifacts.EventTargetExited, what+" (by an action)")

@@ -33,6 +33,10 @@ type watchState struct {
 	// before is the target's sample taken before the load began: the
 	// start of its ranges.
 	before *watch.Sample
+	// others are the group's targets after the first (targets.go), and
+	// sumHist the sums of all the group's targets' samples.
+	others  []*otherWatch
+	sumHist watch.History
 }
 
 // sampleBefore samples the target before the step's load begins.
@@ -46,6 +50,7 @@ func (st *stepRun) sampleBefore() {
 		st.watched.before = &s
 		st.watched.mu.Unlock()
 	}
+	st.watched.sampleOthersBefore()
 }
 
 // sampleTarget takes a sample when one is due.
@@ -61,6 +66,7 @@ func (st *stepRun) sampleTarget(active time.Duration, measuring bool) {
 	watcher, _ := st.s.watcher()
 	w.target = takeSample(watcher, &w.targetHist, active, measuring)
 	w.self = takeSample(st.s.opts.Self, &w.selfHist, active, measuring)
+	w.sampleOthers(active, measuring)
 	var rss, fds, self float64
 	if w.target != nil {
 		rss, fds = w.target.RSSMB, float64(w.target.FDs)
@@ -97,8 +103,9 @@ func (w *watchState) fill(snap *Snapshot, s *Session) {
 	defer w.mu.Unlock()
 	_, name := s.watcher()
 	snap.Target, snap.Self, snap.TargetName = w.target, w.self, name
-	hist := &w.targetHist
-	if w.target == nil {
+	snap.Others = w.othersSnapshot()
+	hist := w.histOf(s.group.SoakTarget(), name)
+	if w.target == nil || hist == nil {
 		hist = &w.selfHist
 	}
 	window, threshold := s.group.SoakRule()
@@ -117,8 +124,12 @@ func (st *stepRun) soakExtend() bool {
 	rule := g.Soak.ExtendWhileRSSRising
 	window, threshold := g.SoakRule()
 	st.watched.mu.Lock()
-	slope := st.watched.targetHist.TailSlope(window)
-	enough := st.watched.targetHist.Len() >= minSlopeSamples
+	hist := st.watched.histOf(g.SoakTarget(), st.s.opts.TargetName)
+	if hist == nil {
+		hist = &st.watched.targetHist
+	}
+	slope := hist.TailSlope(window)
+	enough := hist.Len() >= minSlopeSamples
 	st.watched.mu.Unlock()
 	st.mu.Lock()
 	extended := st.extended
@@ -126,7 +137,7 @@ func (st *stepRun) soakExtend() bool {
 	if !enough || !watch.ShouldExtend(slope, threshold, extended, rule.Step.D(), st.soakLimit()) {
 		return false
 	}
-	return st.extend(rule.Step.D(), fmt.Sprintf("RSS rising %.2f MB/min > %g MB/min", slope, threshold))
+	return st.extend(rule.Step.D(), fmt.Sprintf("%sRSS rising %.2f MB/min > %g MB/min", soakWho(g.SoakTarget(), len(st.watched.others)), slope, threshold))
 }
 
 // summarize adds the target's and benchtui's resource figures to a step.
@@ -139,6 +150,7 @@ func (w *watchState) summarize(res *artifacts.Step, st *stepRun) {
 		watch.StartBefore(res.Target, *w.before, st.env.PeakUnits())
 	}
 	res.Self = analyzed(&w.selfHist, window, 0)
+	w.summarizeTargets(res, st.s.opts.TargetName, window, st.env.PeakUnits())
 }
 
 func analyzed(h *watch.History, window time.Duration, units int) *artifacts.TargetStats {

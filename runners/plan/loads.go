@@ -133,6 +133,7 @@ func (g *Group) adopt(l *NamedLoad) {
 	sub := l.Group
 	sub.ID, sub.Title = g.ID+": loads."+l.Name, g.Title
 	sub.Runner, sub.Load, sub.Target = l.Runner, l.Load, g.Target
+	sub.Targets, sub.TargetPos = g.Targets, g.TargetPos
 	sub.Warmup, sub.Duration, sub.OnTargetExit = g.Warmup, g.Duration, g.OnTargetExit
 	sub.Data, sub.Table, sub.env, sub.Vars = g.Data, g.Table, g.env, g.Vars
 	// A counted load ends after its iterations; the group's duration still

@@ -115,8 +115,12 @@ func (d *decoder) group(n *yaml.Node, key string) *Group {
 	g := &Group{Pos: d.pos(n), Sections: map[string]any{}, SectionPos: map[string]Pos{}}
 	sections := d.sectionOf(g, key)
 	d.structure(n, reflect.ValueOf(g).Elem(), key, func(k, val *yaml.Node) bool {
-		if k.Value == "loads" {
+		switch k.Value {
+		case "loads":
 			d.loads(val, g, joinKey(key, "loads"))
+			return true
+		case "target":
+			d.groupTargets(val, g, joinKey(key, "target"))
 			return true
 		}
 		return sections(k, val)

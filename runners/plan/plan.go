@@ -50,9 +50,14 @@ type TargetSpec struct {
 
 // Group is one bench group of a plan.
 type Group struct {
-	ID     string `yaml:"id,required"`
-	Title  string `yaml:"title"`
-	Target string `yaml:"target"`
+	ID    string `yaml:"id,required"`
+	Title string `yaml:"title"`
+	// Target is the group's first watched target (`target: api` or the
+	// first of `target: [api, worker]`); Targets are all of them, in the
+	// order written, and TargetPos where each is written (targets.go).
+	Target    string   `yaml:"-"`
+	Targets   []string `yaml:"-"`
+	TargetPos []Pos    `yaml:"-"`
 	// Runner is the group's runner kind; LoadsRunner for a group with
 	// loads, which names no runner of its own.
 	Runner string `yaml:"runner"`
@@ -165,6 +170,9 @@ type RSSRule struct {
 	Window        Duration `yaml:"window"`
 	Step          Duration `yaml:"step,required"`
 	Max           Duration `yaml:"max,required"`
+	// Target names which of the group's targets the rule watches (default:
+	// the first).
+	Target string `yaml:"target"`
 }
 
 // Thresholds are the pass/fail limits of a group's steps. A nil field is

@@ -79,9 +79,7 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 	if strings.ContainsFunc(g.Title, unicode.IsControl) || len(g.Title) > maxTitle {
 		at("title", "want one line of at most %d bytes without control characters, got %q", maxTitle, g.Title)
 	}
-	if g.Target != "" && p.Targets[g.Target] == nil {
-		at("target", "no target named %q in targets", g.Target)
-	}
+	errs = append(errs, p.targetProblems(g)...)
 	if g.OnTargetExit != "" && g.OnTargetExit != "stop" && g.OnTargetExit != "continue" {
 		at("on_target_exit", "want stop or continue, got %q", g.OnTargetExit)
 	}

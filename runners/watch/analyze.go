@@ -69,6 +69,7 @@ func Analyze(samples []TimedSample, warmupEnd, tailWindow time.Duration, units i
 	for _, s := range samples {
 		st.RSSMB.Peak = max(st.RSSMB.Peak, s.RSSMB())
 		st.Threads.Peak = max(st.Threads.Peak, float64(s.Threads))
+		st.CPUCoresPeak = max(st.CPUCoresPeak, s.CPUCores)
 		if s.FDs < 0 {
 			continue // unreadable
 		}

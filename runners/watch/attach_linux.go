@@ -41,17 +41,34 @@ func (p *Process) watch() {
 	defer p.watcher.Done()
 	tick := time.NewTicker(p.cfg.Sample)
 	defer tick.Stop()
+	var exited <-chan struct{}
+	if p.cgroup == "" {
+		var release func()
+		exited, release = pidfdWatch(p.pid, p.quit)
+		defer release()
+	}
 	for {
 		select {
 		case <-p.quit:
 			return
 		case <-tick.C:
+		case <-exited:
+			exited = nil
 		}
 		if p.gone() {
-			p.end("exited")
+			p.end(p.attachedStatus())
 			return
 		}
 	}
+}
+
+// attachedStatus is how the attached target ended: its status where the
+// kernel still shows it, else "status unknown"; a cgroup has no one status.
+func (p *Process) attachedStatus() string {
+	if p.cgroup != "" {
+		return "exited (no process left in the cgroup; status unknown)"
+	}
+	return attachedExitStatus(p.pid)
 }
 
 // gone reports whether the attached process, or every process of the

@@ -25,8 +25,9 @@ func (x *Exit) end(status string) {
 func (x *Exit) Exited() <-chan struct{} { return x.done }
 
 // ExitStatus says how the process exited ("exit 0", "exit 3", "signal
-// killed"); "exited" for an attached process, whose status benchtui cannot
-// see; "" while it runs.
+// killed"); for an attached process, whose parent benchtui is not, the
+// status read from /proc while it was a zombie, marked "(attached; …)",
+// else StatusUnknown; "" while it runs.
 func (x *Exit) ExitStatus() string {
 	select {
 	case <-x.done:
