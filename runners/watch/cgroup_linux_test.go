@@ -130,7 +130,9 @@ while True: pass'`)
 	if got.WorkingSetBytes < 60<<20 || diffRatio(float64(got.WorkingSetBytes), float64(truth)) > 0.10 {
 		t.Errorf("working set %d MiB, kernel files say %d MiB", got.WorkingSetBytes>>20, truth>>20)
 	}
-	if got.CPUSeconds <= first.CPUSeconds || got.CPUCores < 0.3 {
+	// A spinning child: a share of a core, however small a loaded machine
+	// gives it (0.29 seen at load 8; about 1 when idle).
+	if got.CPUSeconds <= first.CPUSeconds || got.CPUCores < 0.02 {
 		t.Errorf("CPU %v s then %v s (%.2f cores): a busy child not seen", first.CPUSeconds, got.CPUSeconds, got.CPUCores)
 	}
 	if got.MemPeakBytes != 0 && got.MemPeakBytes < got.WorkingSetBytes {
