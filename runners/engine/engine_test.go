@@ -80,11 +80,19 @@ groups:
     load: %s
     duration: 1s
 %s`, load, extra)
-	p, err := plan.ParsePlan("test.yaml", []byte(src), func(string) (string, bool) { return "", false }, testRegistry)
+	p := parseTestPlan(t, "test.yaml", src)
+	return p, p.Groups[0]
+}
+
+// parseTestPlan parses src, named name, with the test registry and no
+// environment.
+func parseTestPlan(t *testing.T, name, src string) *plan.Plan {
+	t.Helper()
+	p, err := plan.ParsePlan(name, []byte(src), func(string) (string, bool) { return "", false }, testRegistry)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, p.Groups[0]
+	return p
 }
 
 // runSession runs a session to its end, calling during(s) once it started.

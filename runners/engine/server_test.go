@@ -21,10 +21,7 @@ func serverPlan(t *testing.T, src string) *plan.Plan {
 	t.Helper()
 	bin := testbin.Build(t, "./testdata/srvmetrics")
 	src = fmt.Sprintf(src, bin, testbin.FreeAddr(t), testbin.FreeAddr(t))
-	p, err := plan.ParsePlan("srv.yaml", []byte(src), func(string) (string, bool) { return "", false }, testRegistry)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := parseTestPlan(t, "srv.yaml", src)
 	return p
 }
 

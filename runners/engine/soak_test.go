@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"testing"
@@ -42,10 +41,7 @@ groups:
     duration: 2s
     soak: {extend_while_rss_rising: {slope_mb_per_min: 1.0, window: 1s, step: 500ms, max: 3500ms}}
 `, bin)
-	p, err := plan.ParsePlan("soak.yaml", []byte(src), func(string) (string, bool) { return "", false }, testRegistry)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := parseTestPlan(t, "soak.yaml", src)
 	run := NewRun(p, testRegistry, t.TempDir(), "test")
 	defer run.Close()
 	leaky, flat := runGroupOf(t, run, p.Groups[0]), runGroupOf(t, run, p.Groups[1])
@@ -100,20 +96,14 @@ func hasVerdict(c artifacts.Comparison, metric, verdict string) bool {
 	return false
 }
 
+// runGroupOf runs g's one step, which must have watched a target.
 func runGroupOf(t *testing.T, run *Run, g *plan.Group) artifacts.Step {
 	t.Helper()
-	s, err := run.Session(context.Background(), g)
-	if err != nil {
-		t.Fatal(err)
+	st := runOne(t, run, g)
+	if st.Target == nil {
+		t.Fatalf("%s: no target figures: %+v", g.ID, st)
 	}
-	s.Start(context.Background())
-	for range s.Snapshots() {
-	}
-	a := s.Result()
-	if len(a.Steps) != 1 || a.Steps[0].Target == nil {
-		t.Fatalf("%s: steps %+v", g.ID, a.Steps)
-	}
-	return a.Steps[0]
+	return st
 }
 
 func countEvents(st artifacts.Step, kind string) int {

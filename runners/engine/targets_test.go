@@ -20,16 +20,7 @@ import (
 // apart under its own pid, their sum is the sum of the parts, the first is
 // the step's `target`, and a check on one target's figure is judged on it.
 func TestSeveralTargets(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("samples the targets from /proc: Linux only")
-	}
-	bin := testbin.Build(t, "../watch/testdata/leaky")
-	src := fmt.Sprintf(`version: 1
-targets:
-  leaky: {command: [%[1]q, "-leak-mb", "1", "-every", "100ms"], sample: 250ms, ready: "stdout:/ready/"}
-  flat: {command: [%[1]q], sample: 250ms, ready: "stdout:/ready/"}
-groups:
-  - id: two
+	p, run := leakyAndFlat(t, "two.yaml", `  - id: two
     runner: sleep
     target: [leaky, flat]
     sleep: {delay: 10ms}
@@ -40,13 +31,7 @@ groups:
         - {figure: targets.leaky.rss_mb.peak, ">=": 10}
         - {figure: targets.flat.rss_mb.peak, "<=": 1}
         - {figure: targets_sum.rss_mb.peak, ">": 0}
-`, bin)
-	p, err := plan.ParsePlan("two.yaml", []byte(src), func(string) (string, bool) { return "", false }, testRegistry)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := NewRun(p, testRegistry, t.TempDir(), "test")
-	defer run.Close()
+`)
 	s, err := run.Session(context.Background(), p.Groups[0])
 	if err != nil {
 		t.Fatal(err)
@@ -136,10 +121,7 @@ groups:
     load: {concurrency: 1}
     duration: 1500ms
 `
-	p, err := plan.ParsePlan("cpu.yaml", []byte(src), func(string) (string, bool) { return "", false }, testRegistry)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := parseTestPlan(t, "cpu.yaml", src)
 	run := NewRun(p, testRegistry, t.TempDir(), "test")
 	defer run.Close()
 	st := runGroupOf(t, run, p.Groups[0])
@@ -193,10 +175,7 @@ groups:
     actions:
       - {at: 500ms, exec: ["kill", "-KILL", "%d"]}
 `, victim.Process.Pid, victim.Process.Pid)
-	p, err := plan.ParsePlan("kill.yaml", []byte(src), func(string) (string, bool) { return "", false }, testRegistry)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := parseTestPlan(t, "kill.yaml", src)
 	run := NewRun(p, testRegistry, t.TempDir(), "test")
 	defer run.Close()
 	st := runGroupOf(t, run, p.Groups[0])
@@ -229,16 +208,7 @@ func loadAverage() float64 {
 // TestSoakWatchesNamedTarget: the soak policy watches the target it
 // names, here the second (leaking) one, not the flat first.
 func TestSoakWatchesNamedTarget(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("samples the targets from /proc: Linux only")
-	}
-	bin := testbin.Build(t, "../watch/testdata/leaky")
-	src := fmt.Sprintf(`version: 1
-targets:
-  leaky: {command: [%[1]q, "-leak-mb", "1", "-every", "100ms"], sample: 250ms, ready: "stdout:/ready/"}
-  flat: {command: [%[1]q], sample: 250ms, ready: "stdout:/ready/"}
-groups:
-  - id: named
+	p, run := leakyAndFlat(t, "soak.yaml", `  - id: named
     runner: sleep
     target: [flat, leaky]
     sleep: {delay: 10ms}
@@ -252,13 +222,7 @@ groups:
     load: {concurrency: 1}
     duration: 2s
     soak: {extend_while_rss_rising: {slope_mb_per_min: 1.0, window: 1s, step: 500ms, max: 2500ms}}
-`, bin)
-	p, err := plan.ParsePlan("soak.yaml", []byte(src), func(string) (string, bool) { return "", false }, testRegistry)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := NewRun(p, testRegistry, t.TempDir(), "test")
-	defer run.Close()
+`)
 	named := runGroupOf(t, run, p.Groups[0])
 	if n := countEvents(named, artifacts.EventExtended); n != 1 {
 		t.Errorf("soak on leaky: %d extensions, want 1 (to the 2.5s max); events %+v", n, named.Events)
@@ -272,4 +236,24 @@ groups:
 	if n := countEvents(first, artifacts.EventExtended); n != 0 {
 		t.Errorf("soak on the flat first target: %d extensions, want none", n)
 	}
+}
+
+// leakyAndFlat parses a plan of groups over two spawned targets, leaky
+// (retaining 1 MiB every 100 ms) and flat, and returns it with a run that
+// is closed when the test ends; Linux only.
+func leakyAndFlat(t *testing.T, name, groups string) (*plan.Plan, *Run) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("samples the targets from /proc: Linux only")
+	}
+	bin := testbin.Build(t, "../watch/testdata/leaky")
+	p := parseTestPlan(t, name, fmt.Sprintf(`version: 1
+targets:
+  leaky: {command: [%[1]q, "-leak-mb", "1", "-every", "100ms"], sample: 250ms, ready: "stdout:/ready/"}
+  flat: {command: [%[1]q], sample: 250ms, ready: "stdout:/ready/"}
+groups:
+`, bin)+groups)
+	run := NewRun(p, testRegistry, t.TempDir(), "test")
+	t.Cleanup(func() { run.Close() })
+	return p, run
 }
