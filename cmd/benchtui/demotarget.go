@@ -23,12 +23,21 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	quicAddr := fs.String("quic", "", "UDP address of the QUIC stream server (ALPN benchtui-echo); empty: off")
 	h3Addr := fs.String("h3", "", "UDP address of the HTTP/3 endpoint; empty: off")
 	drain := fs.Duration("drain", 10*time.Second, "how long in-flight requests may finish after SIGTERM")
+	var opts demo.Options
+	fs.DurationVar(&opts.Sessions.TTL, "session-ttl", 0, "idle time after which a session is swept (every TTL/2); 0: kept")
+	fs.IntVar(&opts.Sessions.KB, "session-kb", 8, "memory each live session holds, in KiB")
+	fs.IntVar(&opts.Sessions.DedupCap, "dedup-cap", 0, "sessions a dedup store holds; past it each new session logs a WARN; 0: no store")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
+	if opts.Sessions.KB < 0 || opts.Sessions.KB > 1024 || opts.Sessions.DedupCap < 0 || opts.Sessions.TTL < 0 {
+		fmt.Fprintln(stderr, "demo-target: --session-kb is 0 to 1024, --dedup-cap and --session-ttl at least 0")
+		return exitUsage
+	}
+	opts.Log = stderr
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	h := demo.NewHandler()
+	h := demo.NewHandlerWith(opts)
 	srv, err := demo.ServeHTTP(*httpAddr, h)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -8,6 +8,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"strconv"
@@ -24,19 +26,38 @@ import (
 //	/session         POST opens a session: Mcp-Session-Id header, JSON body
 //	/call            POST with a session's Mcp-Session-Id: 200 token=…, else 401
 //	/ingest, /gate, /publish, /mail   stand-ins for the seed campaigns' routes (standins.go)
+//	/metrics         Prometheus exposition: Go runtime, process, demo_sessions_live, demo_leaked_bytes
+//	/debug/pprof/    net/http/pprof (/debug/pprof/heap for heap profiles)
 //	/healthz         200 once serving
 type Handler struct {
 	mu       sync.Mutex
 	retained [][]byte
+	leaked   int64 // bytes in retained
 	sessions sessions
 	mux      *http.ServeMux
 	ending   chan struct{} // closed by EndStreams
 	endOnce  sync.Once
 }
 
-// NewHandler returns the demo HTTP API.
-func NewHandler() *Handler {
+// Options shape the demo HTTP API; the zero value is the default.
+type Options struct {
+	// Sessions shape the session store (/session, /call).
+	Sessions SessionOptions
+	// Log receives the server's log lines (session sweeps, WARNs);
+	// nil: discarded.
+	Log io.Writer
+}
+
+// NewHandler returns the demo HTTP API with default options.
+func NewHandler() *Handler { return NewHandlerWith(Options{}) }
+
+// NewHandlerWith returns the demo HTTP API shaped by opts.
+func NewHandlerWith(opts Options) *Handler {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
 	h := &Handler{mux: http.NewServeMux(), ending: make(chan struct{})}
+	h.sessions = sessions{opts: opts.Sessions, log: log.New(opts.Log, "", log.LstdFlags)}
 	h.mux.HandleFunc("/ping", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("pong\n")) })
 	h.mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
 	h.mux.HandleFunc("/work", h.work)
@@ -44,7 +65,8 @@ func NewHandler() *Handler {
 	h.mux.Handle("/events", sseHandler(10, h.ending))
 	h.mux.HandleFunc("/session", h.sessions.start)
 	h.mux.HandleFunc("/call", h.sessions.call)
-	registerStandIns(h.mux) // /ingest, /gate, /publish, /mail: see standins.go
+	registerStandIns(h.mux)   // /ingest, /gate, /publish, /mail: see standins.go
+	h.registerObservability() // /metrics, /debug/pprof/: see observe.go
 	return h
 }
 
@@ -82,6 +104,7 @@ func (h *Handler) leak(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mu.Lock()
 	h.retained = append(h.retained, b)
+	h.leaked += int64(len(b))
 	n := len(h.retained)
 	h.mu.Unlock()
 	fmt.Fprintf(w, "retained %d blocks\n", n)
