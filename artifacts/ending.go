@@ -47,7 +47,11 @@ type SoakVerdict struct {
 	// SlopeMBPerMin is the target's RSS tail slope, ThresholdMBPerMin the
 	// policy's.
 	SlopeMBPerMin, ThresholdMBPerMin float64
-	// Leak: extended, and the slope still above the threshold at the end.
+	// Series is the verdict on the probe series the policy watched
+	// (soak.extend_while_rising); nil when it watched RSS only.
+	Series *SeriesVerdict
+	// Leak: extended, and the slope (RSS's, or the series') still above
+	// its threshold at the end.
 	Leak bool
 }
 
@@ -59,8 +63,14 @@ func (v SoakVerdict) String() string {
 		n += "/" + strconv.Itoa(v.Possible)
 	}
 	s := fmt.Sprintf("auto-extended %s (+%s), RSS %+.1f MB/min", n, v.Added, v.SlopeMBPerMin)
+	if v.Series != nil {
+		s += ", " + v.Series.String()
+	}
 	if v.Leak {
 		return s + ": leak suspected"
+	}
+	if v.Series != nil {
+		return s + ": settled"
 	}
 	return s + fmt.Sprintf(": settled (≤ %g MB/min)", v.ThresholdMBPerMin)
 }
@@ -109,14 +119,7 @@ func StepOutcome(a *Artifact, i int) Ending {
 		}
 	}
 	if n, added := AutoExtensions(s.Events); n > 0 {
-		rule := soakRuleOf(a.Group.Config)
-		v := SoakVerdict{Step: s.Label, Extensions: n, Possible: rule.possible, Added: added,
-			ThresholdMBPerMin: rule.slope}
-		if t := soakTargetStats(s, a.Group.Config); t != nil {
-			v.SlopeMBPerMin = t.RSSTailSlopeMBMin
-			v.Leak = v.SlopeMBPerMin > v.ThresholdMBPerMin
-		}
-		e.Soaks = append(e.Soaks, v)
+		e.Soaks = append(e.Soaks, soakVerdict(a, s, n, added))
 	}
 	return e
 }

@@ -14,13 +14,18 @@ import (
 // failed (Errors), and the series of reads. With Samples 0, Min, Max, Last
 // and SlopePerMin are 0 and mean nothing.
 type ProbeStats struct {
-	Min         float64      `json:"min"`
-	Max         float64      `json:"max"`
-	Last        float64      `json:"last"`
-	SlopePerMin float64      `json:"slope_per_min"`
-	Samples     int64        `json:"samples"`
-	Errors      int64        `json:"errors"`
-	Series      []ProbePoint `json:"series"`
+	Min         float64 `json:"min"`
+	Max         float64 `json:"max"`
+	Last        float64 `json:"last"`
+	SlopePerMin float64 `json:"slope_per_min"`
+	// TailSlopePerMin is the slope over the last window of the step, of
+	// the probe a soak policy watches (soak.extend_while_rising: its
+	// window); what its leak verdict is judged by. Nil for other probes
+	// and when the window held too few reads.
+	TailSlopePerMin *float64     `json:"tail_slope_per_min,omitempty"`
+	Samples         int64        `json:"samples"`
+	Errors          int64        `json:"errors"`
+	Series          []ProbePoint `json:"series"`
 }
 
 // ProbePoint is one read of a probe: T seconds of active time since the

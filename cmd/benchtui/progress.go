@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -55,8 +56,9 @@ func (p *progress) show(s engine.Snapshot) {
 	fmt.Fprintln(p.w, line)
 }
 
-// printSummary writes a table of a group's steps and its checks.
-func printSummary(w io.Writer, a *artifacts.Artifact) {
+// printSummary writes a table of a group's steps and its checks; dir is
+// the artifacts folder, where the files a step saved are.
+func printSummary(w io.Writer, a *artifacts.Artifact, dir string) {
 	fmt.Fprintf(w, "\n%s — %s (%s)%s\n", a.Group.ID, a.Group.Title, a.Group.Runner, map[bool]string{true: " [partial]"}[a.Run.Partial])
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "step\trequests\trps\tp50 ms\tp90 ms\tp99 ms\tmax ms\terrors\tdropped\t")
@@ -68,13 +70,14 @@ func printSummary(w io.Writer, a *artifacts.Artifact) {
 	for _, s := range a.Steps {
 		printStepDetails(w, s)
 	}
-	printEnding(w, a)
+	printEnding(w, a, dir)
 }
 
 // printEnding says how the run ended, in the words of the console and the
-// reports (artifacts.Outcome), with each soak's verdict under it; the
-// failed checks are listed above with their values.
-func printEnding(w io.Writer, a *artifacts.Artifact) {
+// reports (artifacts.Outcome), with each soak's verdict under it and, for
+// a leak, the command that diffs the step's heap profiles; the failed
+// checks are listed above with their values.
+func printEnding(w io.Writer, a *artifacts.Artifact, dir string) {
 	e := artifacts.Outcome(a)
 	fmt.Fprintf(w, "%s ended: %s\n", a.Group.ID, e)
 	for _, v := range e.Soaks {
@@ -83,6 +86,11 @@ func printEnding(w io.Writer, a *artifacts.Artifact) {
 			mark = "⚠"
 		}
 		fmt.Fprintf(w, "  %s soak %s %s\n", v.Step, mark, v)
+		if s := a.StepLabeled(v.Step); v.Leak && s != nil {
+			if start, end, ok := s.HeapProfiles(); ok {
+				fmt.Fprintf(w, "    heap growth: go tool pprof -diff_base %s %s\n", filepath.Join(dir, start), filepath.Join(dir, end))
+			}
+		}
 	}
 }
 

@@ -38,7 +38,7 @@ func endedRun() *artifacts.Artifact {
 func TestSummarySaysTheEnding(t *testing.T) {
 	a := endedRun()
 	var buf bytes.Buffer
-	printSummary(&buf, a)
+	printSummary(&buf, a, "")
 	sum := buf.String()
 	ending := "✗ 1 check failed, ⚠ leak suspected, stopped (by the operator)"
 	soak := "⚠ auto-extended 2/3 (+20s), RSS +26.0 MB/min: leak suspected"
@@ -69,7 +69,7 @@ func TestSummaryOfAPass(t *testing.T) {
 	s.Checks[0] = artifacts.Check{Name: "p99 <= 10ms", OK: true, Value: 8.1}
 	s.Events, s.Target.RSSTailSlopeMBMin = s.Events[:1], 0.3
 	var buf bytes.Buffer
-	printSummary(&buf, a)
+	printSummary(&buf, a, "")
 	for _, want := range []string{"G5 ended: ✓ pass\n", "concurrency=50 soak ✓ auto-extended 1/3 (+10s), RSS +0.3 MB/min: settled (≤ 1 MB/min)"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, buf.String())

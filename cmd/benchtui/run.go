@@ -216,7 +216,7 @@ func (h *headless) runGroup(ctx context.Context, run *engine.Run, g *plan.Group,
 		p.show(snap)
 	}
 	a, werr := h.store(sess)
-	printSummary(h.stdout, a)
+	printSummary(h.stdout, a, h.dir)
 	return a, werr != nil, sess.Err()
 }
 

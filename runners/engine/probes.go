@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
@@ -66,6 +67,15 @@ func (st *stepRun) probeFigures(res *artifacts.Step) {
 	set := st.probes
 	st.mu.Unlock()
 	res.Probes = set.Stats()
+	if g := st.s.group; g.Soak != nil && g.Soak.ExtendWhileRising != nil {
+		rule := g.Soak.ExtendWhileRising
+		if ps, ok := res.Probes[rule.Series]; ok {
+			if perMin, reads := set.TailSlope(rule.Series, rule.SeriesWindow().D()); reads >= minSlopeSamples && !math.IsNaN(perMin) {
+				ps.TailSlopePerMin = &perMin
+				res.Probes[rule.Series] = ps
+			}
+		}
+	}
 }
 
 // fillProbes puts the probes' figures so far into a snapshot.
