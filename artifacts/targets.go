@@ -102,12 +102,15 @@ func compareTargetFigures(out *Comparison, group, label, suffix string, b, c *Ta
 }
 
 // targetsTable lays out the resources of each target of steps that
-// watched several, a row per target and one for their sum; nil when no
-// step did.
+// watched several, a row per target and one for their sum (seed 002's
+// per-pod table: memory and CPU at each worker count, summed); nil when
+// no step did. The memory is the one a reader of that target goes by:
+// the kubelet's working set for a cgroup, PSS for a process tree, else
+// RSS, named in its own column.
 func targetsTable(steps []Step) *table {
-	t := &table{header: []string{"step", "target", "RSS start / peak / end", "RSS slope (MB/min)",
-		"fds start / peak / end", "CPU (cores)", "CPU peak (cores)"},
-		right: []bool{false, false, true, true, true, true, true}}
+	t := &table{header: []string{"step", "target", "memory", "start / peak / end", "RSS slope (MB/min)",
+		"CPU (cores)", "CPU peak (cores)", "fds start / peak / end"},
+		right: []bool{false, false, false, true, true, true, true, true}}
 	for _, s := range steps {
 		if len(s.Targets) < 2 {
 			continue
@@ -126,8 +129,22 @@ func targetsTable(steps []Step) *table {
 }
 
 func targetCells(ts *TargetStats) []string {
-	return []string{rangeMB(ts.RSSMB), fmt.Sprintf("%.2f", ts.RSSSlopeMBPerMin), rangeCount(ts.FDs),
-		fmt.Sprintf("%.2f", ts.CPUCores), fmt.Sprintf("%.2f", ts.CPUCoresPeak)}
+	kind, mem := ts.Memory()
+	return []string{kind, rangeMB(mem), fmt.Sprintf("%.2f", ts.RSSSlopeMBPerMin),
+		fmt.Sprintf("%.2f", ts.CPUCores), fmt.Sprintf("%.2f", ts.CPUCoresPeak), rangeCount(ts.FDs)}
+}
+
+// Memory is the target's memory as its kind is read: "working set" (a
+// cgroup's, as the kubelet computes it), "PSS" (a process tree's), else
+// "RSS".
+func (ts *TargetStats) Memory() (kind string, r Range) {
+	switch {
+	case ts.WorkingSetMB != nil:
+		return "working set", *ts.WorkingSetMB
+	case ts.PSSMB != nil:
+		return "PSS", *ts.PSSMB
+	}
+	return "RSS", ts.RSSMB
 }
 
 // soakTargetStats is the figures of the target the group's soak policy

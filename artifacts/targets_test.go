@@ -72,9 +72,15 @@ func TestCompareTargetsByName(t *testing.T) {
 	}
 }
 
+// TestReportRowPerTarget: a row per target and their sum, each with the
+// memory its kind is read by (a cgroup's working set, not its usage).
 func TestReportRowPerTarget(t *testing.T) {
-	out := Report([]*Artifact{artifactstest.Artifact("G1", artifactstest.T0, targetsStep(3))})
-	for _, want := range []string{"Targets", "| soak | api ", "| soak | db ", "| soak | sum ", "140.0 / 138.0 MB", "Target CPU peak"} {
+	st := targetsStep(3)
+	db := *st.Targets["db"]
+	db.WorkingSetMB = &Range{Start: 20, Peak: 31.5, End: 30}
+	st.Targets["db"] = &db
+	out := Report([]*Artifact{artifactstest.Artifact("G1", artifactstest.T0, st)})
+	for _, want := range []string{"Targets", "| soak | api | RSS ", "| soak | db | working set | 20.0 / 31.5 / 30.0 MB", "| soak | sum ", "140.0 / 138.0 MB", "Target CPU peak"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}

@@ -81,7 +81,10 @@ func (w *watchState) sampleOthers(active time.Duration, measuring bool) {
 }
 
 // addToSum adds s to sum field by field; an unreadable fd count (-1)
-// makes the sum's unreadable too.
+// makes the sum's unreadable too. The working set, PSS and USS are summed
+// only when every target has them (all cgroups, all trees): a sum that
+// left some targets out is no sum, so one without them makes the sum's
+// absent (-1).
 func addToSum(sum *watch.Sample, s watch.Sample) {
 	sum.RSSBytes += s.RSSBytes
 	sum.Threads += s.Threads
@@ -92,6 +95,19 @@ func addToSum(sum *watch.Sample, s watch.Sample) {
 	} else {
 		sum.FDs += s.FDs
 	}
+	addIfAll(&sum.WorkingSetBytes, s.WorkingSetBytes)
+	addIfAll(&sum.PSSBytes, s.PSSBytes)
+	addIfAll(&sum.USSBytes, s.USSBytes)
+}
+
+// addIfAll adds v to *sum while every value added has been there (> 0);
+// after one that was not, *sum stays -1.
+func addIfAll(sum *int64, v int64) {
+	if v <= 0 || *sum < 0 {
+		*sum = -1
+		return
+	}
+	*sum += v
 }
 
 // othersSnapshot is the further targets' latest samples (w.mu held).
