@@ -17,10 +17,12 @@ import (
 const MaxProfileBytes = 64 << 20
 
 // saveProfile fetches the target's heap profile and saves it beside the
-// artifact as <group>-<run id>-step<N>-run<R>-heap-<moment>.pb.gz, its
-// name kept in the step's profiles as heap_<moment>. A failure is a note
-// of the step, never its end.
-func (st *stepRun) saveProfile(ctx context.Context, p *plan.TargetPprof, moment string) {
+// artifact as <group>-<run id>-step<N>-run<R>-heap-<moment>.pb.gz (with
+// -<target> before -heap for a target after the group's first), its name
+// kept in the step's profiles as heap_<moment> (TARGET/heap_<moment>). A
+// failure is a note of the step, never its end.
+func (st *stepRun) saveProfile(ctx context.Context, t serverTarget, moment string) {
+	p := t.spec.Pprof
 	dir := ""
 	if st.s.opts.Env != nil {
 		dir = st.s.opts.Env.ArtifactsDir
@@ -31,10 +33,14 @@ func (st *stepRun) saveProfile(ctx context.Context, p *plan.TargetPprof, moment 
 	}
 	body, err := fetchProfile(ctx, p)
 	if err != nil {
-		st.event(artifacts.EventNote, fmt.Sprintf("pprof %s: %s", moment, plan.RedactURLs(err.Error())))
+		st.event(artifacts.EventNote, fmt.Sprintf("pprof %s of %s: %s", moment, t.name, plan.RedactURLs(err.Error())))
 		return
 	}
-	name := fmt.Sprintf("%s-%s-step%d-run%d-heap-%s.pb.gz", st.s.group.ID, st.s.opts.RunID, st.index+1, st.run1, moment)
+	of := ""
+	if t.index > 0 {
+		of = "-" + t.name
+	}
+	name := fmt.Sprintf("%s-%s-step%d-run%d%s-heap-%s.pb.gz", st.s.group.ID, st.s.opts.RunID, st.index+1, st.run1, of, moment)
 	err = os.MkdirAll(dir, 0o755)
 	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, name), body, 0o644)
@@ -48,7 +54,7 @@ func (st *stepRun) saveProfile(ctx context.Context, p *plan.TargetPprof, moment 
 	if st.server.profiles == nil {
 		st.server.profiles = map[string]string{}
 	}
-	st.server.profiles["heap_"+moment] = name
+	st.server.profiles[t.figure("heap_"+moment)] = name
 }
 
 // fetchProfile GETs a profile, bounded in time and size; it must be

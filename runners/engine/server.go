@@ -9,113 +9,162 @@ import (
 	"sync"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/logcount"
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
-// serverState is what the engine reads of the server itself during a
-// measured phase, beside its probes: the lines of its log that match the
-// target's `log:` patterns, and its heap profiles (`pprof:`). Its metrics
-// are probes (plan.TargetMetrics) and need nothing here.
+// serverState is what the engine reads of the servers themselves during
+// a measured phase, beside its probes: the lines of each target's log
+// that match its `log:` patterns, and its heap profiles (`pprof:`). Their
+// metrics are probes (plan.TargetMetrics) and need nothing here.
 type serverState struct {
 	mu       sync.Mutex
-	logc     *logcount.Counter
-	counts   map[string]int64
+	logc     map[string]*logcount.Counter // by the counters' prefix
+	counts   map[string]int64             // counters, named as in the step's result
 	profiles map[string]string
 	fetching sync.WaitGroup
 }
 
-// serverTarget is the plan target the group watches, nil without one.
-func (st *stepRun) serverTarget() *plan.TargetSpec {
+// serverTarget is one of the group's targets whose own figures the step
+// reads: its spec, its handle (nil when the step has none), and how its
+// figures are named (plan.ServerFigureName: the first's plainly, others'
+// as TARGET/NAME).
+type serverTarget struct {
+	name   string
+	index  int
+	spec   *plan.TargetSpec
+	handle runners.TargetHandle
+}
+
+// figure is the name of the target's figure called name.
+func (t serverTarget) figure(name string) string { return plan.ServerFigureName(t.index, t.name, name) }
+
+// serverTargets are the group's targets with a `log:` or `pprof:` key.
+func (st *stepRun) serverTargets() []serverTarget {
 	g := st.s.group
-	if g.Target == "" || st.s.plan == nil {
+	if st.s.plan == nil {
 		return nil
 	}
-	return st.s.plan.Targets[g.Target]
+	var out []serverTarget
+	for i, name := range g.Targets {
+		spec := st.s.plan.Targets[name]
+		if spec == nil || (spec.Log == nil && spec.Pprof == nil) {
+			continue
+		}
+		out = append(out, serverTarget{name: name, index: i, spec: spec, handle: st.targetHandle(i, name)})
+	}
+	return out
+}
+
+// targetHandle is the handle of the group's i-th target, named name.
+func (st *stepRun) targetHandle(i int, name string) runners.TargetHandle {
+	if i == 0 {
+		return st.s.opts.Target
+	}
+	for _, o := range st.s.opts.Others {
+		if o.Name == name {
+			return o.Handle
+		}
+	}
+	return nil
 }
 
 // startServer starts counting log lines and fetches the "start" heap
-// profile (in the background: the clock does not wait for it) when the
-// measured phase begins. A warmup's lines are not counted.
+// profiles (in the background: the clock does not wait for them) when
+// the measured phase begins. A warmup's lines are not counted.
 func (st *stepRun) startServer(ctx context.Context) {
-	t := st.serverTarget()
-	if t == nil {
-		return
-	}
-	if t.Log != nil {
-		st.startLogCount(ctx, t)
-	}
-	if t.Pprof != nil && wants(t.Pprof, "start") {
-		st.server.fetching.Go(func() { st.saveProfile(ctx, t.Pprof, "start") })
+	for _, t := range st.serverTargets() {
+		if t.spec.Log != nil {
+			st.startLogCount(ctx, t)
+		}
+		if t.spec.Pprof != nil && wants(t.spec.Pprof, "start") {
+			st.server.fetching.Go(func() { st.saveProfile(ctx, t, "start") })
+		}
 	}
 }
 
-func (st *stepRun) startLogCount(ctx context.Context, t *plan.TargetSpec) {
+func (st *stepRun) startLogCount(ctx context.Context, t serverTarget) {
 	path := st.logPath(t)
 	if path == "" {
-		st.event(artifacts.EventNote, "log: the target's output is not benchtui's to read (attached): give log.file")
+		st.event(artifacts.EventNote, fmt.Sprintf("log of %s: the target's output is not benchtui's to read (attached): give log.file", t.name))
 		return
 	}
-	pats := make(map[string]*regexp.Regexp, len(t.Log.Patterns))
-	for name, re := range t.Log.Patterns {
+	pats := make(map[string]*regexp.Regexp, len(t.spec.Log.Patterns))
+	for name, re := range t.spec.Log.Patterns {
 		pats[name] = regexp.MustCompile(re) // validated with the plan
 	}
 	c := logcount.Start(ctx, path, pats)
 	st.server.mu.Lock()
-	st.server.logc = c
+	if st.server.logc == nil {
+		st.server.logc = map[string]*logcount.Counter{}
+	}
+	st.server.logc[t.figure("")] = c
 	st.server.mu.Unlock()
 }
 
 // logPath is the file the target's log lines are counted from: its
 // log.file (relative to the plan's folder), else the spawned target's
 // output log.
-func (st *stepRun) logPath(t *plan.TargetSpec) string {
-	if f := t.Log.File; f != "" {
+func (st *stepRun) logPath(t serverTarget) string {
+	if f := t.spec.Log.File; f != "" {
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(filepath.Dir(st.s.plan.Path), f)
 		}
 		return f
 	}
-	if f, ok := st.s.opts.Target.(*Followed); ok {
+	if f, ok := t.handle.(*Followed); ok {
 		return f.Process().LogPath()
 	}
 	return ""
 }
 
-// stopServer ends the log count when the measured window closes (lines
-// written up to then are counted) and fetches the "end" heap profile.
+// stopServer ends the log counts when the measured window closes (lines
+// written up to then are counted) and fetches the "end" heap profiles.
 func (st *stepRun) stopServer(ctx context.Context) {
-	t := st.serverTarget()
 	st.mu.Lock()
 	measured := st.measuring
 	st.mu.Unlock()
-	if t == nil || !measured {
+	if !measured {
 		return
 	}
 	st.server.mu.Lock()
-	c := st.server.logc
+	counters := st.server.logc
 	st.server.logc = nil
 	st.server.mu.Unlock()
-	if c != nil {
-		counts, long, err := c.Stop()
-		if err != nil {
-			st.event(artifacts.EventNote, "log: reading: "+err.Error())
-		}
-		if long > 0 {
-			st.event(artifacts.EventNote, fmt.Sprintf("log: %d lines longer than %d bytes were matched on their start", long, logcount.MaxLine))
-		}
-		st.server.mu.Lock()
-		st.server.counts = counts
-		st.server.mu.Unlock()
+	for prefix, c := range counters {
+		st.stopLogCount(prefix, c)
 	}
-	if t.Pprof != nil && wants(t.Pprof, "end") {
-		st.saveProfile(ctx, t.Pprof, "end")
+	for _, t := range st.serverTargets() {
+		if t.spec.Pprof != nil && wants(t.spec.Pprof, "end") {
+			st.saveProfile(ctx, t, "end")
+		}
 	}
 	st.server.fetching.Wait()
 }
 
-// serverFigures puts the log counts (counters log.NAME) and the profiles'
-// file names into a step's result.
+// stopLogCount ends one target's log count and keeps its counts as
+// log.PREFIXNAME (prefix: "" for the first target, "TARGET/" for others).
+func (st *stepRun) stopLogCount(prefix string, c *logcount.Counter) {
+	counts, long, err := c.Stop()
+	if err != nil {
+		st.event(artifacts.EventNote, "log: reading: "+err.Error())
+	}
+	if long > 0 {
+		st.event(artifacts.EventNote, fmt.Sprintf("log: %d lines longer than %d bytes were matched on their start", long, logcount.MaxLine))
+	}
+	st.server.mu.Lock()
+	defer st.server.mu.Unlock()
+	if st.server.counts == nil {
+		st.server.counts = map[string]int64{}
+	}
+	for name, n := range counts {
+		st.server.counts["log."+prefix+name] = n
+	}
+}
+
+// serverFigures puts the log counts (counters log.NAME and
+// log.TARGET/NAME) and the profiles' file names into a step's result.
 func (st *stepRun) serverFigures(res *artifacts.Step) {
 	st.server.mu.Lock()
 	defer st.server.mu.Unlock()
@@ -123,7 +172,7 @@ func (st *stepRun) serverFigures(res *artifacts.Step) {
 		if res.Counters == nil {
 			res.Counters = map[string]int64{}
 		}
-		res.Counters["log."+name] = n
+		res.Counters[name] = n
 	}
 	if len(st.server.profiles) > 0 {
 		res.Profiles = maps.Clone(st.server.profiles)

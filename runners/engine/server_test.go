@@ -179,3 +179,58 @@ groups:
 		t.Errorf("the check on counters.log.warn did not fail: %+v", st.Checks)
 	}
 }
+
+// TestServerFiguresOfEveryTarget: two targets with metrics, log and pprof
+// are each read: the first's figures plainly (log.warn, heap_inuse,
+// heap_start), the second's as TARGET/NAME (log.db/warn, db/heap_inuse,
+// db/heap_start), each counting only its own log's lines, and a check
+// reads the second's counter by that name.
+func TestServerFiguresOfEveryTarget(t *testing.T) {
+	p := serverPlan(t, `version: 1
+targets:
+  api:
+    command: [%[1]q, "-http", %[2]q]
+    ready: http://%[2]s/metrics
+    metrics: {url: "http://%[2]s/metrics", every: 100ms, series: [heap_inuse=go_memstats_heap_inuse_bytes]}
+    log: {patterns: {warn: "WARN"}}
+    pprof: {url: "http://%[2]s/debug/pprof/heap", at: [start, end]}
+  db:
+    command: [%[1]q, "-http", %[3]q]
+    ready: http://%[3]s/metrics
+    metrics: {url: "http://%[3]s/metrics", every: 100ms, series: [heap_inuse=go_memstats_heap_inuse_bytes]}
+    log: {patterns: {warn: "WARN"}}
+    pprof: {url: "http://%[3]s/debug/pprof/heap", at: [end]}
+groups:
+  - id: both
+    runner: sleep
+    target: [api, db]
+    sleep: {delay: 10ms}
+    load: {concurrency: 1}
+    duration: 1s
+    actions:
+      - {at: 200ms, http: {url: "http://%[2]s/log?n=2&text=WARN"}}
+      - {at: 300ms, http: {url: "http://%[3]s/log?n=3&text=WARN"}}
+    thresholds: {checks: [{figure: counters.log.db/warn, "<": "3"}]}
+`)
+	dir := t.TempDir()
+	run := NewRun(p, testRegistry, dir, "test")
+	defer run.Close()
+	st := runOne(t, run, p.Groups[0])
+	if st.Counters["log.warn"] != 2 || st.Counters["log.db/warn"] != 3 {
+		t.Errorf("counters %v, want log.warn 2 (api's) and log.db/warn 3 (db's); events %+v", st.Counters, st.Events)
+	}
+	for _, name := range []string{"heap_inuse", "db/heap_inuse"} {
+		if ps := st.Probes[name]; ps.Samples < 3 || ps.Min <= 0 {
+			t.Errorf("probe %s: %+v, want a few reads of a positive heap", name, ps)
+		}
+	}
+	for _, key := range []string{"heap_start", "heap_end", "db/heap_end"} {
+		checkProfile(t, dir, st.Profiles[key])
+	}
+	if len(st.Profiles) != 3 || !strings.Contains(st.Profiles["db/heap_end"], "-db-heap-end") {
+		t.Errorf("profiles %v, want api's start and end and db's end, in files named apart", st.Profiles)
+	}
+	if !failedCheck(st, "counters.log.db/warn") {
+		t.Errorf("the check on counters.log.db/warn did not fail: %+v", st.Checks)
+	}
+}

@@ -33,6 +33,10 @@ type Probe struct {
 	// Metric reads one sample of a Prometheus text exposition page.
 	Metric *ProbeMetric `yaml:"metric"`
 	Pos    Pos          `yaml:"-"`
+	// Target names the target whose `metrics:` series this probe is
+	// (empty for a probe of the plan's `probes:`); a series of a target
+	// after the group's first is named TARGET/NAME.
+	Target string `yaml:"-"`
 }
 
 // ProbeHTTP is a probe's `http:` source: GET URL, and the RFC 9535
@@ -100,7 +104,7 @@ func (g *Group) validateProbes() []error {
 			errs = append(errs, Errorf(p.Pos, fmt.Sprintf("group %s: probes[%d].%s", g.ID, i, field), format, args...))
 		}
 		switch {
-		case !validProbeName.MatchString(p.Name):
+		case p.Target == "" && !validProbeName.MatchString(p.Name): // a target's series are checked as its metrics
 			at("name", "%q: want 1 to 64 letters, digits, '_' or '-', starting with a letter or '_' (it names the probe's figures: probes.NAME.max)", p.Name)
 		case seen[p.Name]:
 			at("name", "probe %q given twice", p.Name)

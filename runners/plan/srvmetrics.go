@@ -145,24 +145,37 @@ func splitSeries(s string) (name, metric, problem string) {
 	return name, metric, ""
 }
 
-// metricProbes are the probes a group gets from its target's `metrics:`
-// key (see TargetMetrics); nil when it has none.
+// metricProbes are the probes a group gets from its targets' `metrics:`
+// keys (see TargetMetrics): the first target's series by their names,
+// each further target's as TARGET/NAME; nil when none has any.
 func (p *Plan) metricProbes(g *Group) []Probe {
-	t := p.Targets[g.Target]
-	if t == nil || t.Metrics == nil {
-		return nil
-	}
-	m := t.Metrics
 	var out []Probe
-	for _, s := range m.Series {
-		name, metric, problem := splitSeries(s)
-		if problem != "" {
-			continue // reported by validateServer
+	for i, target := range g.Targets {
+		t := p.Targets[target]
+		if t == nil || t.Metrics == nil {
+			continue
 		}
-		out = append(out, Probe{
-			Name: name, Interval: m.Every, Timeout: m.Timeout, Pos: t.Pos,
-			Metric: &ProbeMetric{URL: m.URL, Name: metric, Headers: m.Headers},
-		})
+		m := t.Metrics
+		for _, s := range m.Series {
+			name, metric, problem := splitSeries(s)
+			if problem != "" {
+				continue // reported by validateServer
+			}
+			out = append(out, Probe{
+				Name: ServerFigureName(i, target, name), Interval: m.Every, Timeout: m.Timeout, Pos: t.Pos, Target: target,
+				Metric: &ProbeMetric{URL: m.URL, Name: metric, Headers: m.Headers},
+			})
+		}
 	}
 	return out
+}
+
+// ServerFigureName is the name of a figure of a group's i-th target's own
+// (a metrics series, a log pattern, a heap profile): NAME for the first,
+// TARGET/NAME for each further one.
+func ServerFigureName(i int, target, name string) string {
+	if i == 0 {
+		return name
+	}
+	return target + "/" + name
 }
