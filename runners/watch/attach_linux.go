@@ -2,8 +2,6 @@ package watch
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"time"
 )
 
@@ -87,10 +85,6 @@ func alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	st, err := parseStat(b)
-	return err == nil && st.state != 'Z' && st.state != 'X'
+	state := procState(pid)
+	return state != "" && state != "Z" && state != "X"
 }

@@ -41,7 +41,7 @@ func TestAttachPID(t *testing.T) {
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	if st := procState(p.PID()); st == 0 || st == 'Z' {
+	if st := procState(p.PID()); st == "" || st == "Z" {
 		t.Fatal("Stop of an attached target ended it")
 	}
 	// A second watch sees it die; it stays a zombie (ours to reap), which

@@ -4,9 +4,7 @@ package watch
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -74,19 +72,6 @@ func execLeaky(t *testing.T, args ...string) *exec.Cmd {
 
 // freeAddr returns a loopback address with a port free at the time.
 func freeAddr(t *testing.T) string { return testbin.FreeAddr(t) }
-
-// procState is pid's state letter ('Z' for a zombie), 0 when it is gone.
-func procState(pid int) byte {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	st, err := parseStat(b)
-	if err != nil {
-		return 0
-	}
-	return st.state
-}
 
 // waitFor polls cond every 20ms until it holds or d passes.
 func waitFor(d time.Duration, cond func() bool) bool {

@@ -6,8 +6,6 @@ import (
 	"math"
 	"net"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
@@ -150,23 +148,6 @@ func TestSamplerCores(t *testing.T) {
 	}
 }
 
-func TestParseStat(t *testing.T) {
-	t.Parallel()
-	line := "4242 (odd) name (x)) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 7 0 12345 123456789 2560 18446744073709551615"
-	st, err := parseStat([]byte(line))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.state != 'S' || st.utime != 250 || st.stime != 50 || st.threads != 7 || st.rssPages != 2560 {
-		t.Errorf("parsed %+v", st)
-	}
-	for _, bad := range []string{"4242 no paren S 1", "4242 (x) S 1 2 3", strings.Replace(line, " 250 ", " x ", 1)} {
-		if _, err := parseStat([]byte(bad)); err == nil {
-			t.Errorf("parseStat(%q) succeeded", bad)
-		}
-	}
-}
-
 // BenchmarkSampleProc measures one reading of this process (stat and fd
 // listing), with its own few fds and with 1000 more open; the engine takes
 // one per target per sample period.
@@ -184,16 +165,6 @@ func BenchmarkSampleProc(b *testing.B) {
 		openDevNull(b, 1000)
 		run(b)
 	})
-	// The fd listing older kernels (before 6.2) fall back to.
-	b.Run("listing/fds=+1000", func(b *testing.B) {
-		openDevNull(b, 1000)
-		dir := "/proc/" + strconv.Itoa(pid) + "/fd"
-		for b.Loop() {
-			if _, err := listFDs(dir); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }
 
 // openDevNull opens n more fds until the benchmark ends.
@@ -208,22 +179,34 @@ func openDevNull(b *testing.B, n int) {
 	}
 }
 
-func TestListFDsMatchesCount(t *testing.T) {
+// TestSampleProcCountsFDsExactly: 50 more open files are 50 more fds,
+// and the count is the kernel's own listing of /proc/self/fd (less the
+// listing's fd).
+func TestSampleProcCountsFDsExactly(t *testing.T) {
 	// Not parallel: it counts this process's fds.
-	for _, dir := range []string{"/proc/self/fd", selfFDDir} {
-		counted, err := countFDs(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		listed, err := listFDs(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if counted != listed {
-			t.Errorf("%s: stat says %d fds, the listing %d", dir, counted, listed)
-		}
+	before, err := SampleProc(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := listFDs("/proc/0/fd"); err == nil {
-		t.Error("listing the fds of pid 0 succeeded")
+	for range 50 {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+	}
+	after, err := SampleProc(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.FDs-before.FDs != 50 || after.FDs != len(entries)-1 {
+		t.Errorf("fds %d then %d with 50 more open, listing %d; want +50 and the listing less one", before.FDs, after.FDs, len(entries))
+	}
+	if _, err := SampleProc(0); err == nil {
+		t.Error("sampling pid 0 succeeded")
 	}
 }

@@ -87,8 +87,8 @@ func TestNeverReadyShowsLogAndStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := procState(pid); st != 0 {
-		t.Errorf("target %d left in state %c after a failed start", pid, st)
+	if st := procState(pid); st != "" {
+		t.Errorf("target %d left in state %s after a failed start", pid, st)
 	}
 }
 
@@ -156,9 +156,9 @@ func TestStopLeavesNoZombie(t *testing.T) {
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	if st := procState(p.PID()); st != 0 && st != 'Z' {
-		t.Fatalf("target in state %c after Stop", st)
-	} else if st == 'Z' {
+	if st := procState(p.PID()); st != "" && st != "Z" {
+		t.Fatalf("target in state %s after Stop", st)
+	} else if st == "Z" {
 		t.Fatal("target is a zombie after Stop")
 	}
 	if got := p.ExitStatus(); got != "signal terminated" {
@@ -185,7 +185,7 @@ func TestStopEscalatesAndKillsGroup(t *testing.T) {
 		t.Errorf("ExitStatus %q, want signal killed (SIGTERM is ignored)", got)
 	}
 	// The child is reparented; whoever reaps it may take a moment.
-	if !waitFor(3*time.Second, func() bool { st := procState(child); return st == 0 || st == 'Z' }) {
+	if !waitFor(3*time.Second, func() bool { st := procState(child); return st == "" || st == "Z" }) {
 		t.Errorf("child %d of the target still runs after Stop", child)
 	}
 }
