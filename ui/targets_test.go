@@ -16,7 +16,7 @@ func TestDetailCyclesTargets(t *testing.T) {
 	running(t, m, engine.StateRunning, false)
 	for i := range 5 {
 		snap := runningSnapshot(engine.StateRunning, false)
-		snap.Others = []engine.NamedSample{{Name: "db", ProcSample: &engine.ProcSample{RSSMB: 200 + float64(i), FDs: 30 + i}}}
+		snap.Others = []engine.NamedSample{{Name: "db", ProcSample: &engine.ProcSample{RSSMB: 200 + float64(i), WorkingSetMB: 150, FDs: 30 + i}}}
 		m.Update(SnapshotMsg{Group: 0, Sess: m.groups[0].sess, Snap: snap})
 	}
 	view := screen(m)
@@ -25,7 +25,7 @@ func TestDetailCyclesTargets(t *testing.T) {
 	}
 	m.Update(press("t"))
 	view = screen(m)
-	if !strings.Contains(view, "db RSS 204 MB") || !strings.Contains(view, "db fds 34 [2/2 t]") || strings.Contains(view, "api RSS") {
+	if !strings.Contains(view, "db RSS 204 MB · working set 150 MB") || !strings.Contains(view, "db fds 34 [2/2 t]") || strings.Contains(view, "api RSS") {
 		t.Errorf("t: second target's charts not drawn:\n%s", view)
 	}
 	checkShape(t, view, 120, 36)

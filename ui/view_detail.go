@@ -151,12 +151,24 @@ func (m *Model) resourceGraphs(gr *group, w, lines int) []string {
 	lw, rw := w/2-1, w-w/2-1
 	capL, capR := who+" RSS MB", who+" fds"+gr.targetTag()
 	if cur != nil && gr.seen {
-		capL = fmt.Sprintf("%s RSS %s MB%s", who, compact(cur.RSSMB), slope)
+		capL = fmt.Sprintf("%s RSS %s MB%s%s", who, compact(cur.RSSMB), slope, memoryOfKind(cur))
 		capR = fmt.Sprintf("%s fds %d%s", who, cur.FDs, gr.targetTag())
 	}
 	left := graph([][]float64{rss}, []asciigraph.AnsiColor{asciigraph.Yellow}, axis{}, lw, lines-1, m.st)
 	right := graph([][]float64{fds}, []asciigraph.AnsiColor{asciigraph.Cyan}, axis{}, rw, lines-1, m.st)
 	return sideBySide(m.st.Dim.Render(fit(capL, lw)), m.st.Dim.Render(fit(capR, rw)), left, right)
+}
+
+// memoryOfKind is the memory a target is read by beside its RSS: a
+// cgroup's working set or a process tree's PSS, "" for a process.
+func memoryOfKind(p *engine.ProcSample) string {
+	switch {
+	case p.WorkingSetMB > 0:
+		return " · working set " + compact(p.WorkingSetMB) + " MB"
+	case p.PSSMB > 0:
+		return " · PSS " + compact(p.PSSMB) + " MB"
+	}
+	return ""
 }
 
 func sideBySide(capL, capR string, left, right []string) []string {

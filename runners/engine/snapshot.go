@@ -43,7 +43,10 @@ type Stats struct {
 
 // ProcSample is one reading of a process's resources.
 type ProcSample struct {
-	RSSMB    float64
+	RSSMB float64
+	// WorkingSetMB is a cgroup's working set (the kubelet's), PSSMB a
+	// process tree's PSS; 0 when the target is not read so.
+	WorkingSetMB, PSSMB float64
 	FDs      int
 	Threads  int
 	CPUCores float64

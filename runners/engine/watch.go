@@ -90,7 +90,8 @@ func takeSample(w Watcher, h *watch.History, active time.Duration, measuring boo
 	if measuring {
 		h.Add(watch.TimedSample{T: active, Sample: s})
 	}
-	return &ProcSample{RSSMB: s.RSSMB(), FDs: s.FDs, Threads: s.Threads, CPUCores: s.CPUCores, PID: pid}
+	return &ProcSample{RSSMB: s.RSSMB(), FDs: s.FDs, Threads: s.Threads, CPUCores: s.CPUCores, PID: pid,
+		WorkingSetMB: max(0, mb(s.WorkingSetBytes)), PSSMB: max(0, mb(s.PSSBytes))}
 }
 
 // minSlopeSamples is how many samples a slope needs before it is believed.
@@ -160,3 +161,6 @@ func analyzed(h *watch.History, window time.Duration, units int) *artifacts.Targ
 	s := h.Analyze(0, window, units)
 	return &s
 }
+
+// mb is bytes in MiB.
+func mb(b int64) float64 { return float64(b) / (1 << 20) }
