@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/benchtui/benchtui/artifacts"
 )
@@ -56,12 +55,7 @@ func reportTo(paths []string, format, out string, stdout io.Writer) error {
 	}
 	doc := render(arts)
 	if out != "" {
-		if err := artifacts.WriteFileAtomic(out, []byte(doc)); err != nil {
-			return err
-		}
-		// The temporary file behind the atomic write is private; a report
-		// is meant to be shared.
-		return os.Chmod(out, 0o644)
+		return artifacts.WriteFileAtomic(out, []byte(doc))
 	}
 	_, err = io.WriteString(stdout, doc)
 	return err
