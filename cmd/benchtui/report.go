@@ -16,21 +16,29 @@ import (
 // once. It writes to stdout, or atomically to FILE with -o. It exits 2 when
 // an input cannot be read, the output cannot be written, or on bad usage.
 func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("report", stderr, "benchtui report ARTIFACT...|DIR [--format markdown|html] [-o FILE]")
-	format := fs.String("format", artifacts.FormatMarkdown, "output `format`: markdown or html")
-	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
+	var format, out string
+	fs := reportFlagSet(&format, &out)
+	fs.SetOutput(stderr)
 	pos, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
 	if err == nil {
-		err = reportTo(pos, *format, *out, stdout)
+		err = reportTo(pos, format, out, stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtui report:", err)
 		return exitUsage
 	}
 	return exitOK
+}
+
+// reportFormats are the values of report --format.
+var reportFormats = []string{artifacts.FormatMarkdown, artifacts.FormatHTML}
+
+// reportFlagSet defines the flags of report into format and out.
+func reportFlagSet(format, out *string) *flag.FlagSet {
+	fs := flagSet("report")
+	fs.StringVar(format, "format", artifacts.FormatMarkdown, "output `format`: markdown or html")
+	fs.StringVar(out, "o", "", "write the report to `FILE` instead of stdout")
+	return fs
 }
 
 func reportTo(paths []string, format, out string, stdout io.Writer) error {

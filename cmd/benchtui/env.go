@@ -1,0 +1,48 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// envDefaults are the environment variables that set the defaults of
+// common flags of `run` and the console. A flag on the command line wins
+// over its variable; a variable that is set but empty counts as unset.
+var envDefaults = []struct{ flag, env string }{
+	{"o", "BENCHTUI_ARTIFACTS"},
+	{"duration", "BENCHTUI_DURATION"},
+}
+
+// applyEnv sets, before parsing, each flag of fs that has a variable in
+// envDefaults from that variable. A bad value is an error naming the
+// variable: `BENCHTUI_DURATION="soon": invalid value …`.
+func applyEnv(fs *flag.FlagSet) error {
+	for _, d := range envDefaults {
+		v := os.Getenv(d.env)
+		if v == "" || fs.Lookup(d.flag) == nil {
+			continue
+		}
+		if err := fs.Set(d.flag, v); err != nil {
+			return fmt.Errorf("%s=%q: invalid value for -%s: %w", d.env, v, d.flag, err)
+		}
+	}
+	return nil
+}
+
+// envHelp lists the variables that set the flags of the flag set flags
+// makes, one "  NAME   sets -flag" line each; "" when none does.
+func envHelp(flags func() *flag.FlagSet) string {
+	if flags == nil {
+		return ""
+	}
+	fs := flags()
+	var sb strings.Builder
+	for _, d := range envDefaults {
+		if f := fs.Lookup(d.flag); f != nil {
+			fmt.Fprintf(&sb, "  %-20s sets -%s\n", d.env, d.flag)
+		}
+	}
+	return sb.String()
+}
