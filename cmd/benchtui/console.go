@@ -43,10 +43,10 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 	var f consoleFlags
 	fs := consoleFlagSet(&f)
 	fs.SetOutput(stderr)
-	if err := applyEnv(fs); err != nil {
-		return f, err
-	}
 	pos, err := parseInterspersed(fs, args)
+	if err == nil {
+		err = applyEnv(fs)
+	}
 	if err != nil {
 		return f, err
 	}

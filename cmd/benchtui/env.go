@@ -15,17 +15,21 @@ var envDefaults = []struct{ flag, env string }{
 	{"duration", "BENCHTUI_DURATION"},
 }
 
-// applyEnv sets, before parsing, each flag of fs that has a variable in
-// envDefaults from that variable. A bad value is an error naming the
-// variable: `BENCHTUI_DURATION="soon": invalid value …`.
+// applyEnv sets, after parsing, each flag of fs that has a variable in
+// envDefaults and was not on the command line from that variable. A bad
+// value is an error naming the variable:
+// `environment BENCHTUI_DURATION="soon": want a duration (it sets -duration)`.
 func applyEnv(fs *flag.FlagSet) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	for _, d := range envDefaults {
 		v := os.Getenv(d.env)
-		if v == "" || fs.Lookup(d.flag) == nil {
+		if v == "" || given[d.flag] || fs.Lookup(d.flag) == nil {
 			continue
 		}
 		if err := fs.Set(d.flag, v); err != nil {
-			return fmt.Errorf("%s=%q: invalid value for -%s: %w", d.env, v, d.flag, err)
+			kind, _ := flag.UnquoteUsage(fs.Lookup(d.flag))
+			return fmt.Errorf("environment %s=%q: want a %s (it sets -%s): %w", d.env, v, kind, d.flag, err)
 		}
 	}
 	return nil

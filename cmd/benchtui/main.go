@@ -72,7 +72,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	} else {
 		c, _ = helpTopic(consoleName)
 	}
-	if wantsHelp(args) && c.name != "help" {
+	if wantsHelp(args) {
 		printHelp(stdout, c)
 		return exitOK
 	}

@@ -48,10 +48,10 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	var f runFlags
 	fs := runFlagSet(&f)
 	fs.SetOutput(stderr)
-	if err := applyEnv(fs); err != nil {
-		return f, err
-	}
 	pos, err := parseInterspersed(fs, args)
+	if err == nil {
+		err = applyEnv(fs)
+	}
 	if err != nil {
 		return f, err
 	}
