@@ -103,4 +103,3 @@ func TestEnvDefaults(t *testing.T) {
 		t.Errorf("a flag must win over a bad variable too: exit %d, stderr %q", code, stderr)
 	}
 }
-
