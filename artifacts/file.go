@@ -63,14 +63,24 @@ func CheckWritable(dir string) error {
 	return nil
 }
 
+// OutputMode is the mode of every file benchtui writes (artifacts,
+// reports): readable by all, like any other build or test output, so a CI
+// job or a colleague can pick it up.
+const OutputMode = 0o644
+
 // WriteFileAtomic writes data to path through a synced temporary file in the
-// same folder and a rename.
+// same folder and a rename. The file gets OutputMode: os.CreateTemp makes
+// its files private (0600), which an artifact or a report is not.
 func WriteFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
+	if err := tmp.Chmod(OutputMode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return fmt.Errorf("writing %s: %w", path, err)

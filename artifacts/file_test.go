@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -171,4 +172,23 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal("accepted an artifact without a group")
 		}
 	})
+}
+
+// TestWriteIsReadableByAll: artifacts and reports are outputs to share,
+// 0644 like any other, not the 0600 of os.CreateTemp.
+func TestWriteIsReadableByAll(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix permission bits")
+	}
+	path, err := Write(t.TempDir(), fixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != OutputMode {
+		t.Errorf("artifact mode %v, want %v", fi.Mode().Perm(), os.FileMode(OutputMode))
+	}
 }

@@ -72,11 +72,12 @@ func (c Comparison) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-// jsonRow is a row as DESIGN.md specifies it (group to verdict), followed
+// JSONRow is a row as compare --format json and run --format json write
+// it, as DESIGN.md specifies it (group to verdict), followed
 // by what the verdict rests on. delta_pct is null when the base is zero and
 // the current is not; p, the intervals and the standard errors are left
 // out where there are none, and an interval also when it is unbounded.
-type jsonRow struct {
+type JSONRow struct {
 	Group        string   `json:"group"`
 	Step         string   `json:"step"`
 	Metric       string   `json:"metric"`
@@ -102,10 +103,10 @@ type jsonRow struct {
 // [...]}, all three always arrays, one document followed by a newline.
 func (c Comparison) WriteJSON(w io.Writer) error {
 	doc := struct {
-		Rows     []jsonRow `json:"rows"`
-		Geomean  []jsonRow `json:"geomean"`
+		Rows     []JSONRow `json:"rows"`
+		Geomean  []JSONRow `json:"geomean"`
 		Warnings []string  `json:"warnings"`
-	}{Rows: jsonRows(c.Rows), Geomean: jsonRows(c.Geomean), Warnings: c.Warnings}
+	}{Rows: JSONRows(c.Rows), Geomean: JSONRows(c.Geomean), Warnings: c.Warnings}
 	if doc.Warnings == nil {
 		doc.Warnings = []string{}
 	}
@@ -114,10 +115,11 @@ func (c Comparison) WriteJSON(w io.Writer) error {
 	return enc.Encode(doc)
 }
 
-func jsonRows(rows []Row) []jsonRow {
-	out := make([]jsonRow, 0, len(rows))
+// JSONRows converts rows to their JSON form.
+func JSONRows(rows []Row) []JSONRow {
+	out := make([]JSONRow, 0, len(rows))
 	for _, r := range rows {
-		jr := jsonRow{Group: r.Group, Step: r.Step, Metric: r.Metric, Base: round4(r.Base),
+		jr := JSONRow{Group: r.Group, Step: r.Step, Metric: r.Metric, Base: round4(r.Base),
 			Current: round4(r.Current), DeltaPct: finite(r.DeltaPct, 100), Verdict: r.Verdict,
 			Test: r.Test, P: finite(r.P, 10000), NBase: r.NBase, NCurrent: r.NCurrent, Samples: r.Samples,
 			BaseCIPct: finite(r.BaseCIPct, 10), CurrentCIPct: finite(r.CurrentCIPct, 10),

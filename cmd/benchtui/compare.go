@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -20,22 +19,15 @@ import (
 // cannot be read or on bad usage, else 0.
 func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	var opts artifacts.CompareOptions
-	fs := newFlagSet("compare", stderr,
-		"benchtui compare BASE CURRENT [--format text|markdown|json] [--threshold 5%] [--threshold METRIC=10%]")
-	format := fs.String("format", artifacts.FormatText, "output `format`: text, markdown or json")
-	fs.Var(&thresholdFlag{opts: &opts}, "threshold",
-		"minimum effect for a verdict: `5%` for the metrics judged by a test, or METRIC=10% for one metric\n"+
-			"(repeatable; metrics: "+strings.Join(artifacts.MetricNames(), ", ")+
-			"; rss_slope and fds_slope are judged by their standard errors and absolute floors instead)")
+	var format string
+	fs := compareFlagSet(&opts, &format)
+	fs.SetOutput(stderr)
 	pos, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
 	if err == nil && len(pos) != 2 {
 		err = fmt.Errorf("want BASE and CURRENT, got %d arguments", len(pos))
 	}
-	if err == nil && !slices.Contains([]string{artifacts.FormatText, artifacts.FormatMarkdown, artifacts.FormatJSON}, *format) {
-		err = fmt.Errorf("unknown --format %q (want text, markdown or json)", *format)
+	if err == nil && !slices.Contains(compareFormats, format) {
+		err = fmt.Errorf("unknown --format %q (want text, markdown or json)", format)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtui compare:", err)
@@ -45,22 +37,24 @@ func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	if err == nil {
 		var cur []*artifacts.Artifact
 		if cur, err = loadSide("current", pos[1]); err == nil {
-			return printComparison(artifacts.Compare(base, cur, opts), *format, stdout, stderr)
+			return printComparison(artifacts.Compare(base, cur, opts), format, stdout, stderr)
 		}
 	}
 	fmt.Fprintln(stderr, "benchtui compare:", err)
 	return exitUsage
 }
 
-// newFlagSet is a flag set that reports errors instead of exiting and
-// prints usage, then the flags, to stderr.
-func newFlagSet(name string, stderr io.Writer, usage string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage:", usage)
-		fs.PrintDefaults()
-	}
+// compareFormats are the values of compare --format.
+var compareFormats = []string{artifacts.FormatText, artifacts.FormatMarkdown, artifacts.FormatJSON}
+
+// compareFlagSet defines the flags of compare into opts and format.
+func compareFlagSet(opts *artifacts.CompareOptions, format *string) *flag.FlagSet {
+	fs := flagSet("compare")
+	fs.StringVar(format, "format", artifacts.FormatText, "output `format`: text, markdown or json")
+	fs.Var(&thresholdFlag{opts: opts}, "threshold",
+		"minimum effect for a verdict: `5%` for the metrics judged by a test, or METRIC=10% for one metric\n"+
+			"(repeatable; metrics: "+strings.Join(artifacts.MetricNames(), ", ")+
+			"; rss_slope and fds_slope are judged by their standard errors and absolute floors instead)")
 	return fs
 }
 

@@ -31,13 +31,22 @@ type consoleFlags struct {
 	duration time.Duration
 }
 
-func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
-	var f consoleFlags
-	fs := flag.NewFlagSet("benchtui", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// consoleFlagSet defines the flags of the console into f.
+func consoleFlagSet(f *consoleFlags) *flag.FlagSet {
+	fs := flagSet(consoleName)
 	fs.StringVar(&f.out, "o", "", "artifacts folder (default: the plan's artifacts, else ./bench-results)")
 	fs.DurationVar(&f.duration, "duration", 0, "replace every step's duration (for quick tries)")
+	return fs
+}
+
+func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
+	var f consoleFlags
+	fs := consoleFlagSet(&f)
+	fs.SetOutput(stderr)
 	pos, err := parseInterspersed(fs, args)
+	if err == nil {
+		err = applyEnv(fs)
+	}
 	if err != nil {
 		return f, err
 	}

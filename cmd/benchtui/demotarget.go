@@ -17,34 +17,27 @@ import (
 // prints each bound address on stdout ("http 127.0.0.1:PORT") so a plan can
 // wait for it.
 func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo-target", flag.ContinueOnError)
+	var d demoFlags
+	fs := demoFlagSet(&d)
 	fs.SetOutput(stderr)
-	httpAddr := fs.String("http", "127.0.0.1:0", "TCP address of the HTTP API (/ping, /work, /leak, /events)")
-	quicAddr := fs.String("quic", "", "UDP address of the QUIC stream server (ALPN benchtui-echo); empty: off")
-	h3Addr := fs.String("h3", "", "UDP address of the HTTP/3 endpoint; empty: off")
-	drain := fs.Duration("drain", 10*time.Second, "how long in-flight requests may finish after SIGTERM")
-	var opts demo.Options
-	fs.DurationVar(&opts.Sessions.TTL, "session-ttl", 0, "idle time after which a session is swept (every TTL/2); 0: kept")
-	fs.IntVar(&opts.Sessions.KB, "session-kb", 8, "memory each live session holds, in KiB")
-	fs.IntVar(&opts.Sessions.DedupCap, "dedup-cap", 0, "sessions a dedup store holds; past it each new session logs a WARN; 0: no store")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	if opts.Sessions.KB < 0 || opts.Sessions.KB > 1024 || opts.Sessions.DedupCap < 0 || opts.Sessions.TTL < 0 {
+	if d.opts.Sessions.KB < 0 || d.opts.Sessions.KB > 1024 || d.opts.Sessions.DedupCap < 0 || d.opts.Sessions.TTL < 0 {
 		fmt.Fprintln(stderr, "demo-target: --session-kb is 0 to 1024, --dedup-cap and --session-ttl at least 0")
 		return exitUsage
 	}
-	opts.Log = stderr
+	d.opts.Log = stderr
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	h := demo.NewHandlerWith(opts)
-	srv, err := demo.ServeHTTP(*httpAddr, h)
+	h := demo.NewHandlerWith(d.opts)
+	srv, err := demo.ServeHTTP(d.http, h)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFail
 	}
 	fmt.Fprintln(stdout, "http", srv.Addr())
-	closers, err := serveQUIC(ctx, *quicAddr, *h3Addr, h, stdout)
+	closers, err := serveQUIC(ctx, d.quic, d.h3, h, stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		srv.Shutdown(context.Background())
@@ -54,13 +47,33 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	for _, c := range closers {
 		c()
 	}
-	dctx, cancel := context.WithTimeout(context.Background(), *drain)
+	dctx, cancel := context.WithTimeout(context.Background(), d.drain)
 	defer cancel()
 	if err := srv.Shutdown(dctx); err != nil {
 		fmt.Fprintln(stderr, "demo-target: drain cut short:", err)
 		return exitFail
 	}
 	return exitOK
+}
+
+// demoFlags are the options of demo-target.
+type demoFlags struct {
+	http, quic, h3 string
+	drain          time.Duration
+	opts           demo.Options
+}
+
+// demoFlagSet defines the flags of demo-target into d.
+func demoFlagSet(d *demoFlags) *flag.FlagSet {
+	fs := flagSet("demo-target")
+	fs.StringVar(&d.http, "http", "127.0.0.1:0", "TCP address of the HTTP API (/ping, /work, /leak, /events)")
+	fs.StringVar(&d.quic, "quic", "", "UDP address of the QUIC stream server (ALPN benchtui-echo); empty: off")
+	fs.StringVar(&d.h3, "h3", "", "UDP address of the HTTP/3 endpoint; empty: off")
+	fs.DurationVar(&d.drain, "drain", 10*time.Second, "how long in-flight requests may finish after SIGTERM")
+	fs.DurationVar(&d.opts.Sessions.TTL, "session-ttl", 0, "idle time after which a session is swept (every TTL/2); 0: kept")
+	fs.IntVar(&d.opts.Sessions.KB, "session-kb", 8, "memory each live session holds, in KiB")
+	fs.IntVar(&d.opts.Sessions.DedupCap, "dedup-cap", 0, "sessions a dedup store holds; past it each new session logs a WARN; 0: no store")
+	return fs
 }
 
 // serveQUIC starts the optional QUIC stream and HTTP/3 servers.

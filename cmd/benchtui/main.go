@@ -21,18 +21,6 @@ const (
 
 type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
-func commands() map[string]command {
-	return map[string]command{
-		"run":         cmdRun,
-		"compare":     cmdCompare,
-		"report":      cmdReport,
-		"validate":    cmdValidate,
-		"doctor":      cmdDoctor,
-		"demo-target": cmdDemoTarget,
-		"help":        cmdHelp,
-	}
-}
-
 func main() {
 	stop := startProfile(os.Getenv("BENCHTUI_CPUPROFILE"))
 	os.Unsetenv("BENCHTUI_CPUPROFILE") // not for the demo servers and targets it starts
@@ -62,41 +50,31 @@ func startProfile(path string) func() {
 }
 
 // run dispatches to a subcommand; with none (or a plan path) it opens the
-// console.
+// console. -h, -help or --help anywhere before "--" prints the help of the
+// subcommand (or of the console) on stdout and exits 0; a first word that
+// is neither a subcommand nor a plan is an unknown command (exit 2).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		if c, ok := commands()[args[0]]; ok {
-			return c(ctx, args[1:], stdout, stderr)
-		}
-		switch args[0] {
-		case "-h", "--help":
-			return cmdHelp(ctx, nil, stdout, stderr)
-		case "-v", "--version", "version":
-			ver, rev := buildInfo()
-			fmt.Fprintln(stdout, "benchtui", ver, rev)
-			return exitOK
-		}
+	if len(args) == 0 {
+		return cmdConsole(ctx, args, stdout, stderr)
 	}
-	return cmdConsole(ctx, args, stdout, stderr)
-}
-
-const usage = `benchtui — load, soak and regression benchmarks in a terminal console
-
-usage:
-  benchtui [PLAN] [-o DIR] [--duration D]
-                                  interactive console; PLAN defaults to ./bench.yaml, else the built-in demo
-  benchtui run [PLAN] [-g ID,...] [-o DIR] [--baseline FILE|DIR] [--duration D] [--count N]
-                                  headless: progress, summary table, artifacts; exit 1 if a threshold
-                                  or a significant regression fails, 2 on a usage or plan error
-  benchtui compare BASE CURRENT [--format text|markdown|json] [--threshold 5%]
-  benchtui report ARTIFACT...|DIR [--format markdown|html] [-o FILE]
-  benchtui validate PLAN
-  benchtui doctor [PLAN]          fd limits, UDP buffers, target commands, Postgres availability
-  benchtui demo-target            the built-in demo servers, as a separate process
-  benchtui version                the version and the VCS revision it was built from
-`
-
-func cmdHelp(_ context.Context, _ []string, stdout, _ io.Writer) int {
-	fmt.Fprint(stdout, usage)
-	return exitOK
+	switch args[0] {
+	case "-h", "-help", "--help":
+		printUsage(stdout)
+		return exitOK
+	case "-v", "--version":
+		return cmdVersion(ctx, nil, stdout, stderr)
+	}
+	c, ok := lookupCommand(args[0])
+	if ok {
+		args = args[1:]
+	} else if !isPlanArg(args[0]) {
+		return unknownCommand(args[0], stderr)
+	} else {
+		c, _ = helpTopic(consoleName)
+	}
+	if wantsHelp(args) {
+		printHelp(stdout, c)
+		return exitOK
+	}
+	return c.run(ctx, args, stdout, stderr)
 }

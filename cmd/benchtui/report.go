@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/benchtui/benchtui/artifacts"
 )
@@ -17,21 +16,29 @@ import (
 // once. It writes to stdout, or atomically to FILE with -o. It exits 2 when
 // an input cannot be read, the output cannot be written, or on bad usage.
 func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("report", stderr, "benchtui report ARTIFACT...|DIR [--format markdown|html] [-o FILE]")
-	format := fs.String("format", artifacts.FormatMarkdown, "output `format`: markdown or html")
-	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
+	var format, out string
+	fs := reportFlagSet(&format, &out)
+	fs.SetOutput(stderr)
 	pos, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
 	if err == nil {
-		err = reportTo(pos, *format, *out, stdout)
+		err = reportTo(pos, format, out, stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtui report:", err)
 		return exitUsage
 	}
 	return exitOK
+}
+
+// reportFormats are the values of report --format.
+var reportFormats = []string{artifacts.FormatMarkdown, artifacts.FormatHTML}
+
+// reportFlagSet defines the flags of report into format and out.
+func reportFlagSet(format, out *string) *flag.FlagSet {
+	fs := flagSet("report")
+	fs.StringVar(format, "format", artifacts.FormatMarkdown, "output `format`: markdown or html")
+	fs.StringVar(out, "o", "", "write the report to `FILE` instead of stdout")
+	return fs
 }
 
 func reportTo(paths []string, format, out string, stdout io.Writer) error {
@@ -56,12 +63,7 @@ func reportTo(paths []string, format, out string, stdout io.Writer) error {
 	}
 	doc := render(arts)
 	if out != "" {
-		if err := artifacts.WriteFileAtomic(out, []byte(doc)); err != nil {
-			return err
-		}
-		// The temporary file behind the atomic write is private; a report
-		// is meant to be shared.
-		return os.Chmod(out, 0o644)
+		return artifacts.WriteFileAtomic(out, []byte(doc))
 	}
 	_, err = io.WriteString(stdout, doc)
 	return err

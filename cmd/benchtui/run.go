@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,23 +26,40 @@ type runFlags struct {
 	baseline string
 	duration time.Duration
 	count    int
+	format   string
 }
 
-func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
-	var f runFlags
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// runFormats are the values of run --format.
+var runFormats = []string{formatText, formatJSON, formatCSV}
+
+// runFlagSet defines the flags of run into f.
+func runFlagSet(f *runFlags) *flag.FlagSet {
+	fs := flagSet("run")
 	fs.StringVar(&f.groups, "g", "", "comma-separated group ids to run (default: all)")
 	fs.StringVar(&f.out, "o", "", "artifacts folder (default: the plan's artifacts, else ./bench-results)")
 	fs.StringVar(&f.baseline, "baseline", "", "artifact file or folder to judge the run against")
 	fs.DurationVar(&f.duration, "duration", 0, "replace every step's duration, soaks not extended (for quick tries)")
 	fs.IntVar(&f.count, "count", 0, "run every step N times, each run one sample for comparisons (replaces repeat:)")
+	fs.StringVar(&f.format, "format", formatText, "stdout `format`: text (tables), json (one summary document) or csv (a row per step)")
+	return fs
+}
+
+func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
+	var f runFlags
+	fs := runFlagSet(&f)
+	fs.SetOutput(stderr)
 	pos, err := parseInterspersed(fs, args)
+	if err == nil {
+		err = applyEnv(fs)
+	}
 	if err != nil {
 		return f, err
 	}
 	if f.count < 0 || f.count > plan.MaxRepeat {
 		return f, fmt.Errorf("--count %d: want 1 to %d", f.count, plan.MaxRepeat)
+	}
+	if !slices.Contains(runFormats, f.format) {
+		return f, fmt.Errorf("unknown --format %q (want text, json or csv)", f.format)
 	}
 	if len(pos) > 1 {
 		return f, fmt.Errorf("run takes one PLAN, got %q", pos)
@@ -128,7 +146,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	h := newHeadless(pl, artifactsDir(f.out, pl), stdout, stderr)
+	h := newHeadless(pl, artifactsDir(f.out, pl), newRunOutput(f.format, stdout), stderr)
 	if err := artifacts.CheckWritable(h.dir); err != nil {
 		fmt.Fprintln(stderr, "benchtui run:", err)
 		return exitUsage
@@ -146,7 +164,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 type headless struct {
 	pl     *plan.Plan
 	dir    string
-	stdout io.Writer
+	out    runOutput
 	stderr io.Writer
 
 	// mu makes the artifact writes single-owner: the main path and a
@@ -157,16 +175,20 @@ type headless struct {
 	stored map[*engine.Session]stored
 }
 
-// stored is a session's artifact and how writing it went.
+// stored is a session's artifact, where it was written and how writing
+// it went.
 type stored struct {
-	a   *artifacts.Artifact
-	err error
+	a    *artifacts.Artifact
+	path string
+	err  error
 }
 
-func newHeadless(pl *plan.Plan, dir string, stdout, stderr io.Writer) *headless {
-	return &headless{pl: pl, dir: dir, stdout: stdout, stderr: stderr, stored: map[*engine.Session]stored{}}
+func newHeadless(pl *plan.Plan, dir string, out runOutput, stderr io.Writer) *headless {
+	return &headless{pl: pl, dir: dir, out: out, stderr: stderr, stored: map[*engine.Session]stored{}}
 }
 
+// runAll runs the groups one by one and hands each to the output, then
+// judges the run against base (unless interrupted) and ends the output.
 func (h *headless) runAll(ctx context.Context, run *engine.Run, groups []*plan.Group, base []*artifacts.Artifact) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -176,37 +198,46 @@ func (h *headless) runAll(ctx context.Context, run *engine.Run, groups []*plan.G
 	var results []*artifacts.Artifact
 	for _, g := range groups {
 		if ctx.Err() != nil {
-			return exitFail
+			break
 		}
-		a, lost, err := h.runGroup(ctx, run, g, intr)
-		if a != nil {
+		res, lost, err := h.runGroup(ctx, run, g, intr)
+		if a := res.artifact; a != nil {
 			results = append(results, a)
 			if a.Failed() || lost {
 				code = exitFail
 			}
 		}
 		if err != nil {
-			fmt.Fprintln(h.stderr, h.pl.Redact(err.Error()))
+			res.err = h.pl.Redact(err.Error())
+			fmt.Fprintln(h.stderr, res.err)
+			code = exitFail
+		}
+		h.out.group(res)
+	}
+	var cmp *artifacts.Comparison
+	if ctx.Err() != nil {
+		code = exitFail
+	} else if base != nil {
+		c := artifacts.Compare(base, results, artifacts.CompareOptions{})
+		if cmp = &c; c.Worse() {
 			code = exitFail
 		}
 	}
-	if ctx.Err() != nil {
-		return exitFail
-	}
-	if base != nil && h.judge(base, results) {
-		code = exitFail
+	if err := h.out.end(cmp, code, ctx.Err() != nil); err != nil {
+		fmt.Fprintln(h.stderr, "benchtui:", err)
 	}
 	return code
 }
 
 // runGroup runs one group and writes its artifact, partial when the
-// group was interrupted. It returns the artifact, whether writing it
-// failed (the figures are lost: the run must not exit 0) and the error
-// that ended the session.
-func (h *headless) runGroup(ctx context.Context, run *engine.Run, g *plan.Group, intr *interrupter) (*artifacts.Artifact, bool, error) {
+// group was interrupted. It returns the artifact and its path, whether
+// writing it failed (the figures are lost: the run must not exit 0) and
+// the error that ended the session.
+func (h *headless) runGroup(ctx context.Context, run *engine.Run, g *plan.Group, intr *interrupter) (groupResult, bool, error) {
+	res := groupResult{id: g.ID}
 	sess, err := run.Session(ctx, g)
 	if err != nil {
-		return nil, false, err
+		return res, false, err
 	}
 	intr.watch(sess)
 	defer intr.watch(nil)
@@ -215,9 +246,9 @@ func (h *headless) runGroup(ctx context.Context, run *engine.Run, g *plan.Group,
 	for snap := range sess.Snapshots() {
 		p.show(snap)
 	}
-	a, werr := h.store(sess)
-	printSummary(h.stdout, a, h.dir)
-	return a, werr != nil, sess.Err()
+	w := h.store(sess)
+	res.artifact, res.path = w.a, w.path
+	return res, w.err != nil, sess.Err()
 }
 
 // interrupter handles SIGINT, SIGTERM and SIGHUP for a headless run: the first
@@ -278,21 +309,21 @@ func (in *interrupter) close() {
 }
 
 // store writes the artifact of sess once, whoever asks first, and
-// returns it with the error of writing it.
-func (h *headless) store(sess *engine.Session) (*artifacts.Artifact, error) {
+// returns it with its path and the error of writing it.
+func (h *headless) store(sess *engine.Session) stored {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.storeLocked(sess)
 }
 
-func (h *headless) storeLocked(sess *engine.Session) (*artifacts.Artifact, error) {
+func (h *headless) storeLocked(sess *engine.Session) stored {
 	if w, ok := h.stored[sess]; ok {
-		return w.a, w.err
+		return w
 	}
 	a := sess.Result()
-	err := h.write(a)
-	h.stored[sess] = stored{a, err}
-	return a, err
+	path, err := h.write(a)
+	h.stored[sess] = stored{a, path, err}
+	return h.stored[sess]
 }
 
 // exitNow is the second interrupt: it waits for a write in flight, writes
@@ -307,25 +338,14 @@ func (h *headless) exitNow(sess *engine.Session, run *engine.Run) {
 	os.Exit(exitFail)
 }
 
-// write stores an artifact, saying where; a failure is reported (the
-// figures are still printed) and returned.
-func (h *headless) write(a *artifacts.Artifact) error {
+// write stores an artifact, saying where on stderr; a failure is
+// reported (the figures are still printed) and returned.
+func (h *headless) write(a *artifacts.Artifact) (string, error) {
 	path, err := artifacts.Write(h.dir, a)
 	if err != nil {
 		fmt.Fprintln(h.stderr, "benchtui:", err)
-		return err
+		return "", err
 	}
 	fmt.Fprintf(h.stderr, "%s: artifact %s%s\n", a.Group.ID, path, map[bool]string{true: " (partial)"}[a.Run.Partial])
-	return nil
-}
-
-// judge compares the run with the baseline, prints the table and reports
-// whether anything got worse.
-func (h *headless) judge(base, cur []*artifacts.Artifact) bool {
-	cmp := artifacts.Compare(base, cur, artifacts.CompareOptions{})
-	fmt.Fprintln(h.stdout)
-	if err := cmp.Render(h.stdout, "text"); err != nil {
-		fmt.Fprintln(h.stderr, "benchtui:", err)
-	}
-	return cmp.Worse()
+	return path, nil
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"runtime/debug"
 	"strings"
 )
@@ -41,4 +44,15 @@ func orDev(v string) string {
 		return "dev"
 	}
 	return v
+}
+
+// cmdVersion prints "benchtui VERSION REVISION".
+func cmdVersion(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "usage: benchtui version")
+		return exitUsage
+	}
+	ver, rev := buildInfo()
+	fmt.Fprintln(stdout, "benchtui", ver, rev)
+	return exitOK
 }

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// envDefaults are the environment variables that set the defaults of
+// common flags of `run` and the console. A flag on the command line wins
+// over its variable; a variable that is set but empty counts as unset.
+var envDefaults = []struct{ flag, env string }{
+	{"o", "BENCHTUI_ARTIFACTS"},
+	{"duration", "BENCHTUI_DURATION"},
+}
+
+// applyEnv sets, after parsing, each flag of fs that has a variable in
+// envDefaults and was not on the command line from that variable. A bad
+// value is an error naming the variable:
+// `environment BENCHTUI_DURATION="soon": want a duration (it sets -duration)`.
+func applyEnv(fs *flag.FlagSet) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, d := range envDefaults {
+		v := os.Getenv(d.env)
+		if v == "" || given[d.flag] || fs.Lookup(d.flag) == nil {
+			continue
+		}
+		if err := fs.Set(d.flag, v); err != nil {
+			kind, _ := flag.UnquoteUsage(fs.Lookup(d.flag))
+			return fmt.Errorf("environment %s=%q: want a %s (it sets -%s): %w", d.env, v, kind, d.flag, err)
+		}
+	}
+	return nil
+}
+
+// envHelp lists the variables that set the flags of the flag set flags
+// makes, one "  NAME   sets -flag" line each; "" when none does.
+func envHelp(flags func() *flag.FlagSet) string {
+	if flags == nil {
+		return ""
+	}
+	fs := flags()
+	var sb strings.Builder
+	for _, d := range envDefaults {
+		if f := fs.Lookup(d.flag); f != nil {
+			fmt.Fprintf(&sb, "  %-20s sets -%s\n", d.env, d.flag)
+		}
+	}
+	return sb.String()
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
+
+// csvHeader are the columns of run --format csv, one row per step.
+// Latencies are in milliseconds; worse and better list the metrics the
+// comparison with --baseline judged so, separated by ";".
+var csvHeader = []string{"group", "step", "duration_s", "requests", "errors", "dropped",
+	"throughput_rps", "ok_rps", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "mean_ms",
+	"checks", "checks_failed", "worse", "better", "partial", "artifact", "status"}
+
+// csvOutput collects the groups and writes the table at the end, when the
+// verdicts are known.
+type csvOutput struct {
+	w      io.Writer
+	groups []groupResult
+}
+
+func (o *csvOutput) group(r groupResult) { o.groups = append(o.groups, r) }
+
+func (o *csvOutput) end(cmp *artifacts.Comparison, code int, interrupted bool) error {
+	cw := csv.NewWriter(o.w)
+	cw.Write(csvHeader)
+	status := runStatus(code, interrupted)
+	for _, r := range o.groups {
+		if r.artifact == nil {
+			continue
+		}
+		for _, s := range r.artifact.Steps {
+			cw.Write(csvRow(r, s, stepVerdicts(cmp, r.id, s.Label), status))
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func csvRow(r groupResult, s artifacts.Step, verdicts []artifacts.Row, status string) []string {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	failed := 0
+	for _, c := range s.Checks {
+		if !c.OK {
+			failed++
+		}
+	}
+	var worse, better []string
+	for _, v := range verdicts {
+		switch v.Verdict {
+		case artifacts.Worse:
+			worse = append(worse, v.Metric)
+		case artifacts.Better:
+			better = append(better, v.Metric)
+		}
+	}
+	l := s.LatencyMS
+	return []string{r.id, s.Label, f(s.DurationS), i(s.Requests), i(s.Errors), i(s.Dropped),
+		f(s.ThroughputRPS), f(s.OKRPS), f(l.P50), f(l.P90), f(l.P99), f(l.P999), f(l.Max), f(l.Mean),
+		strconv.Itoa(len(s.Checks)), strconv.Itoa(failed), strings.Join(worse, ";"), strings.Join(better, ";"),
+		strconv.FormatBool(r.artifact.Run.Partial), r.path, status}
+}
