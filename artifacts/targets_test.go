@@ -80,9 +80,17 @@ func TestReportRowPerTarget(t *testing.T) {
 	db.WorkingSetMB = &Range{Start: 20, Peak: 31.5, End: 30}
 	st.Targets["db"] = &db
 	out := Report([]*Artifact{artifactstest.Artifact("G1", artifactstest.T0, st)})
-	for _, want := range []string{"Targets", "| soak | api | RSS ", "| soak | db | working set | 20.0 / 31.5 / 30.0 MB", "| soak | sum ", "140.0 / 138.0 MB", "Target CPU peak"} {
+	for _, want := range []string{"Targets", "| soak | sum ", "140.0 / 138.0 MB", "Target CPU peak"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	for row, cells := range map[string][]string{"| soak | api ": {"| RSS ", "10.0 / 40.0 / 38.0 MB"}, "| soak | db ": {"| working set |", "20.0 / 31.5 / 30.0 MB"}} {
+		line := lineWith(out, row)
+		for _, c := range cells {
+			if !strings.Contains(line, c) {
+				t.Errorf("row %q lacks %q: %q", row, c, line)
+			}
 		}
 	}
 }
@@ -104,4 +112,14 @@ func TestSoakVerdictOnItsTarget(t *testing.T) {
 	if e := Outcome(a); e.Leak() {
 		t.Errorf("soak on the first (flat) target: %+v", e.Soaks)
 	}
+}
+
+// lineWith is the first line of s that holds sub, or "".
+func lineWith(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
 }
