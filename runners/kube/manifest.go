@@ -1,0 +1,177 @@
+// Package kube writes the Kubernetes objects that run one group of a plan
+// on N machines: a ConfigMap holding the plan (and its data files) and a
+// plain batch/v1 Indexed Job whose pods each run one shard
+// (`benchtui run --shard /N`, the index from JOB_COMPLETION_INDEX). No
+// operator is needed: the Job controller of any cluster runs it.
+package kube
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Paths inside a shard's pod.
+const (
+	PlanDir   = "/plan"
+	OutDir    = "/out"
+	ReadyFile = "/tmp/benchtui-ready"
+	// ExitMissedStart is a shard's exit code when it was not ready by the
+	// start time; the Job's pod failure policy fails the whole Job on it.
+	ExitMissedStart = 3
+)
+
+// Options are what a manifest needs beside the plan.
+type Options struct {
+	// Group is the id of the plan's group to run.
+	Group string
+	// Shards is how many pods run it (completions = parallelism).
+	Shards int
+	// Image is the container image holding the benchtui binary (its
+	// entrypoint or PATH).
+	Image     string
+	Namespace string
+	// RunID names the run: every shard's artifact carries it, and merge
+	// refuses artifacts of other runs.
+	RunID   string
+	StartAt time.Time
+	// CPU and Memory are each shard's requests, equal to its limits so
+	// that a shard gets what it asks and no more (e.g. "1", "512Mi").
+	CPU, Memory string
+	// Deadline bounds the Job (activeDeadlineSeconds); TTL is how long a
+	// finished Job stays (ttlSecondsAfterFinished) so its logs can be read.
+	Deadline, TTL time.Duration
+	// PlanFile is the plan's name in the ConfigMap; Files are the plan and
+	// the data files it reads, by name.
+	PlanFile string
+	Files    map[string]string
+}
+
+// validName is a DNS-1123 label: what object names and keys accept.
+var validName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// validKey is a ConfigMap key.
+var validKey = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
+
+// check reports the first problem of o, naming its flag.
+func (o Options) check() error {
+	switch {
+	case o.Shards < 1 || o.Shards > 1000:
+		return fmt.Errorf("--shards %d: want 1 to 1000", o.Shards)
+	case o.Image == "" || strings.ContainsAny(o.Image, " \t\n"):
+		return fmt.Errorf("--image %q: want an image reference", o.Image)
+	case !validName.MatchString(o.Namespace) || len(o.Namespace) > 63:
+		return fmt.Errorf("--namespace %q: want a DNS-1123 label", o.Namespace)
+	case o.RunID == "" || len(o.RunID) > 40 || !validName.MatchString(strings.ToLower(o.RunID)):
+		return fmt.Errorf("--run-id %q: want 1 to 40 letters, digits and '-'", o.RunID)
+	case o.Deadline <= 0 || o.TTL < 0:
+		return fmt.Errorf("deadline %s, ttl %s: want a positive deadline and a ttl of at least 0", o.Deadline, o.TTL)
+	}
+	for name := range o.Files {
+		if !validKey.MatchString(name) || len(name) > 253 {
+			return fmt.Errorf("file %q: a ConfigMap key is letters, digits, '-', '_' and '.': put the plan's data files beside it", name)
+		}
+	}
+	if _, ok := o.Files[o.PlanFile]; !ok {
+		return fmt.Errorf("plan file %q is not among the files", o.PlanFile)
+	}
+	for _, q := range []string{o.CPU, o.Memory} {
+		if _, err := resource.ParseQuantity(q); err != nil {
+			return fmt.Errorf("resource %q: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// Name is the Job's (and the ConfigMap's) name: benchtui-GROUP-RUNID,
+// lower-cased and cut to the 63 bytes of a label.
+func (o Options) Name() string {
+	n := strings.ToLower("benchtui-" + o.Group + "-" + o.RunID)
+	n = regexp.MustCompile(`[^-a-z0-9]+`).ReplaceAllString(n, "-")
+	if len(n) > 63 {
+		n = n[:63]
+	}
+	return strings.Trim(n, "-")
+}
+
+// Manifest builds the ConfigMap and the Job that run o.Group on o.Shards
+// pods from o.StartAt.
+func Manifest(o Options) (*corev1.ConfigMap, *batchv1.Job, error) {
+	if err := o.check(); err != nil {
+		return nil, nil, fmt.Errorf("kube manifest: %w", err)
+	}
+	name := o.Name()
+	labels := map[string]string{"app.kubernetes.io/name": "benchtui", "benchtui.dev/run-id": strings.ToLower(o.RunID), "benchtui.dev/group": labelValue(o.Group)}
+	meta := metav1.ObjectMeta{Name: name, Namespace: o.Namespace, Labels: labels}
+	cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta, Data: o.Files}
+	n := int32(o.Shards)
+	job := &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: meta,
+		Spec: batchv1.JobSpec{
+			CompletionMode:          ptr(batchv1.IndexedCompletion),
+			Completions:             &n,
+			Parallelism:             &n,
+			BackoffLimitPerIndex:    ptr(int32(0)),
+			MaxFailedIndexes:        ptr(int32(0)),
+			ActiveDeadlineSeconds:   ptr(int64(o.Deadline.Seconds())),
+			TTLSecondsAfterFinished: ptr(int32(o.TTL.Seconds())),
+			PodFailurePolicy: &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{
+				Action:      batchv1.PodFailurePolicyActionFailJob,
+				OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{Operator: batchv1.PodFailurePolicyOnExitCodesOpIn, Values: []int32{ExitMissedStart}},
+			}}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: podSpec(o, name, labels)},
+		},
+	}
+	return cm, job, nil
+}
+
+// podSpec is a shard's pod: the plan mounted from the ConfigMap, one
+// container running its shard, ready once the shard has prepared.
+func podSpec(o Options, name string, labels map[string]string) corev1.PodSpec {
+	res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(o.CPU), corev1.ResourceMemory: resource.MustParse(o.Memory)}
+	return corev1.PodSpec{
+		RestartPolicy: corev1.RestartPolicyNever, // a pod failure policy needs it
+		TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
+			MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: corev1.ScheduleAnyway,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: labels},
+		}},
+		Volumes: []corev1.Volume{
+			{Name: "plan", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: name}}}},
+			{Name: "out", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		},
+		Containers: []corev1.Container{{
+			Name:  "shard",
+			Image: o.Image,
+			Args: []string{"run", PlanDir + "/" + o.PlanFile, "-g", o.Group,
+				"--shard", fmt.Sprintf("/%d", o.Shards), "--run-id", o.RunID,
+				"--start-at", o.StartAt.UTC().Format(time.RFC3339), "--ready-file", ReadyFile, "-o", OutDir},
+			Resources: corev1.ResourceRequirements{Requests: res, Limits: res},
+			VolumeMounts: []corev1.VolumeMount{
+				{Name: "plan", MountPath: PlanDir, ReadOnly: true},
+				{Name: "out", MountPath: OutDir},
+			},
+			ReadinessProbe: &corev1.Probe{
+				ProbeHandler:  corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"test", "-f", ReadyFile}}},
+				PeriodSeconds: 1, FailureThreshold: 1,
+			},
+		}},
+	}
+}
+
+// labelValue makes s a label value (63 bytes of [-_.A-Za-z0-9]).
+func labelValue(s string) string {
+	s = regexp.MustCompile(`[^-_.A-Za-z0-9]+`).ReplaceAllString(s, "-")
+	if len(s) > 63 {
+		s = s[:63]
+	}
+	return strings.Trim(s, "-_.")
+}
+
+func ptr[T any](v T) *T { return &v }
