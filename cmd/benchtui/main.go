@@ -12,7 +12,7 @@ import (
 )
 
 // Exit codes: 0 all passed, 1 a check or comparison failed, 2 usage or
-// plan error.
+// plan error, 3 a shard that missed its start (exitMissedStart).
 const (
 	exitOK    = 0
 	exitFail  = 1
@@ -26,6 +26,7 @@ func commands() map[string]command {
 		"run":         cmdRun,
 		"compare":     cmdCompare,
 		"report":      cmdReport,
+		"merge":       cmdMerge,
 		"validate":    cmdValidate,
 		"doctor":      cmdDoctor,
 		"demo-target": cmdDemoTarget,
@@ -88,6 +89,10 @@ usage:
   benchtui run [PLAN] [-g ID,...] [-o DIR] [--baseline FILE|DIR] [--duration D] [--count N]
                                   headless: progress, summary table, artifacts; exit 1 if a threshold
                                   or a significant regression fails, 2 on a usage or plan error
+  benchtui run PLAN --shard I/N --run-id ID --start-at T [-g ID,...] [-o DIR]
+                                  one shard of a run on several machines; exit 3 if not ready by T
+  benchtui merge IN... [-o DIR] [--allow-partial]
+                                  join the shards' artifacts exactly; exit 1 if a threshold fails
   benchtui compare BASE CURRENT [--format text|markdown|json] [--threshold 5%]
   benchtui report ARTIFACT...|DIR [--format markdown|html] [-o FILE]
   benchtui validate PLAN

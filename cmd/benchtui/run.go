@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ type runFlags struct {
 	baseline string
 	duration time.Duration
 	count    int
+	shard    shardFlags
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
@@ -36,6 +38,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.StringVar(&f.baseline, "baseline", "", "artifact file or folder to judge the run against")
 	fs.DurationVar(&f.duration, "duration", 0, "replace every step's duration, soaks not extended (for quick tries)")
 	fs.IntVar(&f.count, "count", 0, "run every step N times, each run one sample for comparisons (replaces repeat:)")
+	f.shard.register(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return f, err
@@ -120,6 +123,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "benchtui run:", err)
 		return exitUsage
 	}
+	shard, err := f.shard.parse(os.Getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui run:", err)
+		return exitUsage
+	}
+	if code := prepareShard(shard, groups, stderr); code != exitOK {
+		return code
+	}
 	printWarnings(stderr, remoteWarnings(pl))
 	var base []*artifacts.Artifact
 	if f.baseline != "" {
@@ -137,7 +148,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ver, revision := buildInfo()
 	run := engine.NewRun(pl, kinds, h.dir, ver)
 	run.VCSRevision = revision
-	run.Duration, run.Count = f.duration, f.count
+	run.Duration, run.Count, run.Shard = f.duration, f.count, shard
+	if shard.Active() {
+		run.ID = shard.RunID
+	}
 	defer run.Close()
 	return h.runAll(ctx, run, groups, base)
 }
@@ -187,7 +201,10 @@ func (h *headless) runAll(ctx context.Context, run *engine.Run, groups []*plan.G
 		}
 		if err != nil {
 			fmt.Fprintln(h.stderr, h.pl.Redact(err.Error()))
-			code = exitFail
+			code = max(code, exitFail)
+			if errors.Is(err, engine.ErrMissedStart) {
+				code = exitMissedStart
+			}
 		}
 	}
 	if ctx.Err() != nil {

@@ -113,3 +113,9 @@ func (s *Session) shardInfo() *artifacts.ShardInfo {
 		PlanSHA256: s.plan.SHA256, ToolVersion: s.opts.ToolVersion,
 	}
 }
+
+// ThresholdChecks judges step s against th as a run judges its steps;
+// `benchtui merge` judges merged shards with it.
+func ThresholdChecks(th plan.Thresholds, s *artifacts.Step) []artifacts.Check {
+	return thresholdChecks(th, s)
+}
