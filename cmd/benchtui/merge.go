@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,11 +16,13 @@ import (
 // group, judges its thresholds again on the merged figures, and exits 1
 // when a check fails, 2 when the inputs cannot be merged.
 func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("merge", stderr, "benchtui merge IN... [-o DIR] [--allow-partial]")
 	out := fs.String("o", "bench-results", "folder for the merged artifacts")
 	partial := fs.Bool("allow-partial", false, "merge even when shards are missing; the result is marked partial")
 	paths, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
 	if err != nil {
 		return exitUsage
 	}
