@@ -16,21 +16,7 @@ type ShardFile struct {
 // LoadShardFiles loads every artifact that paths name, each a file or a
 // folder (every artifact file in it), keeping where each came from.
 func LoadShardFiles(paths ...string) ([]ShardFile, error) {
-	var out []ShardFile
-	for _, p := range paths {
-		files, err := expand(p, false)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			a, err := Load(f)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, ShardFile{Path: f, A: a})
-		}
-	}
-	return out, nil
+	return loadFiles(paths, false)
 }
 
 // MergeOptions say how Merge treats incomplete input and judges the result.

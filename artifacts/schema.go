@@ -92,7 +92,7 @@ type Step struct {
 	// Histograms are the step's other timings, encoded as Histogram is
 	// (shard.go): a shard writes them so that a merge is exact.
 	Histograms map[string]string `json:"histograms,omitempty"`
-	Target    *TargetStats           `json:"target,omitempty"`
+	Target     *TargetStats      `json:"target,omitempty"`
 	// Targets are the figures of each of the group's watched targets by
 	// name (`target: [api, worker]`), the first (Target) included;
 	// TargetsSum adds them up sample by sample (RSS, fds, threads, CPU)

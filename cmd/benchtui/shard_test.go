@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -26,11 +24,7 @@ groups:
     duration: 2s
     thresholds: {p99: 10s, error_rate: 0}
 `, url)
-	path := filepath.Join(t.TempDir(), "plan.yaml")
-	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return writePlanText(t, plan)
 }
 
 // TestShardsMergeToTheServersCount runs three real shards on one start
