@@ -72,3 +72,24 @@ func TestShardStepSplitsTheLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestShardGroupLeavesOutWhatRunsOnce: setup, teardown, soak and
+// thresholds are off on every shard; targets and actions stay on shard 0.
+func TestShardGroupLeavesOutWhatRunsOnce(t *testing.T) {
+	ms := 50.0
+	g := &plan.Group{ID: "G", Target: "api", Targets: []string{"api"}, Setup: []*plan.Task{{}}, Teardown: []*plan.Task{{}},
+		Soak: &plan.Soak{}, Thresholds: plan.Thresholds{MinRPS: &ms}, Actions: []*plan.Action{{}}}
+	if ShardGroup(g, runners.Shard{}) != g {
+		t.Fatal("the zero Shard must run the group as written")
+	}
+	s0, s1 := ShardGroup(g, runners.Shard{Index: 0, Count: 2}), ShardGroup(g, runners.Shard{Index: 1, Count: 2})
+	if s0.Setup != nil || s0.Teardown != nil || s0.Soak != nil || s0.Thresholds.MinRPS != nil || s0.Target != "api" || len(s0.Actions) != 1 {
+		t.Fatalf("shard 0: %+v", s0)
+	}
+	if s1.Target != "" || s1.Targets != nil || s1.Actions != nil {
+		t.Fatalf("shard 1 watches %q, acts %v", s1.Target, s1.Actions)
+	}
+	if g.Setup == nil || g.Thresholds.MinRPS == nil {
+		t.Fatal("ShardGroup changed the plan's group")
+	}
+}
