@@ -48,7 +48,21 @@ func LoadAll(paths ...string) ([]*Artifact, error) {
 
 // loadPaths loads the artifact files that paths name (see expand).
 func loadPaths(paths []string, newest bool) ([]*Artifact, error) {
-	var all []*Artifact
+	files, err := loadFiles(paths, newest)
+	if err != nil {
+		return nil, err
+	}
+	all := make([]*Artifact, len(files))
+	for i, f := range files {
+		all[i] = f.A
+	}
+	return all, nil
+}
+
+// loadFiles loads the artifact files that paths name (see expand),
+// keeping where each came from.
+func loadFiles(paths []string, newest bool) ([]ShardFile, error) {
+	var out []ShardFile
 	for _, p := range paths {
 		files, err := expand(p, newest)
 		if err != nil {
@@ -59,10 +73,10 @@ func loadPaths(paths []string, newest bool) ([]*Artifact, error) {
 			if err != nil {
 				return nil, err
 			}
-			all = append(all, a)
+			out = append(out, ShardFile{Path: f, A: a})
 		}
 	}
-	return all, nil
+	return out, nil
 }
 
 // expand turns a path into the artifact files it names: itself when a file,

@@ -18,6 +18,9 @@ type Artifact struct {
 	Group  Group    `json:"group"`
 	Steps  []Step   `json:"steps"`
 	Notes  []string `json:"notes"`
+	// Shard is set on a shard's artifact and on a merge of shards
+	// (shard.go).
+	Shard *ShardInfo `json:"shard,omitempty"`
 }
 
 // Run describes the run that produced an artifact.
@@ -86,7 +89,10 @@ type Step struct {
 	// for fresh QUIC connections or "pool_wait" for Postgres.
 	ExtraMS   map[string]Percentiles `json:"extra_ms,omitempty"`
 	Histogram string                 `json:"histogram"`
-	Target    *TargetStats           `json:"target,omitempty"`
+	// Histograms are the step's other timings, encoded as Histogram is
+	// (shard.go): a shard writes them so that a merge is exact.
+	Histograms map[string]string `json:"histograms,omitempty"`
+	Target     *TargetStats      `json:"target,omitempty"`
 	// Targets are the figures of each of the group's watched targets by
 	// name (`target: [api, worker]`), the first (Target) included;
 	// TargetsSum adds them up sample by sample (RSS, fds, threads, CPU)

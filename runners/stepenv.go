@@ -42,6 +42,9 @@ type StepEnv struct {
 	// gives in-flight work (a runner that drives the engine's loops itself
 	// passes it as their opCtx). Nil for a runner's test: use Drive's.
 	Ops context.Context
+	// Shard is this process's part of a distributed run (run --shard);
+	// the zero Shard runs everything.
+	Shard Shard
 
 	gate *Gate
 	// recorders grow while a step is prepared (ForLoad), so the engine

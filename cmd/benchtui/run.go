@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,6 +28,7 @@ type runFlags struct {
 	duration time.Duration
 	count    int
 	format   string
+	shard    shardFlags
 }
 
 // runFormats are the values of run --format.
@@ -41,6 +43,7 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.DurationVar(&f.duration, "duration", 0, "replace every step's duration, soaks not extended (for quick tries)")
 	fs.IntVar(&f.count, "count", 0, "run every step N times, each run one sample for comparisons (replaces repeat:)")
 	fs.StringVar(&f.format, "format", formatText, "stdout `format`: text (tables), json (one summary document) or csv (a row per step)")
+	f.shard.register(fs)
 	return fs
 }
 
@@ -138,6 +141,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "benchtui run:", err)
 		return exitUsage
 	}
+	shard, err := f.shard.parse(os.Getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui run:", err)
+		return exitUsage
+	}
+	if code := prepareShard(shard, groups, stderr); code != exitOK {
+		return code
+	}
 	printWarnings(stderr, remoteWarnings(pl))
 	var base []*artifacts.Artifact
 	if f.baseline != "" {
@@ -155,7 +166,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ver, revision := buildInfo()
 	run := engine.NewRun(pl, kinds, h.dir, ver)
 	run.VCSRevision = revision
-	run.Duration, run.Count = f.duration, f.count
+	run.Duration, run.Count, run.Shard = f.duration, f.count, shard
+	if shard.Active() {
+		run.ID = shard.RunID
+	}
 	defer run.Close()
 	return h.runAll(ctx, run, groups, base)
 }
@@ -210,17 +224,20 @@ func (h *headless) runAll(ctx context.Context, run *engine.Run, groups []*plan.G
 		if err != nil {
 			res.err = h.pl.Redact(err.Error())
 			fmt.Fprintln(h.stderr, res.err)
-			code = exitFail
+			code = max(code, exitFail)
+			if errors.Is(err, engine.ErrMissedStart) {
+				code = exitMissedStart
+			}
 		}
 		h.out.group(res)
 	}
 	var cmp *artifacts.Comparison
 	if ctx.Err() != nil {
-		code = exitFail
+		code = max(code, exitFail)
 	} else if base != nil {
 		c := artifacts.Compare(base, results, artifacts.CompareOptions{})
 		if cmp = &c; c.Worse() {
-			code = exitFail
+			code = max(code, exitFail)
 		}
 	}
 	if err := h.out.end(cmp, code, ctx.Err() != nil); err != nil {

@@ -33,6 +33,13 @@ groups:
     load: {rate: 50, max_in_flight: 10}
     duration: 1s
 `, url, extra)
+	return writePlanText(t, plan)
+}
+
+// writePlanText writes plan to a plan.yaml in a folder of the test and
+// returns its path.
+func writePlanText(t *testing.T, plan string) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "plan.yaml")
 	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
 		t.Fatal(err)

@@ -85,7 +85,7 @@ func NewWorkers(ctx context.Context, r runners.Runner, env *runners.StepEnv, n i
 		if err := ctx.Err(); err != nil {
 			return nil, errors.Join(fmt.Errorf("starting workers: stopped after %d of %d: %w", i, n, err), CloseWorkers(workers))
 		}
-		w, err := r.NewWorker(i, env.Recorder(i))
+		w, err := r.NewWorker(int(env.Shard.Global(int64(i))), env.Recorder(i))
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("starting worker %d: %w", i, err), CloseWorkers(workers))
 		}
@@ -268,6 +268,7 @@ func OpenLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 	if l.Count != nil && l.Count.left.Load() > 0 {
 		d.limit = l.Count.left.Load() // iterations: that many arrivals, sent or dropped
 	}
+	d.shard = l.Env.Shard
 	var workersWG sync.WaitGroup
 	for i, w := range l.Workers {
 		rec := l.Env.Recorder(i)
@@ -299,6 +300,9 @@ type dispatcher struct {
 	shift time.Duration // paused time since start: it moves the schedule
 	next  int64         // the next arrival not yet sent or dropped
 	limit int64         // arrivals in all (iterations), else MaxInt64
+	// shard stripes the schedule (runners.Shard): local arrival k is the
+	// global arrival shard.Global(k).
+	shard runners.Shard
 }
 
 // maxArrival bounds arrival indexes, so that an absurd rate cannot
@@ -314,7 +318,7 @@ const saturatedWait = 50 * time.Millisecond
 func (d *dispatcher) run(ctx context.Context) {
 	gate := d.env.Gate()
 	pausedBefore := gate.PausedTotal()
-	d.start = time.Now()
+	d.start = startOf(d.env)
 	// Every pause, whenever it began, moves the rest of the schedule.
 	reshift := func() { d.shift = gate.PausedTotal() - pausedBefore }
 	for d.next < d.limit {
@@ -343,7 +347,8 @@ func (d *dispatcher) run(ctx context.Context) {
 
 // due is when arrival i is due.
 func (d *dispatcher) due(i int64) time.Time {
-	return d.start.Add(d.shift + time.Duration(float64(i)*float64(time.Second)/d.env.Load.Rate))
+	g := d.shard.Global(i)
+	return d.start.Add(d.shift + time.Duration(float64(g)*float64(time.Second)/d.env.Load.Rate))
 }
 
 // lastDue is the index of the last arrival due at now (at least d.next,
@@ -353,7 +358,7 @@ func (d *dispatcher) due(i int64) time.Time {
 func (d *dispatcher) lastDue(now time.Time) int64 {
 	last := maxArrival
 	if f := now.Sub(d.start.Add(d.shift)).Seconds() * d.env.Load.Rate; f < float64(maxArrival) {
-		last = int64(f)
+		last = d.shard.LocalBefore(int64(f)) - 1
 	}
 	return min(max(last, d.next), d.limit-1)
 }

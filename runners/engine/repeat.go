@@ -117,6 +117,9 @@ func mergeRepetitions(reps []repetition, planned int) *artifacts.Step {
 		m.Histogram = h
 	}
 	m.ByName, m.Status = namedSteps(named), mapOrNil(status)
+	if m.Histograms != nil { // a shard's: the runs' merged timings
+		m.Histograms = artifacts.TimingHistograms(svc, extra)
+	}
 	m.ExtraMS = nil
 	for name, h := range extra {
 		if m.ExtraMS == nil {

@@ -94,6 +94,9 @@ func (st *stepRun) result(live bool) *artifacts.Step {
 			res.OfferedRPS = round3(float64(res.Requests+res.Dropped) / secs)
 		}
 	}
+	if st.env.Shard.Active() {
+		res.Histograms = artifacts.TimingHistograms(t.service, t.extra)
+	}
 	if len(t.extra) > 0 {
 		res.ExtraMS = map[string]artifacts.Percentiles{}
 		for k, h := range t.extra {

@@ -28,6 +28,8 @@ type Run struct {
 	Duration time.Duration
 	// Count, when positive, replaces every group's repeat.
 	Count int
+	// Shard, when active, runs this process's part of a distributed run.
+	Shard runners.Shard
 
 	mu        sync.Mutex
 	targets   map[string]*watch.Process
@@ -53,8 +55,9 @@ func NewRun(p *plan.Plan, reg *runners.Registry, dir, toolVersion string) *Run {
 // Session starts g's target if it is not running yet and returns a session
 // for g, not yet started.
 func (r *Run) Session(ctx context.Context, g *plan.Group) (*Session, error) {
+	g = ShardGroup(g, r.Shard)
 	opts := SessionOptions{
-		Duration: r.Duration, Count: r.Count, RunID: r.ID, ToolVersion: r.ToolVersion, VCSRevision: r.VCSRevision,
+		Duration: r.Duration, Count: r.Count, RunID: r.ID, ToolVersion: r.ToolVersion, VCSRevision: r.VCSRevision, Shard: r.Shard,
 		Self: r.self, Targets: r,
 		Env: &runners.RunEnv{Plan: r.Plan, ArtifactsDir: r.Dir, Cleanup: r.AddCleanup},
 	}

@@ -50,6 +50,9 @@ type SessionOptions struct {
 	RunID       string
 	ToolVersion string
 	VCSRevision string
+	// Shard is this process's part of a distributed run; the zero Shard
+	// runs the whole load (shard.go).
+	Shard runners.Shard
 }
 
 func (o SessionOptions) sampleEvery() time.Duration {
@@ -87,6 +90,9 @@ type Session struct {
 	lateName   string
 	err        error
 	cancel     context.CancelFunc
+	// shardOffset is the next step's start after the shard's StartAt
+	// (shard.go).
+	shardOffset time.Duration
 }
 
 // NewSession prepares a session for group g of plan p, whose runner kind
@@ -243,7 +249,7 @@ func (s *Session) current() *stepRun {
 // Pause stops the clock and holds the workers; it returns false when
 // nothing was running or it was already paused.
 func (s *Session) Pause() bool {
-	if st := s.current(); st != nil {
+	if st := s.current(); st != nil && !s.opts.Shard.Active() {
 		return st.pause()
 	}
 	return false
@@ -259,7 +265,7 @@ func (s *Session) Resume() bool {
 
 // Extend lengthens the running step by d of active time.
 func (s *Session) Extend(d time.Duration, why string) bool {
-	if st := s.current(); st != nil {
+	if st := s.current(); st != nil && !s.opts.Shard.Active() {
 		return st.extend(d, why)
 	}
 	return false
@@ -357,6 +363,7 @@ func (s *Session) Result() *artifacts.Artifact {
 	}
 	a.Steps = steps
 	a.Run.Partial = partial
+	a.Shard = s.shardInfo()
 	if a.Run.Finished.IsZero() {
 		a.Run.Finished = time.Now()
 	}

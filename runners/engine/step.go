@@ -53,6 +53,7 @@ type stepRun struct {
 }
 
 func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
+	spec = shardStep(s.opts.Shard, spec)
 	st := &stepRun{s: s, runner: r, index: i, spec: spec, stopCh: make(chan struct{}), phase: PhasePrepare, run1: 1, runs: 1}
 	workers := spec.Load.Workers()
 	if _, driver := r.(runners.Driver); driver {
@@ -61,6 +62,7 @@ func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
 	st.env = runners.NewStepEnv(s.group, spec.Load, ShardCount(workers))
 	st.env.Index, st.env.Label, st.env.Params, st.env.Vars = i, spec.Label, spec.Params, spec.Vars
 	st.env.Target = s.opts.Target
+	st.env.Shard = s.opts.Shard
 	st.env.OnEvent = st.event
 	st.env.OnPanic = st.panicked
 	st.env.OnWatch = func(name string, t runners.TargetHandle) { s.watchLate(name, watch.NewTreeSampler(t.PID()), t) }
@@ -216,6 +218,9 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 		return st.setupFailed(failed)
 	}
 	st.sampleBefore()
+	if err := st.awaitShardStart(ctx); err != nil {
+		return nil, err
+	}
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	// A stop while the workers are still being made (an absurd
 	// concurrency) must end their making, not wait for it.

@@ -132,6 +132,7 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 	if v, ok := env.Params["subscribers"]; ok && v > 0 {
 		n = int(v)
 	}
+	n = int(env.Shard.Split(int64(n))) // the plan's count is the whole run's
 	if n == 0 {
 		n = max(env.Load.Concurrency, 1)
 	}

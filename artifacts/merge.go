@@ -1,0 +1,176 @@
+package artifacts
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ShardFile is one shard's artifact and the file it was read from (for
+// messages that name it).
+type ShardFile struct {
+	Path string
+	A    *Artifact
+}
+
+// LoadShardFiles loads every artifact that paths name, each a file or a
+// folder (every artifact file in it), keeping where each came from.
+func LoadShardFiles(paths ...string) ([]ShardFile, error) {
+	return loadFiles(paths, false)
+}
+
+// MergeOptions say how Merge treats incomplete input and judges the result.
+type MergeOptions struct {
+	// AllowPartial merges when shards are missing (or stopped early) and
+	// marks the result partial; otherwise a missing shard is an error.
+	AllowPartial bool
+	// Judge, when set, returns the threshold checks of a step: they are
+	// judged again on the merged step, and a shard's own are left out.
+	Judge func(*Step) []Check
+}
+
+// Merge joins the artifacts of one group's shards into the artifact of
+// the whole run, exactly: counts and rates are summed, histograms merged
+// and percentiles read from the merged histograms. The target's figures
+// are shard 0's (only it watches the target); each shard's own CPU and RSS
+// are kept in shard.shards. Inputs of other runs, plans, tool versions or
+// shard counts, and missing or duplicate indexes, are errors naming the
+// file.
+func Merge(in []ShardFile, opts MergeOptions) (*Artifact, error) {
+	parts, missing, err := shardParts(in)
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 && !opts.AllowPartial {
+		return nil, fmt.Errorf("merging run %s: shards %s of %d missing (--allow-partial merges without them)", parts[0].A.Shard.RunID, joinInts(missing), parts[0].A.Shard.Count)
+	}
+	first := parts[0].A
+	out := &Artifact{Schema: Schema, Run: first.Run, Group: first.Group, Notes: mergedNotes(parts, missing)}
+	out.Run.ID = first.Shard.RunID
+	out.Shard = mergedShardInfo(parts)
+	out.Run.Partial = len(missing) > 0
+	for _, p := range parts {
+		out.Run.Started = earliest(out.Run.Started, p.A.Run.Started)
+		if p.A.Run.Finished.After(out.Run.Finished) {
+			out.Run.Finished = p.A.Run.Finished
+		}
+		out.Run.Partial = out.Run.Partial || p.A.Run.Partial
+	}
+	steps, err := mergeSteps(parts, opts)
+	if err != nil {
+		return nil, err
+	}
+	out.Steps = steps
+	if len(out.Steps) < maxSteps(parts) {
+		out.Run.Partial = true
+	}
+	return out, nil
+}
+
+// shardParts checks that in are shards of one run and returns them by
+// index, with the indexes none of them holds.
+func shardParts(in []ShardFile) ([]ShardFile, []int, error) {
+	if len(in) == 0 {
+		return nil, nil, fmt.Errorf("merging: no artifacts")
+	}
+	for _, f := range in {
+		if f.A.Shard == nil || f.A.Shard.Merged {
+			return nil, nil, fmt.Errorf("merging: %s is not a shard's artifact (no shard block, or already merged)", f.Path)
+		}
+	}
+	ref := in[0]
+	byIndex := map[int]ShardFile{}
+	for _, f := range in {
+		if err := sameRun(ref, f); err != nil {
+			return nil, nil, err
+		}
+		if prev, dup := byIndex[f.A.Shard.Index]; dup {
+			return nil, nil, fmt.Errorf("merging: %s and %s are both shard %d", prev.Path, f.Path, f.A.Shard.Index)
+		}
+		byIndex[f.A.Shard.Index] = f
+	}
+	var parts []ShardFile
+	var missing []int
+	for i := range ref.A.Shard.Count {
+		if f, ok := byIndex[i]; ok {
+			parts = append(parts, f)
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	return parts, missing, nil
+}
+
+// sameRun reports how f differs from ref in what every shard of a run
+// shares.
+func sameRun(ref, f ShardFile) error {
+	a, b := ref.A.Shard, f.A.Shard
+	for _, d := range []struct{ what, want, got string }{
+		{"run_id", a.RunID, b.RunID},
+		{"plan_sha256", a.PlanSHA256, b.PlanSHA256},
+		{"tool_version", a.ToolVersion, b.ToolVersion},
+		{"count", fmt.Sprint(a.Count), fmt.Sprint(b.Count)},
+		{"group", ref.A.Group.ID, f.A.Group.ID},
+	} {
+		if d.want != d.got {
+			return fmt.Errorf("merging: %s: shard.%s %q differs from %q in %s", f.Path, d.what, d.got, d.want, ref.Path)
+		}
+	}
+	if b.Index < 0 || b.Index >= b.Count {
+		return fmt.Errorf("merging: %s: shard.index %d out of 0..%d", f.Path, b.Index, b.Count-1)
+	}
+	return nil
+}
+
+// mergedShardInfo is the merged artifact's shard block: the run's and
+// each input's.
+func mergedShardInfo(parts []ShardFile) *ShardInfo {
+	info := *parts[0].A.Shard
+	info.Index, info.Merged, info.Shards = 0, true, nil
+	for _, p := range parts {
+		sp := ShardPart{Index: p.A.Shard.Index, File: p.Path, Host: p.A.Run.Host, Partial: p.A.Run.Partial}
+		for _, s := range p.A.Steps {
+			sp.Self = append(sp.Self, s.Self)
+		}
+		info.Shards = append(info.Shards, sp)
+	}
+	return &info
+}
+
+// mergedNotes are the shards' notes, each prefixed by its shard, and a
+// note saying what was merged.
+func mergedNotes(parts []ShardFile, missing []int) []string {
+	notes := []string{fmt.Sprintf("merged from %d of %d shards", len(parts), parts[0].A.Shard.Count)}
+	if len(missing) > 0 {
+		notes = append(notes, "missing shards: "+joinInts(missing))
+	}
+	for _, p := range parts {
+		for _, n := range p.A.Notes {
+			notes = append(notes, fmt.Sprintf("shard %d: %s", p.A.Shard.Index, n))
+		}
+	}
+	return notes
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxSteps(parts []ShardFile) int {
+	n := 0
+	for _, p := range parts {
+		n = max(n, len(p.A.Steps))
+	}
+	return n
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}

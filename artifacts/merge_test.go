@@ -1,0 +1,103 @@
+package artifacts
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+// shardOf is shard i of n of a run whose values are vals: its step
+// holds the values j ≡ i mod n, encoded as a shard writes them.
+func shardOf(t *testing.T, i, n int, vals []int64) ShardFile {
+	t.Helper()
+	lat, svc := NewHistogram(), NewHistogram()
+	var reqs int64
+	for j := i; j < len(vals); j += n {
+		lat.RecordValue(vals[j])
+		svc.RecordValue(vals[j] / 2)
+		reqs++
+	}
+	enc, err := EncodeHistogram(lat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Artifact{Schema: Schema, Group: Group{ID: "G"},
+		Shard: &ShardInfo{Index: i, Count: n, RunID: "r1", StartAt: time.Unix(100, 0), PlanSHA256: "abc", ToolVersion: "v1"},
+		Steps: []Step{{Label: "s", Requests: reqs, DurationS: 2, ThroughputRPS: float64(reqs) / 2, Histogram: enc,
+			Histograms: TimingHistograms(svc, nil), Status: map[string]int64{"200": reqs}}}}
+	return ShardFile{Path: "shard" + string(rune('0'+i)) + ".json", A: a}
+}
+
+// TestMergedShardHistogramsEqualTheWhole: merging the encoded, decoded
+// histograms of the shards gives exactly the histogram of every value,
+// and the merged counts add up.
+func TestMergedShardHistogramsEqualTheWhole(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	vals := make([]int64, 5000)
+	whole := NewHistogram()
+	for j := range vals {
+		vals[j] = 1 + r.Int64N(2_000_000)
+		whole.RecordValue(vals[j])
+	}
+	var in []ShardFile
+	for i := range 3 {
+		in = append(in, shardOf(t, i, 3, vals))
+	}
+	m, err := Merge(in, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Steps[0]
+	got, err := DecodeHistogram(s.Histogram)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equals(whole) {
+		t.Fatal("merged histogram differs from the whole's")
+	}
+	if s.Requests != 5000 || s.Status["200"] != 5000 || s.LatencyMS != PercentilesOf(whole) {
+		t.Fatalf("merged: %d requests, status %v, latency %+v", s.Requests, s.Status, s.LatencyMS)
+	}
+	if !m.Shard.Merged || len(m.Shard.Shards) != 3 || m.Run.ID != "r1" {
+		t.Fatalf("shard block %+v, run id %q", m.Shard, m.Run.ID)
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decode(data); err != nil {
+		t.Fatalf("the merged artifact does not load back: %v", err)
+	}
+}
+
+// TestMergeRefusesMismatchedShards names the file of each refusal.
+func TestMergeRefusesMismatchedShards(t *testing.T) {
+	vals := []int64{1, 2, 3, 4, 5, 6}
+	mk := func() []ShardFile {
+		return []ShardFile{shardOf(t, 0, 3, vals), shardOf(t, 1, 3, vals), shardOf(t, 2, 3, vals)}
+	}
+	cases := map[string]func([]ShardFile) []ShardFile{
+		"run_id":       func(in []ShardFile) []ShardFile { in[2].A.Shard.RunID = "other"; return in },
+		"plan_sha256":  func(in []ShardFile) []ShardFile { in[2].A.Shard.PlanSHA256 = "x"; return in },
+		"tool_version": func(in []ShardFile) []ShardFile { in[2].A.Shard.ToolVersion = "v2"; return in },
+		"count":        func(in []ShardFile) []ShardFile { in[2].A.Shard.Count = 4; return in },
+		"both shard":   func(in []ShardFile) []ShardFile { in[2].A.Shard.Index = 1; return in },
+		"missing":      func(in []ShardFile) []ShardFile { return in[:2] },
+		"histograms.service": func(in []ShardFile) []ShardFile {
+			in[2].A.Steps[0].Histograms = nil
+			return in
+		},
+	}
+	for want, spoil := range cases {
+		_, err := Merge(spoil(mk()), MergeOptions{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v", want, err)
+		}
+	}
+	m, err := Merge(mk()[:2], MergeOptions{AllowPartial: true})
+	if err != nil || !m.Run.Partial {
+		t.Fatalf("--allow-partial: %v, partial %v", err, m != nil && m.Run.Partial)
+	}
+}

@@ -1,0 +1,206 @@
+package artifacts
+
+import (
+	"fmt"
+	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// mergeSteps merges the shards' steps, k-th with k-th; the merge has as
+// many steps as every shard finished.
+func mergeSteps(parts []ShardFile, opts MergeOptions) ([]Step, error) {
+	n := maxSteps(parts)
+	for _, p := range parts {
+		n = min(n, len(p.A.Steps))
+	}
+	steps := make([]Step, 0, n)
+	for k := range n {
+		s, err := mergeStep(parts, k, opts)
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, *s)
+	}
+	return steps, nil
+}
+
+// timings holds a step's histograms while shards are merged into it.
+type timings struct {
+	latency, service *hdrhistogram.Histogram
+	extra            map[string]*hdrhistogram.Histogram
+	named            map[string]*hdrhistogram.Histogram
+}
+
+// mergeStep merges the k-th step of every shard.
+func mergeStep(parts []ShardFile, k int, opts MergeOptions) (*Step, error) {
+	first := parts[0].A.Steps[k]
+	m := Step{
+		Label: first.Label, Params: first.Params, Vars: first.Vars,
+		Target: first.Target, Targets: first.Targets, TargetsSum: first.TargetsSum,
+		Probes: first.Probes, Profiles: first.Profiles, Extra: first.Extra,
+		Series: []Point{}, Checks: []Check{}, Events: []Event{},
+	}
+	t := timings{latency: NewHistogram(), service: NewHistogram(), extra: map[string]*hdrhistogram.Histogram{}, named: map[string]*hdrhistogram.Histogram{}}
+	for _, p := range parts {
+		s := &p.A.Steps[k]
+		if s.Label != first.Label {
+			return nil, fmt.Errorf("merging: %s: step %d is %q, shard 0's is %q", p.Path, k+1, s.Label, first.Label)
+		}
+		if err := t.add(s); err != nil {
+			return nil, fmt.Errorf("merging: %s: step %s: %w", p.Path, s.Label, err)
+		}
+		addCounts(&m, s)
+		m.Checks = append(m.Checks, ownChecks(p.A.Shard.Index, s, opts.Judge)...)
+		m.Events = append(m.Events, shardEvents(p.A.Shard.Index, s.Events)...)
+	}
+	if err := t.finish(&m); err != nil {
+		return nil, err
+	}
+	if opts.Judge != nil {
+		m.Checks = append(opts.Judge(&m), m.Checks...)
+	}
+	return &m, nil
+}
+
+// add merges one shard's histograms; a missing one is an error, since
+// the merge would not be exact.
+func (t *timings) add(s *Step) error {
+	if err := mergeEncoded(t.latency, s.Histogram, "histogram"); err != nil {
+		return err
+	}
+	if err := mergeEncoded(t.service, s.Histograms[HistService], "histograms."+HistService); err != nil {
+		return err
+	}
+	for name := range s.ExtraMS {
+		key := HistExtraPrefix + name
+		if t.extra[name] == nil {
+			t.extra[name] = NewHistogram()
+		}
+		if err := mergeEncoded(t.extra[name], s.Histograms[key], "histograms."+key); err != nil {
+			return err
+		}
+	}
+	for name, n := range s.ByName {
+		if t.named[name] == nil {
+			t.named[name] = NewHistogram()
+		}
+		if err := mergeEncoded(t.named[name], n.Histogram, "by_name."+name+".histogram"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeEncoded decodes enc and merges it into h; field names it.
+func mergeEncoded(h *hdrhistogram.Histogram, enc, field string) error {
+	if enc == "" {
+		return fmt.Errorf("%s: missing (a shard's artifact has every timing's histogram)", field)
+	}
+	d, err := DecodeHistogram(enc)
+	if err != nil {
+		return fmt.Errorf("%s: %w", field, err)
+	}
+	h.Merge(d)
+	return nil
+}
+
+// finish reads the merged step's percentiles from its merged histograms.
+func (t *timings) finish(m *Step) error {
+	m.LatencyMS, m.ServiceMS = PercentilesOf(t.latency), PercentilesOf(t.service)
+	var err error
+	if m.Histogram, err = EncodeHistogram(t.latency); err != nil {
+		return err
+	}
+	m.Histograms = TimingHistograms(t.service, t.extra)
+	for name, h := range t.extra {
+		if m.ExtraMS == nil {
+			m.ExtraMS = map[string]Percentiles{}
+		}
+		m.ExtraMS[name] = PercentilesOf(h)
+	}
+	for name, h := range t.named {
+		n := m.ByName[name]
+		n.LatencyMS = PercentilesOf(h)
+		if n.Histogram, err = EncodeHistogram(h); err != nil {
+			return err
+		}
+		m.ByName[name] = n
+	}
+	return nil
+}
+
+// addCounts adds a shard step's counts and rates to m's. The shards ran
+// on one clock, so the merged duration is the longest shard's.
+func addCounts(m, s *Step) {
+	m.DurationS = max(m.DurationS, s.DurationS)
+	m.Requests += s.Requests
+	m.Errors += s.Errors
+	m.Dropped += s.Dropped
+	m.Drained += s.Drained
+	m.Late += s.Late
+	m.ThroughputRPS = roundTo(m.ThroughputRPS+s.ThroughputRPS, 1000)
+	m.OKRPS = roundTo(m.OKRPS+s.OKRPS, 1000)
+	m.OfferedRPS = roundTo(m.OfferedRPS+s.OfferedRPS, 1000)
+	m.ErrorKinds = addInts(m.ErrorKinds, s.ErrorKinds)
+	m.Status = addInts(m.Status, s.Status)
+	m.Counters = addInts(m.Counters, s.Counters)
+	for name, n := range s.ByName {
+		if m.ByName == nil {
+			m.ByName = map[string]NamedStep{}
+		}
+		got := m.ByName[name]
+		got.Requests += n.Requests
+		got.Errors += n.Errors
+		got.Dropped += n.Dropped
+		got.ErrorKinds = addInts(got.ErrorKinds, n.ErrorKinds)
+		m.ByName[name] = got
+	}
+}
+
+// addInts adds b's counts into a (made when needed) and returns it.
+func addInts(a, b map[string]int64) map[string]int64 {
+	if len(b) == 0 {
+		return a
+	}
+	if a == nil {
+		a = make(map[string]int64, len(b))
+	}
+	for k, v := range b {
+		a[k] += v
+	}
+	return a
+}
+
+// ownChecks are a shard step's checks other than its threshold checks
+// (judged again on the merge), named after their shard.
+func ownChecks(index int, s *Step, judge func(*Step) []Check) []Check {
+	skip := map[string]bool{}
+	if judge != nil {
+		for _, c := range judge(s) {
+			skip[c.Name] = true
+		}
+	}
+	var out []Check
+	for _, c := range s.Checks {
+		if !skip[c.Name] {
+			c.Name = fmt.Sprintf("shard %d: %s", index, c.Name)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// shardEvents are a shard step's events, their notes naming the shard;
+// threshold_failed events are left out (the merge is judged anew).
+func shardEvents(index int, events []Event) []Event {
+	var out []Event
+	for _, e := range events {
+		if e.Kind == EventThresholdFailed {
+			continue
+		}
+		e.Note = strings.TrimSpace(fmt.Sprintf("shard %d: %s", index, e.Note))
+		out = append(out, e)
+	}
+	return out
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/plan"
+)
+
+// cmdMerge joins the artifacts of a distributed run's shards into one per
+// group, judges its thresholds again on the merged figures, and exits 1
+// when a check fails, 2 when the inputs cannot be merged.
+func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	var f mergeFlags
+	fs := mergeFlagSet(&f)
+	fs.SetOutput(stderr)
+	out, partial := &f.out, &f.partial
+	paths, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return exitUsage
+	}
+	if len(paths) == 0 {
+		fmt.Fprintln(stderr, "benchtui merge: want IN... (shard artifact files or folders)")
+		return exitUsage
+	}
+	files, err := artifacts.LoadShardFiles(paths...)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui merge:", err)
+		return exitUsage
+	}
+	code := exitOK
+	for _, group := range byGroup(files) {
+		a, err := mergeGroup(group, *partial)
+		if err != nil {
+			fmt.Fprintln(stderr, "benchtui merge:", err)
+			return exitUsage
+		}
+		path, err := artifacts.Write(*out, a)
+		if err != nil {
+			fmt.Fprintln(stderr, "benchtui merge:", err)
+			return exitFail
+		}
+		fmt.Fprintf(stderr, "%s: merged artifact %s\n", a.Group.ID, path)
+		printSummary(stdout, a, *out)
+		if a.Failed() {
+			code = exitFail
+		}
+	}
+	return code
+}
+
+// mergeFlags are merge's flags.
+type mergeFlags struct {
+	out     string
+	partial bool
+}
+
+// mergeFlagSet defines the flags of merge into f.
+func mergeFlagSet(f *mergeFlags) *flag.FlagSet {
+	fs := flagSet("merge")
+	fs.StringVar(&f.out, "o", "bench-results", "folder for the merged artifacts")
+	fs.BoolVar(&f.partial, "allow-partial", false, "merge even when shards are missing; the result is marked partial")
+	return fs
+}
+
+// mergeGroup merges one group's shards, judging the merged steps against
+// the thresholds the shards ran with (their group.config).
+func mergeGroup(files []artifacts.ShardFile, allowPartial bool) (*artifacts.Artifact, error) {
+	th, err := plan.DecodeThresholds(files[0].Path, files[0].A.Group.Config["thresholds"])
+	if err != nil {
+		return nil, err
+	}
+	judge := func(s *artifacts.Step) []artifacts.Check { return engine.ThresholdChecks(th, s) }
+	return artifacts.Merge(files, artifacts.MergeOptions{AllowPartial: allowPartial, Judge: judge})
+}
+
+// byGroup splits the inputs by group, in the order groups first appear.
+func byGroup(files []artifacts.ShardFile) [][]artifacts.ShardFile {
+	var order []string
+	by := map[string][]artifacts.ShardFile{}
+	for _, f := range files {
+		id := f.A.Group.ID
+		if _, ok := by[id]; !ok {
+			order = append(order, id)
+		}
+		by[id] = append(by[id], f)
+	}
+	out := make([][]artifacts.ShardFile, len(order))
+	for i, id := range order {
+		out[i] = by[id]
+	}
+	return out
+}

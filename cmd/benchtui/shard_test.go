@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/runnertest"
+)
+
+// writeShardPlan writes an open-loop plan against url with a p99
+// threshold, for three shards.
+func writeShardPlan(t *testing.T, url string) string {
+	t.Helper()
+	plan := fmt.Sprintf(`version: 1
+groups:
+  - id: sharded
+    runner: http
+    http: {requests: [{url: "%s/s"}]}
+    load: {rate: 150, max_in_flight: 12}
+    duration: 2s
+    thresholds: {p99: 10s, error_rate: 0}
+`, url)
+	return writePlanText(t, plan)
+}
+
+// TestShardsMergeToTheServersCount runs three real shards on one start
+// time against a counting server: the merge counts what the server
+// served, and its p99 is that of the shards' histograms merged. A
+// missing shard is refused, and a start already past exits 3.
+func TestShardsMergeToTheServersCount(t *testing.T) {
+	srv, served := runnertest.CountingServer(t, time.Millisecond)
+	plan := writeShardPlan(t, srv.URL)
+	benchtuiBinary(t) // built before the start time is chosen
+	start := strconv.FormatInt(time.Now().Add(3*time.Second).Unix(), 10)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dirs := make([]string, 3)
+	var kids []*child
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+		kids = append(kids, startBinary(t, ctx, "run", plan, "--shard", fmt.Sprintf("%d/3", i), "--run-id", "r-test", "--start-at", start, "-o", dirs[i]))
+	}
+	for i, c := range kids {
+		if code := c.wait(); code != exitOK {
+			t.Fatalf("shard %d: exit %d\n%s", i, code, c.stderr.String())
+		}
+	}
+	out := t.TempDir()
+	code, _, stderr := runCmd(t, cmdMerge, append(dirs, "-o", out)...)
+	if code != exitOK {
+		t.Fatalf("merge: exit %d\n%s", code, stderr)
+	}
+	merged := loadArtifacts(t, out)["sharded"]
+	if merged == nil {
+		t.Fatalf("no merged artifact in %s", out)
+	}
+	s := merged.Steps[0]
+	if s.Requests != served.Load() {
+		t.Errorf("merged artifact counts %d requests, the server served %d", s.Requests, served.Load())
+	}
+	if p99 := shardsP99(t, dirs); s.LatencyMS.P99 != p99 {
+		t.Errorf("merged p99 %.3f ms, the shards' histograms merged give %.3f ms", s.LatencyMS.P99, p99)
+	}
+	if len(s.Checks) == 0 || s.Checks[0].Name != "p99 <= 10s" {
+		t.Errorf("merged checks %+v: want the thresholds judged again", s.Checks)
+	}
+	if code, _, stderr := runCmd(t, cmdMerge, dirs[0], dirs[2], "-o", t.TempDir()); code != exitUsage {
+		t.Errorf("merge without shard 1: exit %d, want 2\n%s", code, stderr)
+	}
+	past := strconv.FormatInt(time.Now().Add(-10*time.Second).Unix(), 10)
+	if code, _, stderr := runCmd(t, cmdRun, plan, "--shard", "0/3", "--run-id", "r-late", "--start-at", past, "-o", t.TempDir()); code != exitMissedStart {
+		t.Errorf("a start 10s past: exit %d, want 3\n%s", code, stderr)
+	}
+}
+
+// shardsP99 is the p99 (ms) of the shards' latency histograms merged.
+func shardsP99(t *testing.T, dirs []string) float64 {
+	t.Helper()
+	h := artifacts.NewHistogram()
+	for _, d := range dirs {
+		for _, a := range loadArtifacts(t, d) {
+			got, err := artifacts.DecodeHistogram(a.Steps[0].Histogram)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Merge(got)
+		}
+	}
+	return float64(h.ValueAtQuantile(99)) / 1000
+}

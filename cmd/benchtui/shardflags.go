@@ -1,0 +1,108 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/plan"
+)
+
+// exitMissedStart is `run --shard`'s exit code when the shard was not
+// ready by its start time (a Job's podFailurePolicy fails on it).
+const exitMissedStart = 3
+
+// shardFlags are `run`'s options for one shard of a distributed run.
+type shardFlags struct {
+	shard, runID, startAt string
+}
+
+func (s *shardFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.shard, "shard", "", "run shard I of N (I/N); /N takes I from $JOB_COMPLETION_INDEX")
+	fs.StringVar(&s.runID, "run-id", "", "with --shard: the id every shard of the run shares")
+	fs.StringVar(&s.startAt, "start-at", "", "with --shard: when every shard starts (RFC3339 or unix seconds)")
+}
+
+// parse turns the flags into a Shard; without --shard it is the zero
+// Shard, and --run-id or --start-at alone is an error.
+func (s *shardFlags) parse(getenv func(string) string) (runners.Shard, error) {
+	if s.shard == "" {
+		if s.runID != "" || s.startAt != "" {
+			return runners.Shard{}, fmt.Errorf("--run-id and --start-at need --shard I/N")
+		}
+		return runners.Shard{}, nil
+	}
+	sh, err := parseShardSpec(s.shard, getenv("JOB_COMPLETION_INDEX"))
+	if err != nil {
+		return sh, err
+	}
+	if s.runID == "" {
+		return sh, fmt.Errorf("--shard needs --run-id ID (the same on every shard)")
+	}
+	if s.startAt == "" {
+		return sh, fmt.Errorf("--shard needs --start-at T (the same on every shard)")
+	}
+	sh.RunID = s.runID
+	sh.StartAt, err = parseStartAt(s.startAt)
+	return sh, err
+}
+
+// parseShardSpec parses "I/N", or "/N" with I from index (the Job's
+// completion index).
+func parseShardSpec(spec, index string) (runners.Shard, error) {
+	is, ns, ok := strings.Cut(spec, "/")
+	if !ok {
+		return runners.Shard{}, fmt.Errorf("--shard %q: want I/N (or /N with $JOB_COMPLETION_INDEX set)", spec)
+	}
+	if is == "" {
+		if index == "" {
+			return runners.Shard{}, fmt.Errorf("--shard %q: no index before the slash and $JOB_COMPLETION_INDEX is not set", spec)
+		}
+		is = index
+	}
+	i, erri := strconv.Atoi(is)
+	n, errn := strconv.Atoi(ns)
+	if erri != nil || errn != nil || n < 1 || i < 0 || i >= n {
+		return runners.Shard{}, fmt.Errorf("--shard %q: want I/N with 0 <= I < N", is+"/"+ns)
+	}
+	return runners.Shard{Index: i, Count: n}, nil
+}
+
+// parseStartAt reads T as RFC3339 or as unix seconds (fractions allowed).
+func parseStartAt(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 {
+		return time.Time{}, fmt.Errorf("--start-at %q: want RFC3339 (2026-01-02T15:04:05Z) or unix seconds", s)
+	}
+	sec := int64(f)
+	return time.Unix(sec, int64((f-float64(sec))*1e9)), nil
+}
+
+// prepareShard checks, before anything starts, that the groups can be
+// split over the shards and that the start time is still ahead; it
+// returns the exit code when not (0 when the run may go on).
+func prepareShard(sh runners.Shard, groups []*plan.Group, stderr io.Writer) int {
+	if !sh.Active() {
+		return exitOK
+	}
+	for _, g := range groups {
+		if err := engine.CheckShardable(g, sh.Count); err != nil {
+			fmt.Fprintln(stderr, "benchtui run:", err)
+			return exitUsage
+		}
+	}
+	if late := time.Since(sh.StartAt); late > engine.ShardTolerance {
+		fmt.Fprintf(stderr, "benchtui run: shard %d/%d: --start-at %s passed %s ago (tolerance %s): not started\n",
+			sh.Index, sh.Count, sh.StartAt.UTC().Format(time.RFC3339), late.Round(time.Millisecond), engine.ShardTolerance)
+		return exitMissedStart
+	}
+	return exitOK
+}

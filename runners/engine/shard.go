@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
+)
+
+// ShardTolerance is how late past its start time a shard may be ready
+// before it gives up (ErrMissedStart): its arrivals would be late and its
+// workers would start out of step with the other shards'.
+const ShardTolerance = 2 * time.Second
+
+// ShardStepGap is the pause between two steps of a sharded run: step k
+// starts at StartAt plus the planned time of the steps before it (warmup
+// and duration) plus k gaps, the same offsets on every shard whatever
+// each shard's drain took.
+const ShardStepGap = 5 * time.Second
+
+// ErrMissedStart is the error of a shard that was not ready to start a
+// step by its start time plus ShardTolerance.
+var ErrMissedStart = errors.New("shard missed its start time")
+
+// ShardGroup is g as a shard runs it: no setup or teardown (they run once,
+// around the shards), no soak auto-extension (every shard must keep the
+// same clock), no thresholds (a shard's share of the load would fail
+// min_rps: they are judged once, on the merge, which reads them from
+// group.config), and only shard 0 watches the targets and does the
+// plan's actions. The zero Shard returns g.
+func ShardGroup(g *plan.Group, sh runners.Shard) *plan.Group {
+	if !sh.Active() {
+		return g
+	}
+	c := *g
+	c.Setup, c.Teardown, c.Soak, c.Thresholds = nil, nil, nil, plan.Thresholds{}
+	if sh.Index > 0 {
+		c.Target, c.Targets, c.TargetPos, c.Actions = "", nil, nil, nil
+	}
+	return &c
+}
+
+// shardStep is this shard's part of step spec: its share of the workers,
+// of max_in_flight and of the iterations. The zero Shard returns spec.
+func shardStep(sh runners.Shard, spec plan.Step) plan.Step {
+	if !sh.Active() {
+		return spec
+	}
+	spec.Load.Concurrency = int(sh.Split(int64(spec.Load.Concurrency)))
+	spec.Load.MaxInFlight = int(sh.Split(int64(spec.Load.MaxInFlight)))
+	spec.Iterations = sh.Split(spec.Iterations)
+	return spec
+}
+
+// CheckShardable reports, for each step of g that n shards cannot share,
+// why: a count of workers or subscribers below n would leave a shard
+// without any.
+func CheckShardable(g *plan.Group, n int) error {
+	var errs []error
+	for _, st := range plan.Steps(g, 0) {
+		if w := st.Load.Workers(); w > 0 && w < n {
+			errs = append(errs, fmt.Errorf("group %s step %s: %d workers (concurrency or max_in_flight) cannot be split over %d shards: want at least one per shard", g.ID, st.Label, w, n))
+		}
+		if v, ok := st.Params["subscribers"]; ok && int(v) < n {
+			errs = append(errs, fmt.Errorf("group %s step %s: %g subscribers cannot be split over %d shards", g.ID, st.Label, v, n))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// startOf is when a step's open-loop arrival 0 is due: its shard start
+// time, else now.
+func startOf(env *runners.StepEnv) time.Time {
+	if env.Shard.Active() && !env.Shard.StartAt.IsZero() {
+		return env.Shard.StartAt
+	}
+	return time.Now()
+}
+
+// awaitShardStart sets the step's start time on the shard's common clock
+// and sleeps until it; it fails with ErrMissedStart when the step is
+// ready too late. Without a shard it returns at once.
+func (st *stepRun) awaitShardStart(ctx context.Context) error {
+	sh := st.env.Shard
+	if !sh.Active() || sh.StartAt.IsZero() {
+		return nil
+	}
+	st.s.mu.Lock()
+	at := sh.StartAt.Add(st.s.shardOffset)
+	st.s.shardOffset += st.spec.Warmup + st.spec.Duration + ShardStepGap
+	st.s.mu.Unlock()
+	if late := time.Since(at); late > ShardTolerance {
+		return fmt.Errorf("group %s step %s: shard %d/%d ready %s after its start %s (tolerance %s): %w",
+			st.s.group.ID, st.spec.Label, sh.Index, sh.Count, late.Round(time.Millisecond), at.UTC().Format(time.RFC3339Nano), ShardTolerance, ErrMissedStart)
+	}
+	st.env.Shard.StartAt = at
+	if !runners.SleepUntil(ctx, at) {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// shardInfo is the artifact's shard block; nil without a shard.
+func (s *Session) shardInfo() *artifacts.ShardInfo {
+	sh := s.opts.Shard
+	if !sh.Active() {
+		return nil
+	}
+	return &artifacts.ShardInfo{
+		Index: sh.Index, Count: sh.Count, RunID: sh.RunID, StartAt: sh.StartAt.UTC(),
+		PlanSHA256: s.plan.SHA256, ToolVersion: s.opts.ToolVersion,
+	}
+}
+
+// ThresholdChecks judges step s against th as a run judges its steps;
+// `benchtui merge` judges merged shards with it.
+func ThresholdChecks(th plan.Thresholds, s *artifacts.Step) []artifacts.Check {
+	return thresholdChecks(th, s)
+}

@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
+)
+
+// TestStripedScheduleIsTheSingleSchedule: the union of the shards' due
+// times is the single-machine schedule, each arrival once, and at any
+// moment the shards together have as many arrivals due as one machine.
+func TestStripedScheduleIsTheSingleSchedule(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	const arrivals = 2000
+	for _, rate := range []float64{1, 333, 10_000} {
+		for shards := 1; shards <= 4; shards++ {
+			env := runners.NewStepEnv(nil, plan.Load{Rate: rate, MaxInFlight: 8}, 1)
+			single := &dispatcher{env: env, start: t0, limit: 1 << 62}
+			var want, got []time.Time
+			for j := range int64(arrivals) {
+				want = append(want, single.due(j))
+			}
+			var parts []*dispatcher
+			for i := range shards {
+				d := &dispatcher{env: env, start: t0, limit: 1 << 62, shard: runners.Shard{Index: i, Count: shards}}
+				parts = append(parts, d)
+				for k := int64(0); d.shard.Global(k) < arrivals; k++ {
+					got = append(got, d.due(k))
+				}
+			}
+			slices.SortFunc(got, func(a, b time.Time) int { return a.Compare(b) })
+			if !slices.EqualFunc(want, got, time.Time.Equal) {
+				t.Fatalf("rate %g, %d shards: the shards' due times differ from the single schedule", rate, shards)
+			}
+			// Once every shard has an arrival due (lastDue counts from its next).
+			first := time.Duration(float64(shards) / rate * float64(time.Second))
+			for _, at := range []time.Duration{first, first + 1500*time.Millisecond} {
+				now := t0.Add(at)
+				var sum int64
+				for _, d := range parts {
+					sum += d.lastDue(now) + 1
+				}
+				if wantDue := single.lastDue(now) + 1; sum != wantDue {
+					t.Fatalf("rate %g, %d shards, at %s: %d arrivals due on the shards, %d on one machine", rate, shards, at, sum, wantDue)
+				}
+			}
+		}
+	}
+}
+
+// TestShardStepSplitsTheLoad: workers, max_in_flight and iterations are
+// split, and a count below the shards is refused naming the group.
+func TestShardStepSplitsTheLoad(t *testing.T) {
+	spec := plan.Step{Label: "x", Load: plan.Load{Concurrency: 10, MaxInFlight: 7}, Iterations: 100}
+	var conc, inflight int
+	var iters int64
+	for i := range 3 {
+		s := shardStep(runners.Shard{Index: i, Count: 3}, spec)
+		conc, inflight, iters = conc+s.Load.Concurrency, inflight+s.Load.MaxInFlight, iters+s.Iterations
+	}
+	if conc != 10 || inflight != 7 || iters != 100 {
+		t.Fatalf("shares add to %d workers, %d in flight, %d iterations", conc, inflight, iters)
+	}
+	g := &plan.Group{ID: "G", Load: plan.Load{Concurrency: 2}, Duration: plan.Duration{Duration: time.Second}}
+	if err := CheckShardable(g, 3); err == nil {
+		t.Fatal("2 workers over 3 shards: no error")
+	}
+	if err := CheckShardable(g, 2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestShardGroupLeavesOutWhatRunsOnce: setup, teardown, soak and
+// thresholds are off on every shard; targets and actions stay on shard 0.
+func TestShardGroupLeavesOutWhatRunsOnce(t *testing.T) {
+	ms := 50.0
+	g := &plan.Group{ID: "G", Target: "api", Targets: []string{"api"}, Setup: []*plan.Task{{}}, Teardown: []*plan.Task{{}},
+		Soak: &plan.Soak{}, Thresholds: plan.Thresholds{MinRPS: &ms}, Actions: []*plan.Action{{}}}
+	if ShardGroup(g, runners.Shard{}) != g {
+		t.Fatal("the zero Shard must run the group as written")
+	}
+	s0, s1 := ShardGroup(g, runners.Shard{Index: 0, Count: 2}), ShardGroup(g, runners.Shard{Index: 1, Count: 2})
+	if s0.Setup != nil || s0.Teardown != nil || s0.Soak != nil || s0.Thresholds.MinRPS != nil || s0.Target != "api" || len(s0.Actions) != 1 {
+		t.Fatalf("shard 0: %+v", s0)
+	}
+	if s1.Target != "" || s1.Targets != nil || s1.Actions != nil {
+		t.Fatalf("shard 1 watches %q, acts %v", s1.Target, s1.Actions)
+	}
+	if g.Setup == nil || g.Thresholds.MinRPS == nil {
+		t.Fatal("ShardGroup changed the plan's group")
+	}
+}
