@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"sort"
@@ -69,11 +70,13 @@ func loadFiles(paths []string, newest bool) ([]ShardFile, error) {
 			return nil, err
 		}
 		for _, f := range files {
-			a, err := Load(f)
+			as, err := loadFile(f)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, ShardFile{Path: f, A: a})
+			for _, a := range as {
+				out = append(out, ShardFile{Path: f, A: a})
+			}
 		}
 	}
 	return out, nil
@@ -104,4 +107,26 @@ func expand(path string, newest bool) ([]string, error) {
 		files = append(files, e.Path)
 	}
 	return files, nil
+}
+
+// loadFile reads the artifact at path, or every framed artifact (see
+// WriteFramed) when it is a log holding some: `kubectl logs` of a shard,
+// or a shard's stdout kept in a file.
+func loadFile(path string) ([]*Artifact, error) {
+	data, err := readBounded(path, MaxArtifactBytes)
+	if err != nil {
+		return nil, fmt.Errorf("reading artifact %s: %w", path, err)
+	}
+	if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) && bytes.Contains(data, []byte(frameBegin+" ")) {
+		as, err := ReadFramed(bytes.NewReader(data), path)
+		if err == nil && len(as) == 0 {
+			err = fmt.Errorf("%s: no framed artifact", path)
+		}
+		return as, err
+	}
+	a, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("reading artifact %s: %w", path, err)
+	}
+	return []*Artifact{a}, nil
 }

@@ -14,6 +14,9 @@ type Shard struct {
 	Index, Count int
 	StartAt      time.Time
 	RunID        string
+	// ReadyFile, when set, is written once the shard is prepared and
+	// waits for its start (a pod's readiness probe tests it).
+	ReadyFile string
 }
 
 // Active reports whether the run is split over several processes.

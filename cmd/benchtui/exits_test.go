@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,8 +28,14 @@ type child struct {
 // and waited for when the test ends.
 func startBinary(t *testing.T, ctx context.Context, args ...string) *child {
 	t.Helper()
+	return startBinaryTo(t, ctx, nil, args...)
+}
+
+// startBinaryTo is startBinary with the binary's stdout going to stdout.
+func startBinaryTo(t *testing.T, ctx context.Context, stdout io.Writer, args ...string) *child {
+	t.Helper()
 	c := &child{cmd: exec.CommandContext(ctx, benchtuiBinary(t), args...), stderr: &testbin.Buffer{}}
-	c.cmd.Stderr = c.stderr
+	c.cmd.Stderr, c.cmd.Stdout = c.stderr, stdout
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

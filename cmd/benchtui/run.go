@@ -157,7 +157,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	h := newHeadless(pl, artifactsDir(f.out, pl), newRunOutput(f.format, stdout), stderr)
+	h := newHeadless(pl, artifactsDir(f.out, pl), shardOutput(shard, f.format, newRunOutput(f.format, stdout), stdout, stderr), stderr)
 	if err := artifacts.CheckWritable(h.dir); err != nil {
 		fmt.Fprintln(stderr, "benchtui run:", err)
 		return exitUsage

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,17 +44,34 @@ func TestShardsMergeToTheServersCount(t *testing.T) {
 	defer cancel()
 	dirs := make([]string, 3)
 	var kids []*child
+	ready := filepath.Join(t.TempDir(), "ready")
+	var log2 bytes.Buffer // shard 2's stdout, as kubectl logs would give it
 	for i := range dirs {
 		dirs[i] = t.TempDir()
-		kids = append(kids, startBinary(t, ctx, "run", plan, "--shard", fmt.Sprintf("%d/3", i), "--run-id", "r-test", "--start-at", start, "-o", dirs[i]))
+		args := []string{"run", plan, "--shard", fmt.Sprintf("%d/3", i), "--run-id", "r-test", "--start-at", start, "-o", dirs[i]}
+		switch i {
+		case 1:
+			args = append(args, "--ready-file", ready)
+		case 2:
+			kids = append(kids, startBinaryTo(t, ctx, &log2, args...))
+			continue
+		}
+		kids = append(kids, startBinary(t, ctx, args...))
 	}
 	for i, c := range kids {
 		if code := c.wait(); code != exitOK {
 			t.Fatalf("shard %d: exit %d\n%s", i, code, c.stderr.String())
 		}
 	}
+	if b, err := os.ReadFile(ready); err != nil || !strings.HasPrefix(string(b), time.Unix(mustAtoi(t, start), 0).UTC().Format("2006-01-02T15:04:05")) {
+		t.Errorf("shard 1's ready file: %q, %v; want its start time", b, err)
+	}
+	logFile := filepath.Join(t.TempDir(), "shard-2.log")
+	if err := os.WriteFile(logFile, log2.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := t.TempDir()
-	code, _, stderr := runCmd(t, cmdMerge, append(dirs, "-o", out)...)
+	code, _, stderr := runCmd(t, cmdMerge, dirs[0], dirs[1], logFile, "-o", out)
 	if code != exitOK {
 		t.Fatalf("merge: exit %d\n%s", code, stderr)
 	}
@@ -91,4 +112,13 @@ func shardsP99(t *testing.T, dirs []string) float64 {
 		}
 	}
 	return float64(h.ValueAtQuantile(99)) / 1000
+}
+
+func mustAtoi(t *testing.T, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

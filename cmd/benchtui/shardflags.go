@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/plan"
@@ -19,21 +20,22 @@ const exitMissedStart = 3
 
 // shardFlags are `run`'s options for one shard of a distributed run.
 type shardFlags struct {
-	shard, runID, startAt string
+	shard, runID, startAt, readyFile string
 }
 
 func (s *shardFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.shard, "shard", "", "run shard I of N (I/N); /N takes I from $JOB_COMPLETION_INDEX")
 	fs.StringVar(&s.runID, "run-id", "", "with --shard: the id every shard of the run shares")
 	fs.StringVar(&s.startAt, "start-at", "", "with --shard: when every shard starts (RFC3339 or unix seconds)")
+	fs.StringVar(&s.readyFile, "ready-file", "", "with --shard: a file written once the shard is prepared and waits for its start")
 }
 
 // parse turns the flags into a Shard; without --shard it is the zero
 // Shard, and --run-id or --start-at alone is an error.
 func (s *shardFlags) parse(getenv func(string) string) (runners.Shard, error) {
 	if s.shard == "" {
-		if s.runID != "" || s.startAt != "" {
-			return runners.Shard{}, fmt.Errorf("--run-id and --start-at need --shard I/N")
+		if s.runID != "" || s.startAt != "" || s.readyFile != "" {
+			return runners.Shard{}, fmt.Errorf("--run-id, --start-at and --ready-file need --shard I/N")
 		}
 		return runners.Shard{}, nil
 	}
@@ -47,7 +49,7 @@ func (s *shardFlags) parse(getenv func(string) string) (runners.Shard, error) {
 	if s.startAt == "" {
 		return sh, fmt.Errorf("--shard needs --start-at T (the same on every shard)")
 	}
-	sh.RunID = s.runID
+	sh.RunID, sh.ReadyFile = s.runID, s.readyFile
 	sh.StartAt, err = parseStartAt(s.startAt)
 	return sh, err
 }
@@ -105,4 +107,35 @@ func prepareShard(sh runners.Shard, groups []*plan.Group, stderr io.Writer) int 
 		return exitMissedStart
 	}
 	return exitOK
+}
+
+// framedOutput is a shard's output: the format's, and each group's
+// artifact framed (artifacts.WriteFramed) when the group ends, so that a
+// pod's log (`kubectl logs`) carries it to `benchtui merge`.
+type framedOutput struct {
+	runOutput
+	w, stderr io.Writer
+}
+
+// shardOutput wraps out for a shard: the frames go to stdout after the
+// text output, to stderr when stdout holds a json or csv document.
+func shardOutput(sh runners.Shard, format string, out runOutput, stdout, stderr io.Writer) runOutput {
+	if !sh.Active() {
+		return out
+	}
+	w := stdout
+	if format != formatText {
+		w = stderr
+	}
+	return framedOutput{runOutput: out, w: w, stderr: stderr}
+}
+
+func (o framedOutput) group(r groupResult) {
+	o.runOutput.group(r)
+	if r.artifact == nil {
+		return
+	}
+	if err := artifacts.WriteFramed(o.w, r.artifact); err != nil {
+		fmt.Fprintln(o.stderr, "benchtui run: framing the artifact:", err)
+	}
 }

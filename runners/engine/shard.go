@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
@@ -98,6 +99,11 @@ func (st *stepRun) awaitShardStart(ctx context.Context) error {
 			st.s.group.ID, st.spec.Label, sh.Index, sh.Count, late.Round(time.Millisecond), at.UTC().Format(time.RFC3339Nano), ShardTolerance, ErrMissedStart)
 	}
 	st.env.Shard.StartAt = at
+	if f := sh.ReadyFile; f != "" {
+		if err := os.WriteFile(f, []byte(at.UTC().Format(time.RFC3339Nano)+"\n"), 0o644); err != nil {
+			st.event(artifacts.EventNote, "shard ready file: "+err.Error())
+		}
+	}
 	if !runners.SleepUntil(ctx, at) {
 		return ctx.Err()
 	}

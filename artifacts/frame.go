@@ -1,0 +1,181 @@
+package artifacts
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// A framed artifact is an artifact written into a log: a shard of a
+// distributed run prints its artifacts on stdout this way when it ends,
+// so that `kubectl logs` carries them and nothing else has to be fetched
+// from the pod. The frame is
+//
+//	benchtui-artifact-begin v1 GROUP BYTES
+//	base64 of the gzip'd JSON, 76 characters a line
+//	benchtui-artifact-end SHA256
+//
+// where BYTES is the gzip'd size and SHA256 its hex digest. A reader finds
+// frames anywhere in a log, each line possibly behind a prefix (kubectl
+// logs --prefix writes "[pod/NAME/CONTAINER] "), frames of several pods
+// interleaved line by line, and checks each frame's size and digest.
+const (
+	frameBegin = "benchtui-artifact-begin"
+	frameEnd   = "benchtui-artifact-end"
+	frameLine  = 76
+)
+
+// WriteFramed writes a as one frame.
+func WriteFramed(w io.Writer, a *Artifact) error {
+	data, err := json.Marshal(a)
+	if err != nil {
+		return fmt.Errorf("encoding artifact for %s: %w", a.Group.ID, err)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(data)
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(z.Bytes())
+	enc := base64.StdEncoding.EncodeToString(z.Bytes())
+	var out bytes.Buffer // one write: the frame's lines stay together
+	fmt.Fprintf(&out, "%s v1 %s %d\n", frameBegin, a.Group.ID, z.Len())
+	for len(enc) > 0 {
+		n := min(frameLine, len(enc))
+		out.WriteString(enc[:n] + "\n")
+		enc = enc[n:]
+	}
+	fmt.Fprintf(&out, "%s %s\n", frameEnd, hex.EncodeToString(sum[:]))
+	_, err = w.Write(out.Bytes())
+	return err
+}
+
+// frame is one frame being read, behind its line prefix.
+type frame struct {
+	group string
+	size  int
+	body  strings.Builder
+}
+
+// ReadFramed returns every artifact framed in r, in the order their
+// frames end, bounded by MaxArtifactBytes each. A frame cut short (its
+// end missing), of the wrong size or digest, or holding no valid artifact
+// is an error naming it; lines outside frames are ignored.
+func ReadFramed(r io.Reader, name string) ([]*Artifact, error) {
+	open := map[string]*frame{} // by line prefix
+	var out []*Artifact
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if i := strings.Index(line, frameBegin+" "); i >= 0 {
+			f, err := beginFrame(line[i+len(frameBegin)+1:])
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+			}
+			open[line[:i]] = f
+			continue
+		}
+		prefix, f := frameOf(open, line)
+		if f == nil {
+			continue
+		}
+		rest := line[len(prefix):]
+		if sum, ok := strings.CutPrefix(rest, frameEnd+" "); ok {
+			delete(open, prefix)
+			a, err := f.artifact(strings.TrimSpace(sum))
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: framed artifact of %s: %w", name, n, f.group, err)
+			}
+			out = append(out, a)
+			continue
+		}
+		rest = strings.TrimSpace(rest)
+		if !isBase64Line(rest) {
+			continue
+		}
+		if f.body.Len()+len(rest) > base64.StdEncoding.EncodedLen(MaxArtifactBytes) {
+			return nil, fmt.Errorf("%s:%d: framed artifact of %s: larger than %d MiB", name, n, f.group, MaxArtifactBytes>>20)
+		}
+		f.body.WriteString(rest)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	for prefix, f := range open {
+		return nil, fmt.Errorf("%s: framed artifact of %s%s has no end (the log was cut short)", name, f.group, prefixNote(prefix))
+	}
+	return out, nil
+}
+
+// beginFrame parses the rest of a begin line: "v1 GROUP BYTES".
+func beginFrame(s string) (*frame, error) {
+	var f frame
+	var version string
+	if _, err := fmt.Sscanf(s, "%s %s %d", &version, &f.group, &f.size); err != nil || version != "v1" || f.size <= 0 || f.size > MaxArtifactBytes {
+		return nil, fmt.Errorf("bad frame start %q: want %s v1 GROUP BYTES", s, frameBegin)
+	}
+	return &f, nil
+}
+
+// frameOf is the open frame with the longest prefix line starts with.
+func frameOf(open map[string]*frame, line string) (string, *frame) {
+	best, found := "", (*frame)(nil)
+	for prefix, f := range open {
+		if strings.HasPrefix(line, prefix) && (found == nil || len(prefix) > len(best)) {
+			best, found = prefix, f
+		}
+	}
+	return best, found
+}
+
+// isBase64Line reports whether s holds only base64 characters: a line of
+// another stream (stderr, interleaved by the container's log) inside a
+// frame is skipped.
+func isBase64Line(s string) bool {
+	for _, c := range s {
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// artifact decodes and checks the frame's body against its size and sum.
+func (f *frame) artifact(sum string) (*Artifact, error) {
+	z, err := base64.StdEncoding.DecodeString(f.body.String())
+	if err != nil {
+		return nil, fmt.Errorf("base64: %w", err)
+	}
+	got := sha256.Sum256(z)
+	if len(z) != f.size || hex.EncodeToString(got[:]) != sum {
+		return nil, fmt.Errorf("%d bytes with digest %x, the frame says %d bytes, %s: damaged or cut", len(z), got[:4], f.size, sum)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(zr, MaxArtifactBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxArtifactBytes {
+		return nil, fmt.Errorf("larger than %d MiB unpacked", MaxArtifactBytes>>20)
+	}
+	return Decode(data)
+}
+
+func prefixNote(prefix string) string {
+	if prefix == "" {
+		return ""
+	}
+	return " (lines " + strings.TrimSpace(prefix) + ")"
+}
