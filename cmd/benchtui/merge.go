@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/engine"
@@ -29,6 +31,12 @@ func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if len(paths) == 0 {
 		fmt.Fprintln(stderr, "benchtui merge: want IN... (shard artifact files or folders)")
+		return exitUsage
+	}
+	paths, cleanup, err := fetchK8sLogs(context.Background(), paths, f.kubectl)
+	defer cleanup()
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui merge:", err)
 		return exitUsage
 	}
 	files, err := artifacts.LoadShardFiles(paths...)
@@ -59,8 +67,8 @@ func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) int {
 
 // mergeFlags are merge's flags.
 type mergeFlags struct {
-	out     string
-	partial bool
+	out, kubectl string
+	partial      bool
 }
 
 // mergeFlagSet defines the flags of merge into f.
@@ -68,6 +76,7 @@ func mergeFlagSet(f *mergeFlags) *flag.FlagSet {
 	fs := flagSet("merge")
 	fs.StringVar(&f.out, "o", "bench-results", "folder for the merged artifacts")
 	fs.BoolVar(&f.partial, "allow-partial", false, "merge even when shards are missing; the result is marked partial")
+	fs.StringVar(&f.kubectl, "kubectl", "kubectl", "the kubectl that reads k8s:NS/JOB inputs")
 	return fs
 }
 
@@ -98,4 +107,38 @@ func byGroup(files []artifacts.ShardFile) [][]artifacts.ShardFile {
 		out[i] = by[id]
 	}
 	return out
+}
+
+// fetchK8sLogs replaces each k8s:NS/JOB input by a file holding the logs
+// of every pod of the Job (where each shard framed its artifacts); cleanup
+// removes the files.
+func fetchK8sLogs(ctx context.Context, paths []string, kubectlPath string) (out []string, cleanup func(), err error) {
+	var dir string
+	cleanup = func() {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
+	}
+	for _, p := range paths {
+		ref, ok := strings.CutPrefix(p, "k8s:")
+		if !ok {
+			out = append(out, p)
+			continue
+		}
+		ns, job, ok := strings.Cut(ref, "/")
+		if !ok || ns == "" || job == "" || strings.ContainsAny(job, "/ ") {
+			return nil, cleanup, fmt.Errorf("%s: want k8s:NAMESPACE/JOB", p)
+		}
+		if dir == "" {
+			if dir, err = os.MkdirTemp("", "benchtui-merge-"); err != nil {
+				return nil, cleanup, err
+			}
+		}
+		path, err := kubectl{path: kubectlPath, ns: ns}.logs(ctx, job, dir)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		out = append(out, path)
+	}
+	return out, cleanup, nil
 }

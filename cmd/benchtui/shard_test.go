@@ -33,8 +33,10 @@ groups:
 
 // TestShardsMergeToTheServersCount runs three real shards on one start
 // time against a counting server: the merge counts what the server
-// served, and its p99 is that of the shards' histograms merged. A
-// missing shard is refused, and a start already past exits 3.
+// served, and its p99 is that of the shards' histograms merged. Shard 2's
+// artifact is read from its stdout, as kubectl logs --prefix gives it
+// (through a stand-in kubectl: no cluster runs here). Shard 1 writes its
+// ready file. A missing shard is refused, and a start already past exits 3.
 func TestShardsMergeToTheServersCount(t *testing.T) {
 	srv, served := runnertest.CountingServer(t, time.Millisecond)
 	plan := writeShardPlan(t, srv.URL)
@@ -70,8 +72,12 @@ func TestShardsMergeToTheServersCount(t *testing.T) {
 	if err := os.WriteFile(logFile, log2.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	kubectl, _ := standInKubectl(t, 0, false, logFile)
+	if code, _, stderr := runCmd(t, cmdMerge, dirs[0], dirs[1], logFile, "-o", t.TempDir()); code != exitOK {
+		t.Errorf("merge with shard 2 from its log file: exit %d\n%s", code, stderr)
+	}
 	out := t.TempDir()
-	code, _, stderr := runCmd(t, cmdMerge, dirs[0], dirs[1], logFile, "-o", out)
+	code, _, stderr := runCmd(t, cmdMerge, dirs[0], dirs[1], "k8s:bench/job", "--kubectl", kubectl, "-o", out)
 	if code != exitOK {
 		t.Fatalf("merge: exit %d\n%s", code, stderr)
 	}

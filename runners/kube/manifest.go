@@ -7,7 +7,9 @@ package kube
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +53,12 @@ type Options struct {
 	// the data files it reads, by name.
 	PlanFile string
 	Files    map[string]string
+	// Env are the plan's environment variables, set in each shard as here;
+	// SecretEnv those named like secrets, read from the Secret named
+	// Secret (one key per variable) rather than written in the Job.
+	Env       map[string]string
+	SecretEnv []string
+	Secret    string
 }
 
 // validName is a DNS-1123 label: what object names and keys accept.
@@ -77,6 +85,9 @@ func (o Options) check() error {
 		if !validKey.MatchString(name) || len(name) > 253 {
 			return fmt.Errorf("file %q: a ConfigMap key is letters, digits, '-', '_' and '.': put the plan's data files beside it", name)
 		}
+	}
+	if len(o.SecretEnv) > 0 && !validName.MatchString(o.Secret) {
+		return fmt.Errorf("the plan reads %s, named like secrets: create a Secret with a key of each and give --secret NAME", strings.Join(o.SecretEnv, ", "))
 	}
 	if _, ok := o.Files[o.PlanFile]; !ok {
 		return fmt.Errorf("plan file %q is not among the files", o.PlanFile)
@@ -152,6 +163,7 @@ func podSpec(o Options, name string, labels map[string]string) corev1.PodSpec {
 			Args: []string{"run", PlanDir + "/" + o.PlanFile, "-g", o.Group,
 				"--shard", fmt.Sprintf("/%d", o.Shards), "--run-id", o.RunID,
 				"--start-at", o.StartAt.UTC().Format(time.RFC3339), "--ready-file", ReadyFile, "-o", OutDir},
+			Env:       envOf(o),
 			Resources: corev1.ResourceRequirements{Requests: res, Limits: res},
 			VolumeMounts: []corev1.VolumeMount{
 				{Name: "plan", MountPath: PlanDir, ReadOnly: true},
@@ -163,6 +175,21 @@ func podSpec(o Options, name string, labels map[string]string) corev1.PodSpec {
 			},
 		}},
 	}
+}
+
+// envOf is the shard container's environment: the plain variables by
+// value, the secret ones from the Secret, in name order.
+func envOf(o Options) []corev1.EnvVar {
+	var out []corev1.EnvVar
+	for _, name := range slices.Sorted(maps.Keys(o.Env)) {
+		out = append(out, corev1.EnvVar{Name: name, Value: o.Env[name]})
+	}
+	for _, name := range slices.Sorted(slices.Values(o.SecretEnv)) {
+		out = append(out, corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{
+			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: o.Secret}, Key: name},
+		}})
+	}
+	return out
 }
 
 // labelValue makes s a label value (63 bytes of [-_.A-Za-z0-9]).

@@ -5,9 +5,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -54,7 +56,7 @@ func ParsePlan(file string, data []byte, lookup func(string) (string, bool), sch
 	d := &decoder{file: file, schema: schema, written: writtenGroups(root.Content[0]), shown: map[*yaml.Node]string{}}
 	ex := &expander{d: d, lookup: lookup}
 	ex.walk(root.Content[0])
-	plan := &Plan{Path: file, Secrets: ex.secrets}
+	plan := &Plan{Path: file, Secrets: ex.secrets, EnvNames: slices.Sorted(maps.Keys(ex.read))}
 	sum := sha256.Sum256(data)
 	plan.SHA256 = hex.EncodeToString(sum[:])
 	d.plan(root.Content[0], plan)
@@ -184,6 +186,15 @@ type expander struct {
 	lookup  func(string) (string, bool)
 	secrets []string
 	env     map[string]string // the variables of {{env "NAME"}} actions
+	read    map[string]bool   // the variables read from the environment
+}
+
+// readVar notes that the plan read the variable name from the environment.
+func (e *expander) readVar(name string) {
+	if e.read == nil {
+		e.read = map[string]bool{}
+	}
+	e.read[name] = true
 }
 
 var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
@@ -242,6 +253,7 @@ func (e *expander) templateEnv(n *yaml.Node) {
 			e.env = map[string]string{}
 		}
 		e.env[name] = val
+		e.readVar(name)
 		if SecretName(name) && val != "" {
 			e.secrets = append(e.secrets, val)
 		}
@@ -270,6 +282,7 @@ func (e *expander) value(m []string) (val string, set bool) {
 	if !ok || (val == "" && m[2] != "") {
 		return m[3], m[2] != ""
 	}
+	e.readVar(m[1])
 	return val, true
 }
 

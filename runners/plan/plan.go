@@ -24,6 +24,10 @@ type Plan struct {
 	// Secrets are the expanded values of ${VAR}s named like secrets; they are
 	// redacted wherever they appear in output.
 	Secrets []string `yaml:"-"`
+	// EnvNames are the environment variables the plan read (${VAR} and
+	// {{env "VAR"}} that were set), sorted: what another machine running
+	// the plan needs set the same way.
+	EnvNames []string `yaml:"-"`
 }
 
 // TargetSpec is a watched process: spawned from Command, or attached by PID,

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// standInKubectl writes a script that answers the kubectl calls benchtui
+// makes, since no cluster runs here: apply saves the manifest, get job
+// prints a Job whose status.ready is 0 on the first read and then ready
+// (and Complete from the third read when complete is set), delete records
+// its arguments, logs prints logFile with each line behind kubectl's
+// --prefix. Every call is appended to calls.
+func standInKubectl(t *testing.T, ready int, complete bool, logFile string) (path, state string) {
+	t.Helper()
+	state = t.TempDir()
+	cond := ""
+	if complete {
+		cond = `,"conditions":[{"type":"Complete","status":"True"}]`
+	}
+	script := fmt.Sprintf(`#!/bin/sh
+s=%[1]q
+echo "$*" >>"$s/calls"
+shift 2
+case "$1" in
+apply) cat >"$s/applied.yaml" ;;
+get)
+  n=$(($(cat "$s/reads" 2>/dev/null || echo 0) + 1)); echo $n >"$s/reads"
+  r=0; [ $n -ge 2 ] && r=%[2]d
+  c=""; [ $n -ge 3 ] && c=%[3]q
+  printf '{"apiVersion":"batch/v1","kind":"Job","status":{"ready":%%d,"succeeded":%%d%%s}}' $r $r "$c" ;;
+delete) echo "$*" >"$s/deleted" ;;
+logs) sed 's|^|[pod/job-0-abc/shard] |' %[4]q ;;
+*) echo "unexpected: $*" >&2; exit 1 ;;
+esac
+`, state, ready, cond, logFile)
+	path = filepath.Join(state, "kubectl")
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path, state
+}
+
+func kubePlan(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	plan := `version: 1
+groups:
+  - id: g1
+    runner: http
+    data: {file: rows.csv}
+    http: {requests: [{url: "http://${KUBE_TEST_HOST}/x/{{.id}}", headers: {Authorization: "Bearer ${KUBE_TEST_TOKEN}"}}]}
+    load: {rate: 100, max_in_flight: 10}
+    duration: 2s
+`
+	for name, body := range map[string]string{"plan.yaml": plan, "rows.csv": "id\n1\n2\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("KUBE_TEST_HOST", "10.0.0.7:8080")
+	t.Setenv("KUBE_TEST_TOKEN", "s3cret")
+	return filepath.Join(dir, "plan.yaml")
+}
+
+// TestKubeManifest: the plan, its data file and its variables go to the
+// pods; a variable named like a secret is read from a Secret (never
+// written in the Job) and without --secret is an error saying so.
+func TestKubeManifest(t *testing.T) {
+	plan := kubePlan(t)
+	args := []string{"manifest", plan, "-g", "g1", "--shards", "2", "--image", "reg/benchtui:1", "--start-at", "2026-12-01T10:00:00Z"}
+	code, _, stderr := runCmd(t, cmdKube, args...)
+	if code != exitUsage || !strings.Contains(stderr, "KUBE_TEST_TOKEN") || !strings.Contains(stderr, "--secret") {
+		t.Errorf("a secret variable without --secret: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr := runCmd(t, cmdKube, append(args, "--secret", "bench-secrets")...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	docs := strings.Split(stdout, "---\n")
+	var job batchv1.Job
+	if err := yaml.UnmarshalStrict([]byte(docs[len(docs)-1]), &job); err != nil {
+		t.Fatal(err)
+	}
+	env := job.Spec.Template.Spec.Containers[0].Env
+	if len(env) != 2 || env[0].Name != "KUBE_TEST_HOST" || env[0].Value != "10.0.0.7:8080" ||
+		env[1].ValueFrom.SecretKeyRef.Name != "bench-secrets" || env[1].Value != "" {
+		t.Errorf("env %+v", env)
+	}
+	if strings.Contains(stdout, "s3cret") || !strings.Contains(docs[0], "rows.csv: |") {
+		t.Errorf("the secret is in the manifest, or the data file is not:\n%s", stdout)
+	}
+	if code, _, stderr := runCmd(t, cmdKube, "manifest", plan, "-g", "g1", "--shards", "20", "--image", "x"); code != exitUsage || !strings.Contains(stderr, "split") {
+		t.Errorf("20 shards of 10 in flight: exit %d, %s", code, stderr)
+	}
+}
+
+// TestKubeRunDeletesAJobNotReady: with one shard of two ready shortly
+// before the start, kube run deletes the Job (and its ConfigMap) and
+// exits 1; with both ready it waits for the Job to complete and prints the
+// merge command.
+func TestKubeRunDeletesAJobNotReady(t *testing.T) {
+	defer func(d time.Duration) { kubePoll = d }(kubePoll)
+	kubePoll = 50 * time.Millisecond
+	plan := kubePlan(t)
+	args := func(kubectl string) []string {
+		return []string{"run", plan, "-g", "g1", "--shards", "2", "--image", "reg/benchtui:1", "--secret", "s",
+			"--namespace", "bench", "--start-in", "2s", "--ready-by", "1s", "--kubectl", kubectl}
+	}
+	kubectl, state := standInKubectl(t, 1, false, os.DevNull)
+	code, _, stderr := runCmd(t, cmdKube, args(kubectl)...)
+	deleted, _ := os.ReadFile(filepath.Join(state, "deleted"))
+	if code != exitFail || !strings.Contains(stderr, "1 of 2 shards ready") || !strings.HasPrefix(string(deleted), "delete job,configmap benchtui-g1-") {
+		t.Errorf("one shard of two ready: exit %d, deleted %q\n%s", code, deleted, stderr)
+	}
+	applied, _ := os.ReadFile(filepath.Join(state, "applied.yaml"))
+	if !strings.Contains(string(applied), "kind: Job") {
+		t.Errorf("nothing applied: %q", applied)
+	}
+	kubectl, state = standInKubectl(t, 2, true, os.DevNull)
+	code, stdout, stderr := runCmd(t, cmdKube, args(kubectl)...)
+	if _, err := os.Stat(filepath.Join(state, "deleted")); code != exitOK || err == nil || !strings.HasPrefix(stdout, "benchtui merge k8s:bench/benchtui-g1-") {
+		t.Errorf("both ready, then complete: exit %d, stdout %q\n%s", code, stdout, stderr)
+	}
+}

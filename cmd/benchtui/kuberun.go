@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/kube"
+)
+
+// kubectl calls the user's kubectl, bounded in time and output.
+type kubectl struct {
+	path string
+	ns   string
+}
+
+// kubectlTimeout bounds one kubectl call.
+const kubectlTimeout = 30 * time.Second
+
+// maxKubectlOutput bounds what one call may print (logs of every shard
+// included: each frame is at most an artifact).
+const maxKubectlOutput = 512 << 20
+
+// run calls kubectl with args (and -n NS), stdin from in, and returns its
+// stdout; a failure carries its stderr.
+func (k kubectl) run(ctx context.Context, in io.Reader, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, kubectlTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, k.path, append([]string{"-n", k.ns}, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, &limitedBuffer{b: &out, n: maxKubectlOutput}, &limitedBuffer{b: &errOut, n: 64 << 10}
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s %s: %w: %s", k.path, strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
+	}
+	return out.Bytes(), nil
+}
+
+// job reads the Job's status.
+func (k kubectl) job(ctx context.Context, name string) (*batchv1.Job, error) {
+	b, err := k.run(ctx, nil, "get", "job", name, "-o", "json")
+	if err != nil {
+		return nil, err
+	}
+	var j batchv1.Job
+	if err := json.Unmarshal(b, &j); err != nil {
+		return nil, fmt.Errorf("kubectl get job %s: %w", name, err)
+	}
+	return &j, nil
+}
+
+// logs saves every pod's log of the Job, each line behind its pod's
+// name, to a file in dir and returns its path.
+func (k kubectl) logs(ctx context.Context, job, dir string) (string, error) {
+	b, err := k.run(ctx, nil, "logs", "-l", "job-name="+job, "--prefix", "--tail=-1", "--max-log-requests=1000")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, job+".log")
+	return path, os.WriteFile(path, b, 0o644)
+}
+
+// kubeRun applies the manifest, waits until every shard is ready (else
+// deletes the Job before any load is sent), then until the Job ends, and
+// says how to merge.
+func kubeRun(ctx context.Context, opts kube.Options, f kubeFlags, stdout, stderr io.Writer) int {
+	cm, job, err := kube.Manifest(opts)
+	var manifest bytes.Buffer
+	if err == nil {
+		err = kube.Render(&manifest, cm, job)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui kube:", err)
+		return exitUsage
+	}
+	k := kubectl{path: f.kubectl, ns: opts.Namespace}
+	if _, err := k.run(ctx, &manifest, "apply", "-f", "-"); err != nil {
+		fmt.Fprintln(stderr, "benchtui kube run:", err)
+		return exitFail
+	}
+	name := opts.Name()
+	fmt.Fprintf(stderr, "job %s/%s: %d shards start at %s\n", opts.Namespace, name, opts.Shards, opts.StartAt.UTC().Format(time.RFC3339))
+	if err := awaitReady(ctx, k, name, opts, f.readyBy); err != nil {
+		fmt.Fprintln(stderr, "benchtui kube run:", err)
+		if _, derr := k.run(context.WithoutCancel(ctx), nil, "delete", "job,configmap", name, "--ignore-not-found"); derr != nil {
+			fmt.Fprintln(stderr, "benchtui kube run: deleting the Job:", derr)
+		}
+		return exitFail
+	}
+	timeout := f.timeout
+	if timeout <= 0 {
+		timeout = opts.Deadline
+	}
+	code := awaitFinished(ctx, k, name, opts.Shards, time.Now().Add(timeout), stderr)
+	fmt.Fprintf(stdout, "benchtui merge k8s:%s/%s -o DIR\n", opts.Namespace, name)
+	return code
+}
+
+// kubePoll is how often kube run reads the Job's status.
+var kubePoll = 2 * time.Second
+
+// awaitReady waits until every shard is ready; it fails when they are not
+// by readyBy before the start.
+func awaitReady(ctx context.Context, k kubectl, name string, opts kube.Options, readyBy time.Duration) error {
+	cutoff := opts.StartAt.Add(-readyBy)
+	for {
+		j, err := k.job(ctx, name)
+		if err != nil {
+			return err
+		}
+		ready := int32Of(j.Status.Ready)
+		if int(ready) >= opts.Shards {
+			return nil
+		}
+		if time.Now().After(cutoff) {
+			return fmt.Errorf("%d of %d shards ready %s before the start: the Job is deleted before any load is sent", ready, opts.Shards, readyBy)
+		}
+		if !runners.SleepUntil(ctx, time.Now().Add(kubePoll)) {
+			return ctx.Err()
+		}
+	}
+}
+
+// awaitFinished waits for the Job to succeed (exit 0) or fail (exit 1),
+// until deadline.
+func awaitFinished(ctx context.Context, k kubectl, name string, shards int, deadline time.Time, stderr io.Writer) int {
+	for time.Now().Before(deadline) {
+		j, err := k.job(ctx, name)
+		if err != nil {
+			fmt.Fprintln(stderr, "benchtui kube run:", err)
+			return exitFail
+		}
+		if cond, ok := jobEnded(j); ok {
+			fmt.Fprintf(stderr, "job %s: %s (%d of %d shards succeeded)\n", name, cond, j.Status.Succeeded, shards)
+			if cond == batchv1.JobComplete {
+				return exitOK
+			}
+			return exitFail
+		}
+		if !runners.SleepUntil(ctx, time.Now().Add(kubePoll)) {
+			return exitFail
+		}
+	}
+	fmt.Fprintf(stderr, "benchtui kube run: job %s still running at the timeout\n", name)
+	return exitFail
+}
+
+// jobEnded is the Job's Complete or Failed condition, when one is true.
+func jobEnded(j *batchv1.Job) (batchv1.JobConditionType, bool) {
+	for _, c := range j.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == "True" {
+			return c.Type, true
+		}
+	}
+	return "", false
+}
+
+func int32Of(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// limitedBuffer keeps the first n bytes written to it and drops the rest.
+type limitedBuffer struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.n - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
