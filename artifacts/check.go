@@ -282,4 +282,21 @@ func (c *checker) samples(path string, sm *Samples) {
 			c.within(fmt.Sprintf("%s[%d]", at, j), v, 0, sampleBound(key))
 		}
 	}
+	c.blocks(path+".blocks", sm.Blocks)
+}
+
+// blocks checks a shard's block data: as many counts as histograms, and
+// no block with more errors than operations.
+func (c *checker) blocks(path string, b *BlockData) {
+	if b == nil {
+		return
+	}
+	n := len(b.Histograms)
+	if n > MaxSamples || len(b.Requests) != n || len(b.Errors) != n {
+		c.fail(path, "%d histograms, %d request counts, %d error counts: want as many of each, at most %d", n, len(b.Requests), len(b.Errors), MaxSamples)
+		return
+	}
+	for j := range n {
+		c.within(fmt.Sprintf("%s.errors[%d]", path, j), float64(b.Errors[j]), 0, float64(b.Requests[j]))
+	}
 }

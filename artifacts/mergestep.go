@@ -57,6 +57,12 @@ func mergeStep(parts []ShardFile, k int, opts MergeOptions) (*Step, error) {
 	if err := t.finish(&m); err != nil {
 		return nil, err
 	}
+	samples, err := mergeSamples(parts, k)
+	if err != nil {
+		return nil, err
+	}
+	m.Samples = samples
+	m.Series = mergeSeries(parts, k)
 	if opts.Judge != nil {
 		m.Checks = append(opts.Judge(&m), m.Checks...)
 	}

@@ -170,6 +170,9 @@ type Samples struct {
 	Of     string               `json:"of"`
 	BlockS float64              `json:"block_s,omitempty"`
 	Values map[string][]float64 `json:"values"` // metric -> one value per sample
+	// Blocks are what each block was made of, kept by a shard of a
+	// distributed run only (merge rebuilds the samples from them).
+	Blocks *BlockData `json:"blocks,omitempty"`
 }
 
 // N is the number of samples of key, 0 when there are none.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ groups:
     runner: http
     http: {requests: [{url: "%s/s"}]}
     load: {rate: 150, max_in_flight: 12}
-    duration: 2s
+    duration: 4s
     thresholds: {p99: 10s, error_rate: 0}
 `, url)
 	return writePlanText(t, plan)
@@ -95,6 +96,10 @@ func TestShardsMergeToTheServersCount(t *testing.T) {
 	if len(s.Checks) == 0 || s.Checks[0].Name != "p99 <= 10s" {
 		t.Errorf("merged checks %+v: want the thresholds judged again", s.Checks)
 	}
+	if n := s.Samples.N(artifacts.SampleRPS); n < 3 || s.Samples.Blocks != nil {
+		t.Errorf("merged samples: %d blocks of rps (want the 4 s step's, rebuilt from the shards'), blocks kept %v", n, s.Samples.Blocks != nil)
+	}
+	compareToOneProcess(t, plan, out)
 	if code, _, stderr := runCmd(t, cmdMerge, dirs[0], dirs[2], "-o", t.TempDir()); code != exitUsage {
 		t.Errorf("merge without shard 1: exit %d, want 2\n%s", code, stderr)
 	}
@@ -127,4 +132,35 @@ func mustAtoi(t *testing.T, s string) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// compareToOneProcess runs the plan on one process and compares it with
+// the merged run: the same total rate is the same throughput ("same"),
+// judged on the merged run's rebuilt block samples.
+func compareToOneProcess(t *testing.T, plan, merged string) {
+	t.Helper()
+	single := t.TempDir()
+	if code, _, stderr := runCmd(t, cmdRun, plan, "-o", single); code != exitOK {
+		t.Fatalf("one process: exit %d\n%s", code, stderr)
+	}
+	_, out, stderr := runCmd(t, cmdCompare, single, merged, "--format", "json")
+	var cmp struct {
+		Rows []struct {
+			Metric, Verdict string
+			NBase           int `json:"n_base"`
+			NCurrent        int `json:"n_current"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &cmp); err != nil {
+		t.Fatalf("compare: %v\n%s%s", err, out, stderr)
+	}
+	for _, r := range cmp.Rows {
+		if r.Metric == artifacts.MetricThroughput {
+			if r.Verdict != "same" || r.NCurrent < 3 {
+				t.Errorf("throughput of one process against three shards at the same total rate: %+v, want same on the merged samples", r)
+			}
+			return
+		}
+	}
+	t.Errorf("no throughput row in:\n%s", out)
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -26,6 +27,8 @@ type blocks struct {
 	dt     float64
 	counts counts
 	values map[string][]float64
+	// kept is each block's makings, kept for a shard (nil otherwise).
+	kept *artifacts.BlockData
 }
 
 func newBlocks(width time.Duration) *blocks {
@@ -42,27 +45,15 @@ func (b *blocks) add(iv *hdrhistogram.Histogram, c counts, dt float64) {
 	}
 }
 
-// minOpsFor is how many operations a block needs before its value of a
-// tail percentile means anything: ten beyond the percentile (a 1 s block
-// of 200 operations has no p99 worth testing, only its two slowest). A
-// block with fewer gives no sample of that figure; its others still count.
-var minOpsFor = map[string]int64{artifacts.SampleP90: 100, artifacts.SampleP99: 1_000, artifacts.SampleP999: 10_000}
-
 func (b *blocks) emit() {
-	p := artifacts.PercentilesOf(b.hist)
-	ok := b.counts.requests - b.counts.errors
-	rate := 0.0
-	if b.counts.requests > 0 {
-		rate = float64(b.counts.errors) / float64(b.counts.requests)
+	for k, v := range artifacts.BlockFigures(b.hist, b.counts.requests, b.counts.errors, b.dt) {
+		b.values[k] = append(b.values[k], v)
 	}
-	for k, v := range map[string]float64{
-		artifacts.SampleRPS: float64(b.counts.requests) / b.dt, artifacts.SampleOKRPS: float64(ok) / b.dt,
-		artifacts.SampleErrorRate: rate, artifacts.SampleP50: p.P50, artifacts.SampleP90: p.P90,
-		artifacts.SampleP99: p.P99, artifacts.SampleP999: p.P999, artifacts.SampleMax: p.Max, artifacts.SampleMean: p.Mean,
-	} {
-		if b.counts.requests >= minOpsFor[k] {
-			b.values[k] = append(b.values[k], round3(v))
-		}
+	if b.kept != nil {
+		enc, _ := artifacts.EncodeHistogram(b.hist)
+		b.kept.Histograms = append(b.kept.Histograms, enc)
+		b.kept.Requests = append(b.kept.Requests, b.counts.requests)
+		b.kept.Errors = append(b.kept.Errors, b.counts.errors)
 	}
 	b.hist.Reset()
 	b.dt, b.counts = 0, counts{}
@@ -87,7 +78,30 @@ func (b *blocks) thin() {
 		}
 		b.values[k] = out
 	}
+	b.thinKept()
 	b.width *= 2
+}
+
+// thinKept merges the kept blocks in pairs, as thin does the values.
+func (b *blocks) thinKept() {
+	d := b.kept
+	if d == nil {
+		return
+	}
+	var out artifacts.BlockData
+	for i := 0; i+1 < len(d.Histograms); i += 2 {
+		h := artifacts.NewHistogram()
+		for _, enc := range d.Histograms[i : i+2] {
+			if got, err := artifacts.DecodeHistogram(enc); err == nil {
+				h.Merge(got)
+			}
+		}
+		enc, _ := artifacts.EncodeHistogram(h)
+		out.Histograms = append(out.Histograms, enc)
+		out.Requests = append(out.Requests, d.Requests[i]+d.Requests[i+1])
+		out.Errors = append(out.Errors, d.Errors[i]+d.Errors[i+1])
+	}
+	b.kept = &out
 }
 
 // samples are the full blocks so far; nil when there is none.
@@ -98,6 +112,9 @@ func (b *blocks) samples() *artifacts.Samples {
 	s := &artifacts.Samples{Of: artifacts.SamplesOfBlocks, BlockS: b.width, Values: map[string][]float64{}}
 	for k, v := range b.values {
 		s.Values[k] = append([]float64(nil), v...)
+	}
+	if d := b.kept; d != nil {
+		s.Blocks = &artifacts.BlockData{Requests: slices.Clone(d.Requests), Errors: slices.Clone(d.Errors), Histograms: slices.Clone(d.Histograms)}
 	}
 	return s
 }

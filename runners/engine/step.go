@@ -67,6 +67,9 @@ func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
 	st.env.OnPanic = st.panicked
 	st.env.OnWatch = func(name string, t runners.TargetHandle) { s.watchLate(name, watch.NewTreeSampler(t.PID()), t) }
 	st.tally = newTally(st.env.Recorders, s.group.Block.D())
+	if s.opts.Shard.Active() {
+		st.tally.blocks.kept = &artifacts.BlockData{} // merge rebuilds the samples from them
+	}
 	st.watched.initOthers(s.opts.Others)
 	return st
 }
