@@ -22,7 +22,7 @@ import (
 type serverState struct {
 	mu       sync.Mutex
 	logc     map[string]logCount // by the counters' prefix
-	counts   map[string]int64             // counters, named as in the step's result
+	counts   map[string]int64    // counters, named as in the step's result
 	profiles map[string]string
 	fetching sync.WaitGroup
 }

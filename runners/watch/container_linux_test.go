@@ -55,15 +55,7 @@ print("ready", flush=True)
 time.sleep(60)`)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) // runs before the rmdirs
-	for _, d := range joins {
-		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
-			t.Fatalf("joining %s: %v", d, err)
-		}
-	}
+	startInCgroup(t, cmd, joins)
 	fmt.Fprintln(in)
 	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
 		t.Fatalf("waiting for the child: %q %v", line, err)

@@ -1,10 +1,10 @@
 // Package target is the watched process of a bench: a server that benchtui
 // spawns (in its own process group, output to a log file, started only once
 // ready) or attaches to (by PID, a pidfile, a cgroup or a container by
-// name, resolved to its cgroup), and samples while
-// the load runs: resident memory, open fds, threads and CPU, read from /proc
-// (or the cgroup's files) directly, so a sample costs tens of microseconds
-// whatever the fd count.
+// name, resolved to its cgroup), and samples while the load runs: resident
+// memory, open fds, threads and CPU, read from /proc (or the cgroup's
+// files) directly, so a sample costs tens of microseconds whatever the fd
+// count.
 //
 // The samples of a step go into a History, which keeps memory constant on
 // any soak length, and Analyze turns them into the step's
