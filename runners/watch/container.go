@@ -89,7 +89,10 @@ func ContainerPID(ctx context.Context, runtime, name string) (int, error) {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer in %s", inspectTimeout)
 		}
-		return 0, fmt.Errorf("running %s: %w: %q", cmdline, err, bytes.TrimSpace(errOut.b))
+		if msg := bytes.TrimSpace(errOut.b); len(msg) > 0 {
+			err = fmt.Errorf("%w: %q", err, msg)
+		}
+		return 0, fmt.Errorf("running %s: %w", cmdline, err)
 	}
 	pid, err := strconv.Atoi(string(bytes.TrimSpace(out.b)))
 	if err != nil {
