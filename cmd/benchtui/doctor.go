@@ -123,6 +123,8 @@ func checkTargets(pl *plan.Plan) []finding {
 			fs = append(fs, fileFinding("target "+name+": pidfile", t.PIDFile))
 		case t.Cgroup != "":
 			fs = append(fs, fileFinding("target "+name+": cgroup", t.Cgroup))
+		case t.Container != "":
+			fs = append(fs, checkContainer(name, t))
 		case t.PID > 0:
 			if err := checkPID(t.PID); err != nil {
 				fs = append(fs, finding{"error", fmt.Sprintf("target %s: pid %d: %v", name, t.PID, err)})
@@ -132,6 +134,16 @@ func checkTargets(pl *plan.Plan) []finding {
 		}
 	}
 	return fs
+}
+
+// checkContainer asks a container target's runtime for its main PID, as
+// the target's start will.
+func checkContainer(name string, t *plan.TargetSpec) finding {
+	pid, err := watch.ContainerPID(context.Background(), t.Runtime, t.Container)
+	if err != nil {
+		return finding{"error", fmt.Sprintf("target %s: %v", name, err)}
+	}
+	return finding{"ok", fmt.Sprintf("target %s: container %s running (pid %d)", name, t.Container, pid)}
 }
 
 func fileFinding(what, path string) finding {

@@ -3,6 +3,7 @@ package main
 import (
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -24,6 +25,7 @@ func TestDoctorFindsProblemsAndHidesSecrets(t *testing.T) {
 targets:
   gone: {command: ["/nonexistent/server"]}
   sh: {command: ["sh", "-c", "sleep 1"]}
+  box: {container: web, runtime: nerdctl, log: {patterns: {warn: WARN}, command: [nerdctl, logs, -f, web]}}
 groups:
   - id: pg
     runner: postgres
@@ -44,6 +46,9 @@ groups:
 		if !strings.Contains(stdout, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, stdout)
 		}
+	}
+	if _, err := exec.LookPath("nerdctl"); err != nil && !strings.Contains(stdout, "error target box: runtime nerdctl not found in PATH") {
+		t.Errorf("doctor output lacks the container target's missing runtime:\n%s", stdout)
 	}
 	if strings.Contains(stdout, "hunter2") {
 		t.Errorf("doctor printed a password:\n%s", stdout)

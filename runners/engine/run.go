@@ -116,12 +116,19 @@ func (r *Run) RestartTarget(name string) error {
 }
 
 // targetConfig is how the watch package starts or attaches to a plan target.
+// A `log: {command: …}` is spawned with the target, its output in
+// <logDir>/<name>-log.log.
 func targetConfig(t *plan.TargetSpec, name, logDir string) watch.Config {
-	return watch.Config{
+	c := watch.Config{
 		Name: name, Command: t.Command, Env: t.Env, Dir: t.Dir, Ready: t.Ready,
 		ReadyTimeout: t.ReadyTimeout.D(), PID: t.PID, PIDFile: t.PIDFile, Cgroup: t.Cgroup, Tree: t.Tree,
+		Container: t.Container, Runtime: t.Runtime,
 		Sample: t.Sample.D(), StopGrace: t.StopGrace.D(), LogDir: logDir,
 	}
+	if t.Log != nil {
+		c.LogCommand = t.Log.Command
+	}
+	return c
 }
 
 // AddCleanup registers f to run on Close, after the targets stop, in

@@ -12,6 +12,7 @@ import (
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/logcount"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // serverState is what the engine reads of the servers themselves during
@@ -20,10 +21,18 @@ import (
 // metrics are probes (plan.TargetMetrics) and need nothing here.
 type serverState struct {
 	mu       sync.Mutex
-	logc     map[string]*logcount.Counter // by the counters' prefix
-	counts   map[string]int64             // counters, named as in the step's result
+	logc     map[string]logCount // by the counters' prefix
+	counts   map[string]int64    // counters, named as in the step's result
 	profiles map[string]string
 	fetching sync.WaitGroup
+}
+
+// logCount is one target's running log count, and the log command its
+// lines come from (nil without one), whose early end is worth a note.
+type logCount struct {
+	c      *logcount.Counter
+	target string
+	source *watch.Process
 }
 
 // serverTarget is one of the group's targets whose own figures the step
@@ -85,9 +94,9 @@ func (st *stepRun) startServer(ctx context.Context) {
 }
 
 func (st *stepRun) startLogCount(ctx context.Context, t serverTarget) {
-	path := st.logPath(t)
+	path, source := st.logPath(t)
 	if path == "" {
-		st.event(artifacts.EventNote, fmt.Sprintf("log of %s: the target's output is not benchtui's to read (attached): give log.file", t.name))
+		st.event(artifacts.EventNote, fmt.Sprintf("log of %s: the target's output is not benchtui's to read (attached): give log.file or log.command", t.name))
 		return
 	}
 	pats := make(map[string]*regexp.Regexp, len(t.spec.Log.Patterns))
@@ -97,26 +106,32 @@ func (st *stepRun) startLogCount(ctx context.Context, t serverTarget) {
 	c := logcount.Start(ctx, path, pats)
 	st.server.mu.Lock()
 	if st.server.logc == nil {
-		st.server.logc = map[string]*logcount.Counter{}
+		st.server.logc = map[string]logCount{}
 	}
-	st.server.logc[t.figure("")] = c
+	st.server.logc[t.figure("")] = logCount{c: c, target: t.name, source: source}
 	st.server.mu.Unlock()
 }
 
 // logPath is the file the target's log lines are counted from: its
-// log.file (relative to the plan's folder), else the spawned target's
+// log.file (relative to the plan's folder), else the output of its
+// log.command (and that command's process), else the spawned target's
 // output log.
-func (st *stepRun) logPath(t serverTarget) string {
+func (st *stepRun) logPath(t serverTarget) (string, *watch.Process) {
 	if f := t.spec.Log.File; f != "" {
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(filepath.Dir(st.s.plan.Path), f)
 		}
-		return f
+		return f, nil
 	}
-	if f, ok := t.handle.(*Followed); ok {
-		return f.Process().LogPath()
+	f, ok := t.handle.(*Followed)
+	if !ok {
+		return "", nil
 	}
-	return ""
+	p := f.Process()
+	if src := p.LogSource(); src != nil {
+		return src.LogPath(), src
+	}
+	return p.LogPath(), nil
 }
 
 // stopServer ends the log counts when the measured window closes (lines
@@ -132,8 +147,8 @@ func (st *stepRun) stopServer(ctx context.Context) {
 	counters := st.server.logc
 	st.server.logc = nil
 	st.server.mu.Unlock()
-	for prefix, c := range counters {
-		st.stopLogCount(prefix, c)
+	for prefix, lc := range counters {
+		st.stopLogCount(prefix, lc)
 	}
 	for _, t := range st.serverTargets() {
 		if t.spec.Pprof != nil && wants(t.spec.Pprof, "end") {
@@ -145,8 +160,13 @@ func (st *stepRun) stopServer(ctx context.Context) {
 
 // stopLogCount ends one target's log count and keeps its counts as
 // log.PREFIXNAME (prefix: "" for the first target, "TARGET/" for others).
-func (st *stepRun) stopLogCount(prefix string, c *logcount.Counter) {
-	counts, long, err := c.Stop()
+// A log command that has ended by then ended early: a note says so (its
+// lines stop there), the step goes on.
+func (st *stepRun) stopLogCount(prefix string, lc logCount) {
+	counts, long, err := lc.c.Stop()
+	if lc.source != nil && lc.source.ExitStatus() != "" {
+		st.event(artifacts.EventNote, fmt.Sprintf("log of %s: its log command ended early (%s): later lines are not counted", lc.target, lc.source.ExitStatus()))
+	}
 	if err != nil {
 		st.event(artifacts.EventNote, "log: reading: "+err.Error())
 	}

@@ -105,7 +105,7 @@ func (d *decoder) plan(n *yaml.Node, p *Plan) {
 	for name, t := range p.Targets {
 		tn := mappingValue(mappingValue(n, "targets"), name)
 		if t == nil {
-			d.errorf(tn, "targets."+name, "empty target: give command, pid, pidfile or cgroup")
+			d.errorf(tn, "targets."+name, "empty target: give command, pid, pidfile, cgroup or container")
 			delete(p.Targets, name)
 			continue
 		}

@@ -31,7 +31,8 @@ type Plan struct {
 }
 
 // TargetSpec is a watched process: spawned from Command, or attached by PID,
-// PIDFile or Cgroup.
+// PIDFile, Cgroup or Container (a container's name, resolved by Runtime to
+// its cgroup folder: see container.go).
 type TargetSpec struct {
 	Command      []string          `yaml:"command"`
 	Build        []string          `yaml:"build"`
@@ -42,6 +43,8 @@ type TargetSpec struct {
 	PID          int               `yaml:"pid"`
 	PIDFile      string            `yaml:"pidfile"`
 	Cgroup       string            `yaml:"cgroup"`
+	Container    string            `yaml:"container"`
+	Runtime      string            `yaml:"runtime"`
 	Tree         bool              `yaml:"tree"`
 	Sample       Duration          `yaml:"sample"`
 	StopGrace    Duration          `yaml:"stop_grace"`

@@ -28,10 +28,13 @@ type TargetMetrics struct {
 // TargetLog is a target's `log:` key: lines of its log matching each
 // pattern (RE2) are counted during each measured phase, as the step's
 // counters log.NAME. The log is the spawned target's output (stdout and
-// stderr), or File, a file another process writes.
+// stderr), or File, a file another process writes, or the output of
+// Command (`journalctl -f -u UNIT -o cat`), which benchtui runs while the
+// target runs and writes to <artifacts>/<target>-log.log.
 type TargetLog struct {
 	Patterns map[string]string `yaml:"patterns,required"`
 	File     string            `yaml:"file"`
+	Command  []string          `yaml:"command"`
 }
 
 // TargetPprof is a target's `pprof:` key: a heap profile fetched from URL
@@ -46,6 +49,8 @@ type TargetPprof struct {
 // Bounds of a target's metrics, log and pprof keys.
 const (
 	MaxLogPatterns      = 16
+	MaxLogCommandArgs   = 64
+	MaxLogCommandArg    = 4096
 	DefaultPprofTimeout = 30 * time.Second
 	MaxPprofTimeout     = 5 * time.Minute
 )
@@ -124,8 +129,14 @@ func (t *TargetSpec) validateLog(l *TargetLog, at func(field, format string, arg
 			at("log.patterns."+k, "%q is no RE2 regular expression: %v", re, err)
 		}
 	}
-	if l.File == "" && len(t.Command) == 0 {
-		at("log", "an attached target has no output benchtui holds: give log.file")
+	if l.File != "" && len(l.Command) > 0 {
+		at("log", "give file or command, not both")
+	}
+	if l.File == "" && len(l.Command) == 0 && len(t.Command) == 0 {
+		at("log", "an attached target has no output benchtui holds: give log.file or log.command")
+	}
+	if problem := logCommandProblem(l.Command); problem != "" {
+		at("log.command", "%s", problem)
 	}
 }
 

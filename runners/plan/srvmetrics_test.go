@@ -77,7 +77,33 @@ func TestLogOfAttachedTargetNeedsFile(t *testing.T) {
 	src := strings.Replace(serverPlan, "    command: [./api]\n%s", "    pid: 1\n    log: {patterns: {warn: WARN}}", 1)
 	src = strings.Replace(src, "%s", "", 1)
 	_, err := ParsePlan("plan.yaml", []byte(src), env(nil), testSchema{})
-	if err == nil || !strings.Contains(err.Error(), "targets.api.log: an attached target has no output benchtui holds: give log.file") {
+	if err == nil || !strings.Contains(err.Error(), "targets.api.log: an attached target has no output benchtui holds: give log.file or log.command") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestLogCommandAndContainerKeys: log.command stands for log.file on an
+// attached target (a container's, say), not beside file; container and
+// runtime are checked where they are written.
+func TestLogCommandAndContainerKeys(t *testing.T) {
+	for _, c := range []struct{ target, want string }{
+		{"    container: api\n    log: {patterns: {warn: WARN}, command: [journalctl, -f, -u, api.service, -o, cat]}", ""},
+		{"    container: api\n    runtime: podman\n    log: {patterns: {warn: WARN}, command: [docker, logs, -f, api]}", ""},
+		{"    pid: 1\n    log: {patterns: {warn: WARN}, command: [a], file: x.log}", "targets.api.log: give file or command, not both"},
+		{"    pid: 1\n    log: {patterns: {warn: WARN}, command: [\"\"]}", "targets.api.log.command: give the program"},
+		{"    container: api\n    log: {patterns: {warn: WARN}}", "give log.file or log.command"},
+		{"    container: api\n    pid: 1", "targets.api: give exactly one of command, pid, pidfile, cgroup, container"},
+		{"    pid: 1\n    runtime: docker", "targets.api.runtime: runtime is for a container target"},
+		{"    container: api\n    runtime: lxc", `targets.api.runtime: want one of docker, podman, nerdctl, got "lxc"`},
+		{"    container: \"-v\"", `targets.api.container: "-v" starts with '-'`},
+		{"    container: \"a\\tb\"", `targets.api.container: "a\tb" holds control characters`},
+		{"    container: api\n    tree: true", "targets.api.tree: a cgroup is sampled whole"},
+	} {
+		src := strings.Replace(serverPlan, "    command: [./api]\n%s", c.target, 1)
+		src = strings.Replace(src, "%s", "", 1)
+		_, err := ParsePlan("plan.yaml", []byte(src), env(nil), testSchema{})
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s:\n got %v\nwant %q", c.target, err, c.want)
+		}
 	}
 }

@@ -40,18 +40,21 @@ func (t *TargetSpec) validate(name string) []error {
 		return []error{Errorf(t.Pos, "targets", "%q: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit (it names log files)", name)}
 	}
 	ways := 0
-	for _, set := range []bool{len(t.Command) > 0, t.PID > 0, t.PIDFile != "", t.Cgroup != ""} {
+	for _, set := range []bool{len(t.Command) > 0, t.PID > 0, t.PIDFile != "", t.Cgroup != "", t.Container != ""} {
 		if set {
 			ways++
 		}
 	}
 	if ways != 1 {
-		return []error{Errorf(t.Pos, "targets."+name, "give exactly one of command, pid, pidfile, cgroup")}
+		return []error{Errorf(t.Pos, "targets."+name, "give exactly one of command, pid, pidfile, cgroup, container")}
+	}
+	if errs := t.containerProblems(name); len(errs) > 0 {
+		return errs
 	}
 	if _, err := watch.ParseReady(t.Ready, false); err != nil {
 		return []error{Errorf(t.Pos, "targets."+name+".ready", "%v", err)}
 	}
-	if t.Tree && t.Cgroup != "" {
+	if t.Tree && (t.Cgroup != "" || t.Container != "") {
 		return []error{Errorf(t.Pos, "targets."+name+".tree", "a cgroup is sampled whole: tree is for command, pid or pidfile")}
 	}
 	if t.Cgroup != "" {

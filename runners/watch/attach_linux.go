@@ -5,9 +5,18 @@ import (
 	"time"
 )
 
-// attach watches a running process (by PID or pidfile) or a cgroup. A
-// goroutine checks every cfg.Sample whether it is still there, until Stop.
+// attach watches a running process (by PID or pidfile), a cgroup, or a
+// container's cgroup (resolved by containerCgroup, then watched as a
+// cgroup). A goroutine checks every cfg.Sample whether it is still there,
+// until Stop.
 func attach(cfg Config) (*Process, error) {
+	if cfg.Container != "" {
+		dir, err := containerCgroup(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("attaching to target %q: %w", cfg.Name, err)
+		}
+		cfg.Cgroup = dir
+	}
 	p := &Process{cfg: cfg, pid: cfg.PID, Exit: newExit(), quit: make(chan struct{})}
 	switch {
 	case cfg.PIDFile != "":

@@ -102,15 +102,7 @@ while True: pass'`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) // runs before the rmdirs
-	for _, d := range joins {
-		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
-			t.Fatalf("joining %s: %v", d, err)
-		}
-	}
+	startInCgroup(t, cmd, joins)
 	buf := make([]byte, 6)
 	if _, err := out.Read(buf); err != nil {
 		t.Fatalf("waiting for the child: %v", err)
@@ -137,6 +129,22 @@ while True: pass'`)
 	}
 	if got.MemPeakBytes != 0 && got.MemPeakBytes < got.WorkingSetBytes {
 		t.Errorf("kernel peak %d below the working set %d", got.MemPeakBytes, got.WorkingSetBytes)
+	}
+}
+
+// startInCgroup starts cmd, moves it into the cgroup folders joins (what
+// realCgroup returns), and kills it when the test ends, before the
+// folders are removed.
+func startInCgroup(t *testing.T, cmd *exec.Cmd, joins []string) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) // runs before the rmdirs
+	for _, d := range joins {
+		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+			t.Fatalf("joining %s: %v", d, err)
+		}
 	}
 }
 

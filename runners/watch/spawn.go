@@ -42,6 +42,9 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 	if err := p.waitReady(ctx, probe); err != nil {
 		return nil, p.notReady(err)
 	}
+	if err := p.startLogSource(); err != nil {
+		return nil, errors.Join(err, p.Stop())
+	}
 	return p, nil
 }
 

@@ -1,9 +1,10 @@
 // Package target is the watched process of a bench: a server that benchtui
 // spawns (in its own process group, output to a log file, started only once
-// ready) or attaches to (by PID, a pidfile or a cgroup), and samples while
-// the load runs: resident memory, open fds, threads and CPU, read from /proc
-// (or the cgroup's files) directly, so a sample costs tens of microseconds
-// whatever the fd count.
+// ready) or attaches to (by PID, a pidfile, a cgroup or a container by
+// name, resolved to its cgroup), and samples while the load runs: resident
+// memory, open fds, threads and CPU, read from /proc (or the cgroup's
+// files) directly, so a sample costs tens of microseconds whatever the fd
+// count.
 //
 // The samples of a step go into a History, which keeps memory constant on
 // any soak length, and Analyze turns them into the step's
@@ -43,7 +44,7 @@ const (
 )
 
 // Config says which process to watch and how. Exactly one of Command, PID,
-// PIDFile and Cgroup is set.
+// PIDFile, Cgroup and Container is set.
 type Config struct {
 	// Name names the target in errors and its log file.
 	Name string
@@ -66,6 +67,17 @@ type Config struct {
 	PIDFile string
 	// Cgroup attaches to a cgroup folder (v2 or v1) and samples it whole.
 	Cgroup string
+	// Container attaches to a running container by name: Runtime's
+	// `inspect` gives its main PID, /proc/PID/cgroup its cgroup folder,
+	// which is then watched as Cgroup (container.go).
+	Container string
+	// Runtime is the container CLI: docker (default), podman or nerdctl.
+	Runtime string
+	// LogCommand, when set, is spawned once the target is ready (its own
+	// process group, tied to benchtui's life) with its stdout and stderr
+	// in <LogDir>/<Name>-log.log: the target's log read by a command
+	// (`journalctl -f -u UNIT`, `docker logs -f NAME`). Stop stops it.
+	LogCommand []string
 	// Tree samples the process with all its descendants, summed, PSS and
 	// USS included (SampleTree); not with Cgroup, which is whole already.
 	Tree bool
@@ -85,17 +97,18 @@ type Config struct {
 func (c Config) Validate() []error {
 	var errs []error
 	n := 0
-	for _, set := range []bool{len(c.Command) > 0, c.PID != 0, c.PIDFile != "", c.Cgroup != ""} {
+	for _, set := range []bool{len(c.Command) > 0, c.PID != 0, c.PIDFile != "", c.Cgroup != "", c.Container != ""} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		errs = append(errs, fmt.Errorf("target %q: exactly one of command, pid, pidfile, cgroup must be set (%d are)", c.Name, n))
+		errs = append(errs, fmt.Errorf("target %q: exactly one of command, pid, pidfile, cgroup, container must be set (%d are)", c.Name, n))
 	}
-	if c.Tree && c.Cgroup != "" {
+	if c.Tree && (c.Cgroup != "" || c.Container != "") {
 		errs = append(errs, fmt.Errorf("target %q: tree is for a process, a cgroup is sampled whole", c.Name))
 	}
+	errs = append(errs, c.containerProblems()...)
 	if c.PID < 0 {
 		errs = append(errs, fmt.Errorf("target %q: pid %d is negative", c.Name, c.PID))
 	}
@@ -141,6 +154,8 @@ type Process struct {
 	cgroup  string // set when attached to a cgroup
 	spawned bool
 	logPath string
+	// logSource is the spawned Config.LogCommand, nil without one.
+	logSource *Process
 
 	*Exit    // ends when the target has exited
 	stopOnce sync.Once
@@ -154,6 +169,11 @@ func (p *Process) PID() int { return p.pid }
 
 // LogPath is the spawned target's log file, "" when attached.
 func (p *Process) LogPath() string { return p.logPath }
+
+// LogSource is the process of the target's log command
+// (Config.LogCommand), nil without one: its LogPath is the file the
+// command's output goes to, its Exited says when it ended.
+func (p *Process) LogSource() *Process { return p.logSource }
 
 // Signal sends sig to the target: to its process group when spawned, to
 // the process when attached by PID, to every process of a cgroup.
@@ -183,15 +203,20 @@ func (p *Process) Signal(sig os.Signal) error {
 // Stop ends a spawned target: SIGTERM to its process group, SIGKILL to the
 // group after StopGrace, and waits until it is reaped; then it kills what
 // is left of the group. For an attached target it only stops watching; the
-// process is left running. Stop may be called more than once.
+// process is left running. The log command (Config.LogCommand) is stopped
+// after the target, as a spawned target is. Stop may be called more than
+// once.
 func (p *Process) Stop() error {
 	p.stopOnce.Do(func() {
 		if p.spawned {
 			p.stopErr = p.stopSpawned()
-			return
+		} else {
+			close(p.quit)
+			p.watcher.Wait()
 		}
-		close(p.quit)
-		p.watcher.Wait()
+		if p.logSource != nil {
+			p.stopErr = errors.Join(p.stopErr, p.logSource.Stop())
+		}
 	})
 	return p.stopErr
 }
