@@ -158,6 +158,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	h := newHeadless(pl, artifactsDir(f.out, pl), shardOutput(shard, f.format, newRunOutput(f.format, stdout), stdout, stderr), stderr)
+	if shard.Active() {
+		h.live = &liveWriter{w: stderr, sh: shard}
+	}
 	if err := artifacts.CheckWritable(h.dir); err != nil {
 		fmt.Fprintln(stderr, "benchtui run:", err)
 		return exitUsage
@@ -180,6 +183,7 @@ type headless struct {
 	dir    string
 	out    runOutput
 	stderr io.Writer
+	live   *liveWriter // a shard's live lines; nil otherwise
 
 	// mu makes the artifact writes single-owner: the main path and a
 	// second interrupt both store through it, each session's artifact is
@@ -262,6 +266,7 @@ func (h *headless) runGroup(ctx context.Context, run *engine.Run, g *plan.Group,
 	p := newProgress(h.stderr, g.ID)
 	for snap := range sess.Snapshots() {
 		p.show(snap)
+		h.live.show(snap)
 	}
 	w := h.store(sess)
 	res.artifact, res.path = w.a, w.path

@@ -99,6 +99,7 @@ func TestShardsMergeToTheServersCount(t *testing.T) {
 	if n := s.Samples.N(artifacts.SampleRPS); n < 3 || s.Samples.Blocks != nil {
 		t.Errorf("merged samples: %d blocks of rps (want the 4 s step's, rebuilt from the shards'), blocks kept %v", n, s.Samples.Blocks != nil)
 	}
+	watchLogs(t, kids, s.Requests, s.LatencyMS.P99)
 	compareToOneProcess(t, plan, out)
 	if code, _, stderr := runCmd(t, cmdMerge, dirs[0], dirs[2], "-o", t.TempDir()); code != exitUsage {
 		t.Errorf("merge without shard 1: exit %d, want 2\n%s", code, stderr)
@@ -163,4 +164,22 @@ func compareToOneProcess(t *testing.T, plan, merged string) {
 		}
 	}
 	t.Errorf("no throughput row in:\n%s", out)
+}
+
+// watchLogs saves each shard's stderr in a folder, as an SSH run would,
+// and checks that watch merges their live lines into the merged
+// artifact's request count and p99.
+func watchLogs(t *testing.T, kids []*child, requests int64, p99 float64) {
+	t.Helper()
+	dir := t.TempDir()
+	for i, c := range kids {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("shard-%d.log", i)), []byte(c.stderr.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, stderr := runCmd(t, cmdWatch, dir, "--once")
+	want := fmt.Sprintf("shards 3/3 requests %d ", requests)
+	if code != exitOK || !strings.Contains(out, want) || !strings.Contains(out, fmt.Sprintf("p99 %.2fms", p99)) {
+		t.Errorf("watch: exit %d, want %q and p99 %.2fms in:\n%s%s", code, want, p99, out, stderr)
+	}
 }

@@ -47,9 +47,9 @@ type ProcSample struct {
 	// WorkingSetMB is a cgroup's working set (the kubelet's), PSSMB a
 	// process tree's PSS; 0 when the target is not read so.
 	WorkingSetMB, PSSMB float64
-	FDs      int
-	Threads  int
-	CPUCores float64
+	FDs                 int
+	Threads             int
+	CPUCores            float64
 	// PID is the process sampled, 0 when not known (a cgroup); it changes
 	// when a restart action replaces the target.
 	PID int
@@ -74,6 +74,9 @@ type Snapshot struct {
 	Count int64
 	// Interval covers the last tick; Total the step's measured part so far.
 	Interval, Total Stats
+	// TotalHist is Total's latency histogram, encoded, in a shard of a
+	// distributed run only (its live lines carry it; "" otherwise).
+	TotalHist string
 	// ByName is Total for each named request (the plan's `name:`).
 	ByName     map[string]Stats
 	ErrorKinds map[string]int64

@@ -69,6 +69,7 @@ func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
 	st.tally = newTally(st.env.Recorders, s.group.Block.D())
 	if s.opts.Shard.Active() {
 		st.tally.blocks.kept = &artifacts.BlockData{} // merge rebuilds the samples from them
+		st.tally.liveHist = true                      // and the live view merges these
 	}
 	st.watched.initOthers(s.opts.Others)
 	return st

@@ -41,6 +41,10 @@ type tally struct {
 	// drained counts what completed after the load stopped: in the totals
 	// (its latency is real) but in no second of the step's throughput.
 	drained counts
+	// liveHist makes every view carry the latency histogram so far,
+	// encoded: a shard's live lines (a distributed run's live view
+	// merges them).
+	liveHist bool
 }
 
 type counts struct{ requests, errors, dropped int64 }
@@ -204,6 +208,7 @@ type tallyView struct {
 	byName      map[string]Stats
 	kinds       map[string]int64
 	series      []artifacts.Point
+	totalHist   string // encoded, when the tally keeps it live (shards)
 }
 
 func (t *tally) view(measured time.Duration) tallyView {
@@ -214,6 +219,9 @@ func (t *tally) view(measured time.Duration) tallyView {
 		total:  statsOf(t.latency, t.counts, measured.Seconds()),
 		kinds:  maps.Clone(t.kinds),
 		series: t.series.points(),
+	}
+	if t.liveHist {
+		v.totalHist, _ = artifacts.EncodeHistogram(t.latency)
 	}
 	for name, n := range t.named {
 		if v.byName == nil {

@@ -206,7 +206,9 @@ func loadAverage() float64 {
 }
 
 // TestSoakWatchesNamedTarget: the soak policy watches the target it
-// names, here the second (leaking) one, not the flat first.
+// names, here the second (leaking) one, not the flat first. The window
+// holds 6 samples of 250 ms, so one late sample on a busy machine still
+// leaves the 5 a slope needs.
 func TestSoakWatchesNamedTarget(t *testing.T) {
 	p, run := leakyAndFlat(t, "soak.yaml", `  - id: named
     runner: sleep
@@ -214,14 +216,14 @@ func TestSoakWatchesNamedTarget(t *testing.T) {
     sleep: {delay: 10ms}
     load: {concurrency: 1}
     duration: 2s
-    soak: {extend_while_rss_rising: {slope_mb_per_min: 1.0, window: 1s, step: 500ms, max: 2500ms, target: leaky}}
+    soak: {extend_while_rss_rising: {slope_mb_per_min: 1.0, window: 1500ms, step: 500ms, max: 2500ms, target: leaky}}
   - id: first
     runner: sleep
     target: [flat, leaky]
     sleep: {delay: 10ms}
     load: {concurrency: 1}
     duration: 2s
-    soak: {extend_while_rss_rising: {slope_mb_per_min: 1.0, window: 1s, step: 500ms, max: 2500ms}}
+    soak: {extend_while_rss_rising: {slope_mb_per_min: 1.0, window: 1500ms, step: 500ms, max: 2500ms}}
 `)
 	named := runGroupOf(t, run, p.Groups[0])
 	if n := countEvents(named, artifacts.EventExtended); n != 1 {

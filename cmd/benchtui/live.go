@@ -1,0 +1,78 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
+)
+
+// liveLine is one line a shard prints on stderr about once a second: its
+// step so far, with the latency histogram so far (encoded), so that a
+// watcher merges the shards' lines into exact figures of the whole.
+type liveLine struct {
+	Version  int       `json:"benchtui_live"`
+	RunID    string    `json:"run_id"`
+	Shard    int       `json:"shard"`
+	Count    int       `json:"count"`
+	Group    string    `json:"group"`
+	Step     int       `json:"step"`
+	Steps    int       `json:"steps"`
+	Label    string    `json:"label"`
+	Phase    string    `json:"phase"`
+	At       time.Time `json:"at"`
+	Elapsed  float64   `json:"elapsed_s"`
+	Requests int64     `json:"requests"`
+	Errors   int64     `json:"errors"`
+	Dropped  int64     `json:"dropped"`
+	InFlight int       `json:"in_flight"`
+	Hist     string    `json:"hist,omitempty"`
+	SelfCPU  float64   `json:"self_cpu_cores"`
+	SelfRSS  float64   `json:"self_rss_mb"`
+}
+
+// liveMarker starts every live line (after any prefix a log adds).
+const liveMarker = `{"benchtui_live":`
+
+// liveWriter prints a shard's live lines: at most one a second, and each
+// step's last.
+type liveWriter struct {
+	w    io.Writer
+	sh   runners.Shard
+	last time.Time
+}
+
+func (l *liveWriter) show(s engine.Snapshot) {
+	if l == nil || (time.Since(l.last) < time.Second && s.Phase != engine.PhaseDone) {
+		return
+	}
+	l.last = time.Now()
+	line := liveLine{Version: 1, RunID: l.sh.RunID, Shard: l.sh.Index, Count: l.sh.Count,
+		Group: s.GroupID, Step: s.Step, Steps: s.Steps, Label: s.StepLabel, Phase: string(s.Phase),
+		At: l.last.UTC(), Elapsed: s.Elapsed.Seconds(), Requests: s.Total.Requests, Errors: s.Total.Errors,
+		Dropped: s.Total.Dropped, InFlight: s.InFlight, Hist: s.TotalHist}
+	if s.Self != nil {
+		line.SelfCPU, line.SelfRSS = s.Self.CPUCores, s.Self.RSSMB
+	}
+	b, err := json.Marshal(line)
+	if err == nil {
+		l.w.Write(append(b, '\n'))
+	}
+}
+
+// parseLiveLine reads a live line from a log line, behind any prefix;
+// false for any other line.
+func parseLiveLine(s string) (liveLine, bool) {
+	i := strings.Index(s, liveMarker)
+	if i < 0 {
+		return liveLine{}, false
+	}
+	var l liveLine
+	if err := json.Unmarshal([]byte(s[i:]), &l); err != nil || l.Version != 1 {
+		return liveLine{}, false
+	}
+	return l, true
+}

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
+
+// watchFlags are the flags of `benchtui watch`.
+type watchFlags struct {
+	kubectl string
+	stale   time.Duration
+	once    bool
+}
+
+func watchFlagSet(f *watchFlags) *flag.FlagSet {
+	fs := flagSet("watch")
+	fs.StringVar(&f.kubectl, "kubectl", "kubectl", "the kubectl that follows k8s:NS/JOB")
+	fs.DurationVar(&f.stale, "stale", 5*time.Second, "a shard silent this long is shown stale")
+	fs.BoolVar(&f.once, "once", false, "DIR: read what the logs hold, print the merged figures once and exit")
+	return fs
+}
+
+// cmdWatch follows the live lines of a distributed run's shards, from
+// `kubectl logs -f` of a Job's pods or from the logs in a folder (SSH
+// runs: each shard's stderr saved there), and prints their merged figures
+// once a second: the step every shard is on, the latency percentiles of
+// the whole (the shards' histograms merged), and each shard's lag.
+func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f watchFlags
+	fs := watchFlagSet(&f)
+	fs.SetOutput(stderr)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintln(stderr, "usage: benchtui watch k8s:NS/JOB|DIR [--stale 5s] [--once]")
+		return exitUsage
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lines, err := liveSource(ctx, pos[0], f)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui watch:", err)
+		return exitUsage
+	}
+	w := newWatcher(f.stale)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				fmt.Fprintln(stdout, w.line(time.Now()))
+				return exitOK
+			}
+			w.add(line)
+		case now := <-tick.C:
+			if w.seen() {
+				fmt.Fprintln(stdout, w.line(now))
+			}
+		case <-ctx.Done():
+			return exitFail
+		}
+	}
+}
+
+// liveSource sends the log lines of src: k8s:NS/JOB or a folder.
+func liveSource(ctx context.Context, src string, f watchFlags) (<-chan string, error) {
+	if ref, ok := strings.CutPrefix(src, "k8s:"); ok {
+		ns, job, ok := strings.Cut(ref, "/")
+		if !ok || ns == "" || job == "" {
+			return nil, fmt.Errorf("%s: want k8s:NAMESPACE/JOB", src)
+		}
+		return followKubectl(ctx, f.kubectl, ns, job)
+	}
+	if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%s: want k8s:NS/JOB or a folder of shard logs", src)
+	}
+	out := make(chan string, 256)
+	go tailDir(ctx, src, f.once, out)
+	return out, nil
+}
+
+// followKubectl runs kubectl logs -f on every pod of the Job; the lines
+// end when kubectl does (every pod done) or ctx does.
+func followKubectl(ctx context.Context, kubectlPath, ns, job string) (<-chan string, error) {
+	cmd := exec.CommandContext(ctx, kubectlPath, "-n", ns, "logs", "-f", "-l", "job-name="+job,
+		"--prefix", "--tail=-1", "--max-log-requests=1000")
+	r, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	out := make(chan string, 256)
+	go func() {
+		defer close(out)
+		scanLines(ctx, r, out)
+		cmd.Wait()
+	}()
+	return out, nil
+}
+
+// scanLines sends r's lines (each at most 1 MiB) until it ends.
+func scanLines(ctx context.Context, r io.Reader, out chan<- string) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		select {
+		case out <- sc.Text():
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// tailDir sends the lines of every file in dir as they are written,
+// polling every 250 ms; once, it sends what is there and closes.
+func tailDir(ctx context.Context, dir string, once bool, out chan<- string) {
+	defer close(out)
+	offsets := map[string]int64{}
+	for {
+		names, _ := filepath.Glob(filepath.Join(dir, "*"))
+		sort.Strings(names)
+		for _, name := range names {
+			offsets[name] = readFrom(ctx, name, offsets[name], out)
+		}
+		if once || ctx.Err() != nil {
+			return
+		}
+		t := time.NewTimer(250 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// readFrom sends the whole lines of file name past offset and returns the
+// offset after the last whole line.
+func readFrom(ctx context.Context, name string, offset int64, out chan<- string) int64 {
+	f, err := os.Open(name)
+	if err != nil {
+		return offset
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() < offset {
+		return 0 // not a file, or truncated: from the start next time
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return offset
+	}
+	br := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil || len(line) > 1<<20 {
+			return offset // a partial last line waits for its end
+		}
+		offset += int64(len(line))
+		select {
+		case out <- strings.TrimRight(line, "\n"):
+		case <-ctx.Done():
+			return offset
+		}
+	}
+}
+
+// watcher keeps each shard's last two live lines.
+type watcher struct {
+	stale  time.Duration
+	shards map[int][2]liveLine // last, the one before
+	count  int
+}
+
+func newWatcher(stale time.Duration) *watcher {
+	return &watcher{stale: stale, shards: map[int][2]liveLine{}}
+}
+
+func (w *watcher) add(s string) {
+	l, ok := parseLiveLine(s)
+	if !ok || l.Shard < 0 || l.Shard >= max(l.Count, 1) || l.Count > 10_000 {
+		return
+	}
+	prev := w.shards[l.Shard]
+	w.shards[l.Shard] = [2]liveLine{l, prev[0]}
+	w.count = max(w.count, l.Count)
+}
+
+func (w *watcher) seen() bool { return len(w.shards) > 0 }
+
+// line is the merged figures of the step the newest line is on, and each
+// shard's lag.
+func (w *watcher) line(now time.Time) string {
+	if !w.seen() {
+		return "no live lines yet"
+	}
+	cur := w.newest()
+	h := artifacts.NewHistogram()
+	var req, errs, dropped int64
+	var inflight, on int
+	var rps float64
+	var lags []string
+	for _, i := range slices.Sorted(maps.Keys(w.shards)) {
+		l, prev := w.shards[i][0], w.shards[i][1]
+		lag := now.Sub(l.At).Round(100 * time.Millisecond)
+		state := fmt.Sprintf("s%d %s", i, lag)
+		switch {
+		case l.Group != cur.Group || l.Step != cur.Step:
+			state = fmt.Sprintf("s%d on %s step %d", i, l.Group, l.Step)
+		case lag > w.stale && l.Phase != "done":
+			state = fmt.Sprintf("s%d stale %s", i, lag)
+		}
+		lags = append(lags, state)
+		if l.Group != cur.Group || l.Step != cur.Step {
+			continue
+		}
+		on++
+		req, errs, dropped, inflight = req+l.Requests, errs+l.Errors, dropped+l.Dropped, inflight+l.InFlight
+		if d, err := artifacts.DecodeHistogram(l.Hist); err == nil && l.Hist != "" {
+			h.Merge(d)
+		}
+		if prev.Group == l.Group && prev.Step == l.Step && l.At.After(prev.At) {
+			rps += float64(l.Requests-prev.Requests) / l.At.Sub(prev.At).Seconds()
+		}
+	}
+	return fmt.Sprintf("%s step %d/%d %s %s %.0fs: shards %d/%d requests %d rps %.0f p50 %.2fms p99 %.2fms errors %d dropped %d in-flight %d | %s",
+		cur.Group, cur.Step, cur.Steps, cur.Label, cur.Phase, cur.Elapsed, on, w.count, req, rps,
+		float64(h.ValueAtQuantile(50))/1000, float64(h.ValueAtQuantile(99))/1000, errs, dropped, inflight, strings.Join(lags, ", "))
+}
+
+// newest is the most recent line of any shard.
+func (w *watcher) newest() liveLine {
+	var cur liveLine
+	for _, ls := range w.shards {
+		if ls[0].At.After(cur.At) {
+			cur = ls[0]
+		}
+	}
+	return cur
+}
