@@ -48,6 +48,12 @@ func Merge(in []ShardFile, opts MergeOptions) (*Artifact, error) {
 	out := &Artifact{Schema: Schema, Run: first.Run, Group: first.Group, Notes: mergedNotes(parts, missing)}
 	out.Run.ID = first.Shard.RunID
 	out.Shard = mergedShardInfo(parts)
+	for _, sp := range out.Shard.Shards {
+		if len(sp.Saturated) > 0 {
+			out.Notes = append(out.Notes, fmt.Sprintf("shard %d's generator saturated its %d CPUs (≥ %.0f%%) in %s: its latencies include its own queueing; run more shards",
+				sp.Index, sp.Host.CPUs, SaturatedShare*100, strings.Join(sp.Saturated, ", ")))
+		}
+	}
 	out.Run.Partial = len(missing) > 0
 	for _, p := range parts {
 		out.Run.Started = earliest(out.Run.Started, p.A.Run.Started)
@@ -131,6 +137,9 @@ func mergedShardInfo(parts []ShardFile) *ShardInfo {
 		sp := ShardPart{Index: p.A.Shard.Index, File: p.Path, Host: p.A.Run.Host, Partial: p.A.Run.Partial}
 		for _, s := range p.A.Steps {
 			sp.Self = append(sp.Self, s.Self)
+			if s.Self != nil && p.A.Run.Host.CPUs > 0 && s.Self.CPUCores >= SaturatedShare*float64(p.A.Run.Host.CPUs) {
+				sp.Saturated = append(sp.Saturated, s.Label)
+			}
 		}
 		info.Shards = append(info.Shards, sp)
 	}

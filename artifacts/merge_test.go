@@ -101,3 +101,26 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 		t.Fatalf("--allow-partial: %v, partial %v", err, m != nil && m.Run.Partial)
 	}
 }
+
+// TestMergeFlagsASaturatedGenerator: a shard whose benchtui used 1.9 of
+// its 2 CPUs is flagged, in its entry and in a note; one at 0.5 is not.
+func TestMergeFlagsASaturatedGenerator(t *testing.T) {
+	vals := []int64{100, 200, 300, 400}
+	var in []ShardFile
+	for i, cores := range []float64{0.5, 1.9} {
+		f := shardOf(t, i, 2, vals)
+		f.A.Run.Host.CPUs = 2
+		f.A.Steps[0].Self = &TargetStats{CPUCores: cores}
+		in = append(in, f)
+	}
+	m, err := Merge(in, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Shard.Shards; len(got[0].Saturated) != 0 || len(got[1].Saturated) != 1 || got[1].Saturated[0] != "s" {
+		t.Errorf("saturated: %+v", got)
+	}
+	if !strings.Contains(strings.Join(m.Notes, "\n"), "shard 1's generator saturated its 2 CPUs") {
+		t.Errorf("notes %q", m.Notes)
+	}
+}

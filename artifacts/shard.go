@@ -30,7 +30,15 @@ type ShardPart struct {
 	Host    Host           `json:"host"`
 	Partial bool           `json:"partial,omitempty"`
 	Self    []*TargetStats `json:"self"`
+	// Saturated lists the steps (labels) in which this shard's benchtui
+	// used SaturatedShare or more of its machine's CPUs: its latencies
+	// may include its own queueing, and more shards would load better.
+	Saturated []string `json:"saturated,omitempty"`
 }
+
+// SaturatedShare is the share of a machine's CPUs past which a shard's
+// generator is flagged saturated.
+const SaturatedShare = 0.9
 
 // Histogram keys of steps[].histograms besides the latency one
 // (steps[].histogram): service time, and each extra timing as
