@@ -139,24 +139,34 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 	if env.Group != nil {
 		r.step = env.StepValues()
 	}
-	return r.drive(ctx, stepHost{env}, n)
+	d := &drive{r: r, h: stepHost{env}, batch: int(max(1, env.Shard.Split(int64(r.ramp.n))))}
+	return d.run(ctx, n)
 }
 
 // drive is one step's run of n subscribers.
 type drive struct {
-	r         *Runner
-	h         host
+	r *Runner
+	h host
+	// batch is how many subscribers start each ramp period: the ramp's
+	// count, this shard's share of it in a distributed run (the shards
+	// together keep the plan's ramp).
+	batch     int
 	mu        sync.Mutex // orders SetUnits calls
 	connected int
 }
 
+// drive runs n subscribers on h, ramped as the plan says.
 func (r *Runner) drive(ctx context.Context, h host, n int) error {
-	d := &drive{r: r, h: h}
+	return (&drive{r: r, h: h, batch: r.ramp.n}).run(ctx, n)
+}
+
+func (d *drive) run(ctx context.Context, n int) error {
+	r := d.r
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	batch := n
 	if r.ramp.n > 0 {
-		batch = r.ramp.n
+		batch = d.batch
 	}
 	for started := 0; started < n; {
 		for i := started; i < min(n, started+batch); i++ {
