@@ -105,14 +105,15 @@ func TestKubeManifest(t *testing.T) {
 // TestKubeRunDeletesAJobNotReady: with one shard of two ready shortly
 // before the start, kube run deletes the Job (and its ConfigMap) and
 // exits 1; with both ready it waits for the Job to complete and prints the
-// merge command.
+// merge command. The start (now + 3 s, whole seconds) leaves more than a
+// second before the readiness cutoff for the stand-in's first answers.
 func TestKubeRunDeletesAJobNotReady(t *testing.T) {
 	defer func(d time.Duration) { kubePoll = d }(kubePoll)
 	kubePoll = 50 * time.Millisecond
 	plan := kubePlan(t)
 	args := func(kubectl string) []string {
 		return []string{"run", plan, "-g", "g1", "--shards", "2", "--image", "reg/benchtui:1", "--secret", "s",
-			"--namespace", "bench", "--start-in", "2s", "--ready-by", "1s", "--kubectl", kubectl}
+			"--namespace", "bench", "--start-in", "3s", "--ready-by", "1s", "--kubectl", kubectl}
 	}
 	kubectl, state := standInKubectl(t, 1, false, os.DevNull)
 	code, _, stderr := runCmd(t, cmdKube, args(kubectl)...)

@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,7 +12,9 @@ import (
 // /metrics; the soak policy on go_memstats_heap_inuse_bytes extends the
 // step to its max, the ending says "leak suspected" on that series, and
 // the command it prints, go tool pprof -diff_base on the step's two heap
-// profiles, names the demo's leak handler as what the step added.
+// profiles, names the demo's leak handler as what the step added. The
+// window holds 7 reads of 200 ms: a late one on a busy machine still
+// leaves the 5 a slope needs.
 func TestLeakVerdictComesWithHeapProfiles(t *testing.T) {
 	t.Parallel()
 	bin := benchtuiBinary(t)
@@ -22,8 +22,7 @@ func TestLeakVerdictComesWithHeapProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	planFile := filepath.Join(t.TempDir(), "leak.yaml")
-	plan := fmt.Sprintf(`version: 1
+	planFile := writePlanText(t, fmt.Sprintf(`version: 1
 targets:
   api:
     command: [%[1]q, "demo-target", "--http", %[2]q]
@@ -37,11 +36,8 @@ groups:
     http: {requests: [{url: "http://%[2]s/leak?kb=64"}]}
     load: {rate: 100, max_in_flight: 20}
     duration: 2s
-    soak: {extend_while_rising: {series: heap_inuse, slope_per_min: 30000000, window: 1s, step: 1s, max: 4s}}
-`, bin, addr)
-	if err := os.WriteFile(planFile, []byte(plan), 0o644); err != nil {
-		t.Fatal(err)
-	}
+    soak: {extend_while_rising: {series: heap_inuse, slope_per_min: 30000000, window: 1500ms, step: 1s, max: 4s}}
+`, bin, addr))
 	dir := t.TempDir()
 	code, stdout, stderr := runCmd(t, cmdRun, planFile, "-o", dir)
 	if code != exitOK {

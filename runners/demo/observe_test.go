@@ -1,31 +1,16 @@
 package demo
 
 import (
-	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 )
-
-// syncBuffer is a log sink the handler writes from its request goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // metricValue scrapes url and returns the named gauge's value.
 func metricValue(t *testing.T, url, name string) float64 {
@@ -47,7 +32,7 @@ func metricValue(t *testing.T, url, name string) float64 {
 // of 4 log 2 WARN lines; after the TTL, the next session's sweep removes
 // the idle ones, logs it, and /metrics follows the live count.
 func TestSessionsAreSweptAndWarnPastTheDedupCap(t *testing.T) {
-	var logs syncBuffer
+	var logs testbin.Buffer
 	ttl := 200 * time.Millisecond
 	srv := httptest.NewServer(NewHandlerWith(Options{Log: &logs, Sessions: SessionOptions{TTL: ttl, KB: 4, DedupCap: 4}}))
 	defer srv.Close()
