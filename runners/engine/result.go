@@ -82,6 +82,9 @@ func (st *stepRun) result(live bool) *artifacts.Step {
 		Series: t.series.points(), Counters: maps.Clone(t.counters),
 	}
 	res.Drained, res.Samples = t.drained.requests, t.blocks.samples()
+	if t.hlog != nil {
+		res.IntervalLog = t.hlog.snapshot(time.Now())
+	}
 	if late, ok := res.Counters[CounterLate]; ok {
 		res.Late = late
 		delete(res.Counters, CounterLate)

@@ -47,9 +47,9 @@ type ProcSample struct {
 	// WorkingSetMB is a cgroup's working set (the kubelet's), PSSMB a
 	// process tree's PSS; 0 when the target is not read so.
 	WorkingSetMB, PSSMB float64
-	FDs      int
-	Threads  int
-	CPUCores float64
+	FDs                 int
+	Threads             int
+	CPUCores            float64
 	// PID is the process sampled, 0 when not known (a cgroup); it changes
 	// when a restart action replaces the target.
 	PID int
