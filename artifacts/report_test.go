@@ -1,6 +1,7 @@
 package artifacts_test
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -76,4 +77,16 @@ func TestReportByRequest(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, got)
 		}
 	}
+}
+
+func TestPercentilesGolden(t *testing.T) {
+	a, err := artifacts.Load("testdata/artifact.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := artifacts.WritePercentiles(&buf, []*artifacts.Artifact{a}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "percentiles", buf.Bytes())
 }
