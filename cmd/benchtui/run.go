@@ -27,6 +27,7 @@ type runFlags struct {
 	duration time.Duration
 	count    int
 	format   string
+	metrics  metricsFlags
 }
 
 // runFormats are the values of run --format.
@@ -41,6 +42,7 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.DurationVar(&f.duration, "duration", 0, "replace every step's duration, soaks not extended (for quick tries)")
 	fs.IntVar(&f.count, "count", 0, "run every step N times, each run one sample for comparisons (replaces repeat:)")
 	fs.StringVar(&f.format, "format", formatText, "stdout `format`: text (tables), json (one summary document) or csv (a row per step)")
+	f.metrics.define(fs)
 	return fs
 }
 
@@ -60,6 +62,9 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	}
 	if !slices.Contains(runFormats, f.format) {
 		return f, fmt.Errorf("unknown --format %q (want text, json or csv)", f.format)
+	}
+	if err := f.metrics.check(); err != nil {
+		return f, err
 	}
 	if len(pos) > 1 {
 		return f, fmt.Errorf("run takes one PLAN, got %q", pos)
@@ -157,6 +162,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	run.VCSRevision = revision
 	run.Duration, run.Count = f.duration, f.count
 	defer run.Close()
+	srv, err := f.metrics.start(run)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui run:", err)
+		return exitUsage
+	}
+	if srv != nil {
+		defer srv.Close()
+		fmt.Fprintf(stderr, "benchtui: metrics at %s\n", srv.URL())
+	}
 	return h.runAll(ctx, run, groups, base)
 }
 

@@ -28,6 +28,8 @@ type Run struct {
 	Duration time.Duration
 	// Count, when positive, replaces every group's repeat.
 	Count int
+	// Observer, when set, follows every session of the run.
+	Observer Observer
 
 	mu        sync.Mutex
 	targets   map[string]*watch.Process
@@ -55,7 +57,7 @@ func NewRun(p *plan.Plan, reg *runners.Registry, dir, toolVersion string) *Run {
 func (r *Run) Session(ctx context.Context, g *plan.Group) (*Session, error) {
 	opts := SessionOptions{
 		Duration: r.Duration, Count: r.Count, RunID: r.ID, ToolVersion: r.ToolVersion, VCSRevision: r.VCSRevision,
-		Self: r.self, Targets: r,
+		Self: r.self, Targets: r, Observer: r.Observer,
 		Env: &runners.RunEnv{Plan: r.Plan, ArtifactsDir: r.Dir, Cleanup: r.AddCleanup},
 	}
 	if g.Target != "" {
