@@ -20,6 +20,7 @@ type section struct {
 	events    []string
 	notes     []string
 	newest    *Artifact // for the HTML charts
+	base      *Artifact // the oldest run, overlaid on the charts; nil with one run
 }
 
 // titled is a table with an optional heading above it.
@@ -96,6 +97,7 @@ func buildSection(runs []*Artifact) section {
 	}
 	if len(runs) > 1 {
 		old := runs[0]
+		s.base = old
 		c := Compare([]*Artifact{old}, []*Artifact{a}, CompareOptions{})
 		s.tables = append(s.tables, titled{
 			title: fmt.Sprintf("Before/after: %s → %s", stamp(old), stamp(a)),

@@ -35,9 +35,10 @@ func TestReportHTMLGolden(t *testing.T) {
 			t.Errorf("HTML report contains %q: it must be self-contained", banned)
 		}
 	}
-	// Latency and throughput for each group, RSS for the soak G5.
-	if n := strings.Count(got, "<svg"); n != 7 {
-		t.Errorf("%d charts, want 7", n)
+	// Latency and throughput for each group, RSS for the soak G5, latency
+	// against concurrency for the sweep G1.
+	if n := strings.Count(got, "<svg"); n != 8 {
+		t.Errorf("%d charts, want 8", n)
 	}
 	golden(t, "report.html", []byte(got))
 }
