@@ -5,6 +5,7 @@ import (
 	"html"
 	"math"
 	"strings"
+	"unicode/utf8"
 )
 
 // line is one polyline of a chart, over its own x values.
@@ -30,7 +31,7 @@ type chart struct {
 // Chart geometry, in SVG user units; the SVG scales to its container.
 const (
 	chartW, chartH         = 560, 240
-	padL, padR, padT, padB = 58, 12, 30, 40
+	padL, padR, padT, padB = 58, 12, 42, 40
 	plotW, plotH           = chartW - padL - padR, chartH - padT - padB
 )
 
@@ -52,10 +53,13 @@ func (c chart) svg() string {
 	fmt.Fprintf(&sb, `<rect class="frame" x="%d" y="%d" width="%d" height="%d"/>`+"\n", padL, padT, plotW, plotH)
 	fmt.Fprintf(&sb, `<text class="axis" x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", padL+plotW/2, chartH-4, html.EscapeString(c.xTitle))
 	fmt.Fprintf(&sb, `<text class="axis" transform="translate(12 %d) rotate(-90)" text-anchor="middle">%s</text>`+"\n", padT+plotH/2, html.EscapeString(c.yTitle))
-	for i, l := range c.lines {
+	lx := padL
+	for _, l := range c.lines {
 		l.draw(&sb, xa, ya)
-		lx := chartW - padR - 96*(len(c.lines)-i)
-		fmt.Fprintf(&sb, `<text class="legend" x="%d" y="16" style="fill:%s">%s %s</text>`+"\n", lx, l.color, legendMark(l), html.EscapeString(l.name))
+		// The legend is a row under the title, each entry as wide as its
+		// name (about 8 units a character at 13px).
+		fmt.Fprintf(&sb, `<text class="legend" x="%d" y="34" style="fill:%s">%s %s</text>`+"\n", lx, l.color, legendMark(l), html.EscapeString(l.name))
+		lx += 30 + 8*utf8.RuneCountInString(l.name)
 	}
 	sb.WriteString("</svg>\n")
 	return sb.String()
