@@ -113,15 +113,13 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	run.VCSRevision = revision
 	run.Duration = f.duration
 	defer run.Close() // stops the targets (the demo server) on every way out
-	srv, err := f.metrics.start(run)
+	// The metrics address goes to the log: the screen is the console's.
+	stopMetrics, err := f.metrics.start(run, logf)
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtui:", err)
 		return exitUsage
 	}
-	if srv != nil {
-		defer srv.Close()
-		fmt.Fprintf(logf, "metrics at %s\n", srv.URL())
-	}
+	defer stopMetrics()
 	return console(ctx, run, dir, remoteWarnings(pl), logf, stdout.(*os.File), stderr)
 }
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"io"
 
 	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/livemetrics"
@@ -28,10 +30,11 @@ func (m metricsFlags) check() error {
 }
 
 // start serves run's figures on the address when one was given, with the
-// exporter observing every session of run; it returns nil without one.
-func (m metricsFlags) start(run *engine.Run) (*livemetrics.Server, error) {
+// exporter observing every session of run, and says where on announce.
+// stop ends serving (a no-op without an address).
+func (m metricsFlags) start(run *engine.Run, announce io.Writer) (stop func(), err error) {
 	if m.addr == "" {
-		return nil, nil
+		return func() {}, nil
 	}
 	exp := livemetrics.New()
 	srv, err := livemetrics.Serve(m.addr, m.remote, exp)
@@ -39,5 +42,6 @@ func (m metricsFlags) start(run *engine.Run) (*livemetrics.Server, error) {
 		return nil, err
 	}
 	run.Observer = exp
-	return srv, nil
+	fmt.Fprintf(announce, "benchtui: metrics at %s\n", srv.URL())
+	return func() { srv.Close() }, nil
 }

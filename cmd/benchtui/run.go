@@ -162,15 +162,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	run.VCSRevision = revision
 	run.Duration, run.Count = f.duration, f.count
 	defer run.Close()
-	srv, err := f.metrics.start(run)
+	stopMetrics, err := f.metrics.start(run, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtui run:", err)
 		return exitUsage
 	}
-	if srv != nil {
-		defer srv.Close()
-		fmt.Fprintf(stderr, "benchtui: metrics at %s\n", srv.URL())
-	}
+	defer stopMetrics()
 	return h.runAll(ctx, run, groups, base)
 }
 
