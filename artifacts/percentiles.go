@@ -34,7 +34,7 @@ func WritePercentiles(w io.Writer, arts []*Artifact) error {
 }
 
 func writeStepPercentiles(w io.Writer, a *Artifact, s Step) error {
-	head := fmt.Sprintf("# %s · %s · %s · %d operations\n", a.Group.ID, s.Label, stampSeconds(a), s.Requests)
+	head := fmt.Sprintf("# %s · %s · %s · %d operations\n", a.Group.ID, s.Label, stamp(a), s.Requests)
 	if _, err := io.WriteString(w, head); err != nil {
 		return err
 	}
@@ -49,9 +49,4 @@ func writeStepPercentiles(w io.Writer, a *Artifact, s Step) error {
 	// Values are recorded in microseconds and printed in milliseconds.
 	_, err = h.PercentilesPrint(w, PercentileTicks, 1000)
 	return err
-}
-
-// stampSeconds is when the run started, to the second, in UTC.
-func stampSeconds(a *Artifact) string {
-	return a.Run.Started.UTC().Format("2006-01-02 15:04:05 UTC")
 }

@@ -120,7 +120,9 @@ func buildSection(runs []*Artifact) section {
 	return s
 }
 
-func stamp(a *Artifact) string { return a.Run.Started.UTC().Format("2006-01-02 15:04 UTC") }
+// stamp is when a run started, to the second: two runs a minute apart
+// must not read as the same time.
+func stamp(a *Artifact) string { return a.Run.Started.UTC().Format("2006-01-02 15:04:05 UTC") }
 
 func runMeta(a *Artifact) string {
 	parts := []string{"**Run:** " + orNone(a.Run.ID), "**Started:** " + stamp(a)}
