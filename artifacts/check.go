@@ -3,7 +3,9 @@ package artifacts
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"reflect"
+	"strings"
 )
 
 // Bounds of the figures a loaded artifact may hold. Anything outside them
@@ -110,6 +112,7 @@ func (c *checker) step(path string, s *Step) {
 		c.percentiles(path+".extra_ms."+k, s.ExtraMS[k])
 	}
 	c.histogram(path, s)
+	c.hlogName(path+".hlog", s.HLog)
 	c.byName(path, s)
 	c.target(path+".target", s.Target)
 	c.target(path+".self", s.Self)
@@ -298,5 +301,13 @@ func (c *checker) blocks(path string, b *BlockData) {
 	}
 	for j := range n {
 		c.within(fmt.Sprintf("%s.errors[%d]", path, j), float64(b.Errors[j]), 0, float64(b.Requests[j]))
+	}
+}
+
+// hlogName wants an interval log's name to be a file name beside the
+// artifact, never a path elsewhere that a reader would open.
+func (c *checker) hlogName(path, name string) {
+	if name != "" && (filepath.Base(name) != name || !strings.HasSuffix(name, ".hlog")) {
+		c.fail(path, "%q: not a .hlog file name beside the artifact", name)
 	}
 }

@@ -30,11 +30,16 @@ func Write(dir string, a *Artifact) (string, error) {
 	if a.Schema == "" {
 		a.Schema = Schema
 	}
+	path := filepath.Join(dir, FileName(a.Group.ID, a.Run.Started))
+	// The interval logs go first, so the artifact never names a file
+	// that is not there.
+	if err := writeHLogs(path, a); err != nil {
+		return "", err
+	}
 	data, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("encoding artifact for %s: %w", a.Group.ID, err)
 	}
-	path := filepath.Join(dir, FileName(a.Group.ID, a.Run.Started))
 	return path, WriteFileAtomic(path, append(data, '\n'))
 }
 

@@ -7,14 +7,26 @@ import (
 )
 
 // htmlStyle is the report's whole style sheet: the file carries it inline
-// and loads nothing from the network.
-const htmlStyle = `body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:980px;color:#222;padding:0 1em}
-h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
-table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #ccc;padding:.25em .6em}
-th{background:#f4f4f4;text-align:left}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-.meta{color:#555}.charts{display:flex;flex-wrap:wrap;gap:1em}
-svg{background:#fcfcfc;border:1px solid #e3e3e3}svg text{font:11px system-ui,sans-serif;fill:#555}
-.ok{color:#16803c}.bad{color:#b42318}.warn{color:#9a6700}`
+// and loads nothing from the network. Colours are variables so that a
+// reader's dark mode (prefers-color-scheme) turns the page and the
+// charts' text, grid and frames dark together; the charts' lines keep
+// their colours, which read on both.
+const htmlStyle = `:root{--fg:#1f2328;--muted:#57606a;--bg:#fff;--panel:#fafbfc;--line:#d0d7de;--grid:#e6e9ed;--th:#f3f4f6;
+--ok:#1a7f37;--okbg:#dafbe1;--bad:#b42318;--badbg:#ffebe9;--warn:#9a6700}
+@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9da7b3;--bg:#0d1117;--panel:#161b22;--line:#30363d;--grid:#262c34;
+--th:#1c2128;--ok:#3fb950;--okbg:#12261a;--bad:#f85149;--badbg:#2d1214;--warn:#d29922}}
+body{font:15px/1.5 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:var(--fg);background:var(--bg);padding:0 1em}
+h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid var(--line);padding-bottom:.2em}
+table{border-collapse:collapse;margin:.6em 0;display:block;overflow-x:auto}th,td{border:1px solid var(--line);padding:.25em .6em}
+th{background:var(--th);text-align:left}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+code{white-space:nowrap}.meta{color:var(--muted)}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:1em}
+svg{width:100%;height:auto;background:var(--panel);border:1px solid var(--line);border-radius:4px}
+svg text{font:13px system-ui,sans-serif;fill:var(--muted)}svg text.title{font-weight:600;fill:var(--fg)}
+svg .grid{stroke:var(--grid);stroke-width:1}svg .frame{fill:none;stroke:var(--line)}
+svg .mark{stroke:var(--muted);stroke-dasharray:2 3}
+.ok{color:var(--ok)}.bad{color:var(--bad)}.warn{color:var(--warn)}
+td.ok{background:var(--okbg)}td.bad{background:var(--badbg)}`
 
 // ReportHTML renders arts as one self-contained HTML file: the same sections
 // and tables as Report, and inline SVG line charts of latency p50/p99,
@@ -23,6 +35,7 @@ func ReportHTML(arts []*Artifact) string {
 	secs := buildSections(arts)
 	var sb strings.Builder
 	sb.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	sb.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"color-scheme\" content=\"light dark\">\n")
 	sb.WriteString("<title>benchtui report</title>\n<style>\n" + htmlStyle + "\n</style>\n</head>\n<body>\n")
 	sb.WriteString("<h1>benchtui report</h1>\n")
 	fmt.Fprintf(&sb, "<p>%d artifacts of %d groups.</p>\n", len(arts), len(secs))
@@ -47,7 +60,7 @@ func (s *section) html(sb *strings.Builder) {
 		}
 		t.t.html(sb)
 	}
-	if charts := seriesCharts(s.newest); len(charts) > 0 {
+	if charts := s.charts(); len(charts) > 0 {
 		sb.WriteString("<div class=\"charts\">\n" + strings.Join(charts, "") + "</div>\n")
 	}
 	htmlList(sb, "Warnings", s.warnings)
@@ -112,36 +125,4 @@ func endingClass(e Ending) string {
 		return "bad"
 	}
 	return "warn"
-}
-
-// seriesCharts draws the newest run's series, every step one after the
-// other on one time axis.
-func seriesCharts(a *Artifact) []string {
-	if a == nil {
-		return nil
-	}
-	var t, p50, p99, rps, rss []float64
-	var offset float64
-	hasRSS := false
-	for _, s := range a.Steps {
-		for _, p := range s.Series {
-			t = append(t, offset+p.T)
-			p50, p99, rps, rss = append(p50, p.P50MS), append(p99, p.P99MS), append(rps, p.RPS), append(rss, p.RSSMB)
-			hasRSS = hasRSS || p.RSSMB > 0
-		}
-		if n := len(s.Series); n > 0 {
-			offset += s.Series[n-1].T
-		}
-	}
-	if len(t) < 2 {
-		return nil
-	}
-	charts := []string{
-		svgChart("Latency (ms)", t, []line{{"p50", "#2563eb", p50}, {"p99", "#dc2626", p99}}),
-		svgChart("Throughput (ops/s)", t, []line{{"ops/s", "#16a34a", rps}}),
-	}
-	if hasRSS {
-		charts = append(charts, svgChart("Target RSS (MB)", t, []line{{"RSS", "#9333ea", rss}}))
-	}
-	return charts
 }

@@ -20,6 +20,7 @@ type section struct {
 	events    []string
 	notes     []string
 	newest    *Artifact // for the HTML charts
+	base      *Artifact // the oldest run, overlaid on the charts; nil with one run
 }
 
 // titled is a table with an optional heading above it.
@@ -96,6 +97,7 @@ func buildSection(runs []*Artifact) section {
 	}
 	if len(runs) > 1 {
 		old := runs[0]
+		s.base = old
 		c := Compare([]*Artifact{old}, []*Artifact{a}, CompareOptions{})
 		s.tables = append(s.tables, titled{
 			title: fmt.Sprintf("Before/after: %s → %s", stamp(old), stamp(a)),
@@ -118,7 +120,9 @@ func buildSection(runs []*Artifact) section {
 	return s
 }
 
-func stamp(a *Artifact) string { return a.Run.Started.UTC().Format("2006-01-02 15:04 UTC") }
+// stamp is when a run started, to the second: two runs a minute apart
+// must not read as the same time.
+func stamp(a *Artifact) string { return a.Run.Started.UTC().Format("2006-01-02 15:04:05 UTC") }
 
 func runMeta(a *Artifact) string {
 	parts := []string{"**Run:** " + orNone(a.Run.ID), "**Started:** " + stamp(a)}

@@ -1,6 +1,7 @@
 package artifacts_test
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -34,9 +35,10 @@ func TestReportHTMLGolden(t *testing.T) {
 			t.Errorf("HTML report contains %q: it must be self-contained", banned)
 		}
 	}
-	// Latency and throughput for each group, RSS for the soak G5.
-	if n := strings.Count(got, "<svg"); n != 7 {
-		t.Errorf("%d charts, want 7", n)
+	// Latency and throughput for each group, RSS for the soak G5, latency
+	// against concurrency for the sweep G1.
+	if n := strings.Count(got, "<svg"); n != 8 {
+		t.Errorf("%d charts, want 8", n)
 	}
 	golden(t, "report.html", []byte(got))
 }
@@ -76,4 +78,16 @@ func TestReportByRequest(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, got)
 		}
 	}
+}
+
+func TestPercentilesGolden(t *testing.T) {
+	a, err := artifacts.Load("testdata/artifact.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := artifacts.WritePercentiles(&buf, []*artifacts.Artifact{a}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "percentiles", buf.Bytes())
 }

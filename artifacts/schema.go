@@ -92,7 +92,13 @@ type Step struct {
 	// Histograms are the step's other timings, encoded as Histogram is
 	// (shard.go): a shard writes them so that a merge is exact.
 	Histograms map[string]string `json:"histograms,omitempty"`
-	Target     *TargetStats      `json:"target,omitempty"`
+	// HLog names the step's HdrHistogram interval log, a file beside the
+	// artifact ("<artifact base>-step<N>.hlog"); "" when none was written.
+	HLog string `json:"hlog,omitempty"`
+	// IntervalLog is the interval log's contents, written to HLog by Write
+	// and never part of the JSON.
+	IntervalLog *IntervalLog `json:"-"`
+	Target      *TargetStats `json:"target,omitempty"`
 	// Targets are the figures of each of the group's watched targets by
 	// name (`target: [api, worker]`), the first (Target) included;
 	// TargetsSum adds them up sample by sample (RSS, fds, threads, CPU)

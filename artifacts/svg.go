@@ -5,62 +5,121 @@ import (
 	"html"
 	"math"
 	"strings"
+	"unicode/utf8"
 )
 
-// line is one polyline of a chart.
+// line is one polyline of a chart, over its own x values.
 type line struct {
 	name, color string
-	ys          []float64
+	xs, ys      []float64
+	// dashed draws a baseline or a fit; dots marks every point (a sweep).
+	dashed, dots bool
 }
 
-// Chart geometry, in SVG user units.
+// chart is an SVG line chart: titled axes with ticks and gridlines, a
+// linear or logarithmic y axis, and vertical marks (step boundaries).
+type chart struct {
+	title, xTitle, yTitle string
+	lines                 []line
+	logY                  bool
+	// fromZero starts a linear y axis at 0; otherwise it fits the data
+	// (an RSS that rises from 300 to 330 MB must look like it rises).
+	fromZero bool
+	marks    []float64
+}
+
+// Chart geometry, in SVG user units; the SVG scales to its container.
 const (
-	chartW, chartH         = 460, 170
-	padL, padR, padT, padB = 48, 10, 22, 24
+	chartW, chartH         = 560, 240
+	padL, padR, padT, padB = 58, 12, 42, 40
+	plotW, plotH           = chartW - padL - padR, chartH - padT - padB
 )
 
-// svgChart draws lines over the shared x values as an inline SVG: a frame,
-// the y range and x range as labels, one polyline per line and a legend. It
-// keeps every point (series are already thinned to a bounded length), so a
-// peak is drawn at its height.
-func svgChart(title string, xs []float64, lines []line) string {
-	xmin, xmax := bounds(xs)
-	ymin, ymax := 0.0, math.Inf(-1)
-	for _, l := range lines {
-		_, hi := bounds(l.ys)
-		ymax = math.Max(ymax, hi)
-	}
-	if ymax <= ymin {
-		ymax = ymin + 1
-	}
-	if xmax <= xmin {
-		xmax = xmin + 1
-	}
-	px := func(x float64) float64 { return padL + (x-xmin)/(xmax-xmin)*(chartW-padL-padR) }
-	py := func(y float64) float64 { return chartH - padB - (y-ymin)/(ymax-ymin)*(chartH-padT-padB) }
+// svg renders c. Every point is kept (series are already thinned to a
+// bounded length), so a peak is drawn at its height.
+func (c chart) svg() string {
+	xa := c.xAxis()
+	ya := c.yAxis()
 	var sb strings.Builder
-	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
-		chartW, chartH, chartW, chartH, html.EscapeString(title))
-	fmt.Fprintf(&sb, `<text x="%d" y="14">%s</text>`+"\n", padL, html.EscapeString(title))
-	fmt.Fprintf(&sb, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#ccc"/>`+"\n",
-		padL, padT, chartW-padL-padR, chartH-padT-padB)
-	fmt.Fprintf(&sb, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", padL-4, padT+8, axisLabel(ymax))
-	fmt.Fprintf(&sb, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", padL-4, chartH-padB, axisLabel(ymin))
-	fmt.Fprintf(&sb, `<text x="%d" y="%d">%ss</text>`+"\n", padL, chartH-8, axisLabel(xmin))
-	fmt.Fprintf(&sb, `<text x="%d" y="%d" text-anchor="end">%ss</text>`+"\n", chartW-padR, chartH-8, axisLabel(xmax))
-	for i, l := range lines {
-		sb.WriteString(`<polyline fill="none" stroke-width="1.5" stroke="` + l.color + `" points="`)
-		for j, y := range l.ys {
-			if j < len(xs) {
-				fmt.Fprintf(&sb, "%.1f,%.1f ", px(xs[j]), py(y))
-			}
-		}
-		sb.WriteString("\"/>\n")
-		lx := chartW - padR - 70*(len(lines)-i)
-		fmt.Fprintf(&sb, `<text x="%d" y="14" fill="%s" style="fill:%s">■ %s</text>`+"\n", lx, l.color, l.color, html.EscapeString(l.name))
+	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
+		chartW, chartH, html.EscapeString(c.title))
+	fmt.Fprintf(&sb, `<text class="title" x="%d" y="16">%s</text>`+"\n", padL, html.EscapeString(c.title))
+	ya.gridY(&sb)
+	xa.gridX(&sb)
+	for _, m := range c.marks {
+		x := xa.pos(m)
+		fmt.Fprintf(&sb, `<line class="mark" x1="%.1f" y1="%d" x2="%.1f" y2="%d"/>`+"\n", x, padT, x, padT+plotH)
+	}
+	fmt.Fprintf(&sb, `<rect class="frame" x="%d" y="%d" width="%d" height="%d"/>`+"\n", padL, padT, plotW, plotH)
+	fmt.Fprintf(&sb, `<text class="axis" x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", padL+plotW/2, chartH-4, html.EscapeString(c.xTitle))
+	fmt.Fprintf(&sb, `<text class="axis" transform="translate(12 %d) rotate(-90)" text-anchor="middle">%s</text>`+"\n", padT+plotH/2, html.EscapeString(c.yTitle))
+	lx := padL
+	for _, l := range c.lines {
+		l.draw(&sb, xa, ya)
+		// The legend is a row under the title, each entry as wide as its
+		// name (about 8 units a character at 13px).
+		fmt.Fprintf(&sb, `<text class="legend" x="%d" y="34" style="fill:%s">%s %s</text>`+"\n", lx, l.color, legendMark(l), html.EscapeString(l.name))
+		lx += 30 + 8*utf8.RuneCountInString(l.name)
 	}
 	sb.WriteString("</svg>\n")
 	return sb.String()
+}
+
+func legendMark(l line) string {
+	if l.dashed {
+		return "┅"
+	}
+	return "■"
+}
+
+// draw writes l as a polyline, and a dot per point when asked.
+func (l line) draw(sb *strings.Builder, xa, ya axis) {
+	dash := ""
+	if l.dashed {
+		dash = ` stroke-dasharray="5 3"`
+	}
+	sb.WriteString(`<polyline fill="none" stroke-width="1.6" stroke="` + l.color + `"` + dash + ` points="`)
+	for j, y := range l.ys {
+		if j < len(l.xs) {
+			fmt.Fprintf(sb, "%.1f,%.1f ", xa.pos(l.xs[j]), ya.pos(y))
+		}
+	}
+	sb.WriteString("\"/>\n")
+	if !l.dots {
+		return
+	}
+	for j, y := range l.ys {
+		if j < len(l.xs) {
+			fmt.Fprintf(sb, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", xa.pos(l.xs[j]), ya.pos(y), l.color)
+		}
+	}
+}
+
+// xAxis spans every line's x values.
+func (c chart) xAxis() axis {
+	var all []float64
+	for _, l := range c.lines {
+		all = append(all, l.xs...)
+	}
+	lo, hi := bounds(all)
+	return linearAxis(lo, hi, false, true)
+}
+
+// yAxis spans every line's y values: decades on a log axis, nice round
+// ticks on a linear one.
+func (c chart) yAxis() axis {
+	var all []float64
+	for _, l := range c.lines {
+		all = append(all, l.ys...)
+	}
+	if c.logY {
+		return logAxis(all)
+	}
+	lo, hi := bounds(all)
+	if c.fromZero {
+		lo = math.Min(0, lo)
+	}
+	return linearAxis(lo, hi, true, false)
 }
 
 func bounds(vs []float64) (lo, hi float64) {
@@ -74,10 +133,10 @@ func bounds(vs []float64) (lo, hi float64) {
 	return lo, hi
 }
 
-// axisLabel prints an axis bound with three significant digits.
+// axisLabel prints a tick value with three significant digits.
 func axisLabel(v float64) string {
-	if v >= 1000 {
+	if math.Abs(v) >= 1000 {
 		return FormatNumber(v)
 	}
-	return trimFloat(roundTo(v, 100))
+	return trimFloat(roundTo(v, 1000))
 }

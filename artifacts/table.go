@@ -102,11 +102,24 @@ func (t *table) html(sb *strings.Builder) {
 	for _, r := range t.rows {
 		sb.WriteString("<tr>")
 		for i, c := range r {
-			sb.WriteString("<td" + t.class(i) + ">" + html.EscapeString(c) + "</td>")
+			sb.WriteString(htmlCell(c, t.class(i)))
 		}
 		sb.WriteString("</tr>\n")
 	}
 	sb.WriteString("</tbody>\n</table>\n")
+}
+
+// htmlCell is one escaped cell. A verdict (a cell that starts with
+// "better" or "worse") and a check's ok/FAIL are coloured, and carry a
+// ✓ or ✗ so that they read without colour too.
+func htmlCell(c, class string) string {
+	switch {
+	case strings.HasPrefix(c, Better):
+		return `<td class="ok">✓ ` + html.EscapeString(c) + "</td>"
+	case strings.HasPrefix(c, Worse):
+		return `<td class="bad">✗ ` + html.EscapeString(c) + "</td>"
+	}
+	return "<td" + class + ">" + html.EscapeString(c) + "</td>"
 }
 
 func (t *table) class(i int) string {

@@ -29,6 +29,7 @@ type consoleFlags struct {
 	plan     string
 	out      string
 	duration time.Duration
+	metrics  metricsFlags
 }
 
 // consoleFlagSet defines the flags of the console into f.
@@ -36,6 +37,7 @@ func consoleFlagSet(f *consoleFlags) *flag.FlagSet {
 	fs := flagSet(consoleName)
 	fs.StringVar(&f.out, "o", "", "artifacts folder (default: the plan's artifacts, else ./bench-results)")
 	fs.DurationVar(&f.duration, "duration", 0, "replace every step's duration (for quick tries)")
+	f.metrics.define(fs)
 	return fs
 }
 
@@ -48,6 +50,9 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 		err = applyEnv(fs)
 	}
 	if err != nil {
+		return f, err
+	}
+	if err := f.metrics.check(); err != nil {
 		return f, err
 	}
 	if len(pos) > 1 {
@@ -108,6 +113,13 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	run.VCSRevision = revision
 	run.Duration = f.duration
 	defer run.Close() // stops the targets (the demo server) on every way out
+	// The metrics address goes to the log: the screen is the console's.
+	stopMetrics, err := f.metrics.start(run, logf)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui:", err)
+		return exitUsage
+	}
+	defer stopMetrics()
 	return console(ctx, run, dir, remoteWarnings(pl), logf, stdout.(*os.File), stderr)
 }
 

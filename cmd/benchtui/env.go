@@ -13,6 +13,7 @@ import (
 var envDefaults = []struct{ flag, env string }{
 	{"o", "BENCHTUI_ARTIFACTS"},
 	{"duration", "BENCHTUI_DURATION"},
+	{"metrics-addr", "BENCHTUI_METRICS_ADDR"},
 }
 
 // applyEnv sets, after parsing, each flag of fs that has a variable in

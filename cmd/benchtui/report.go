@@ -6,22 +6,23 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
 )
 
 // cmdReport implements `benchtui report ARTIFACT...|DIR [--format
-// markdown|html] [-o FILE]`: every artifact of the files and folders named,
+// markdown|html] [--percentiles] [-o FILE]`: every artifact of the files and folders named,
 // one section per group, a before/after table where a group ran more than
 // once. It writes to stdout, or atomically to FILE with -o. It exits 2 when
 // an input cannot be read, the output cannot be written, or on bad usage.
 func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	var format, out string
-	fs := reportFlagSet(&format, &out)
+	var o reportOptions
+	fs := reportFlagSet(&o)
 	fs.SetOutput(stderr)
 	pos, err := parseInterspersed(fs, args)
 	if err == nil {
-		err = reportTo(pos, format, out, stdout)
+		err = reportTo(pos, o, stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtui report:", err)
@@ -33,26 +34,28 @@ func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) int {
 // reportFormats are the values of report --format.
 var reportFormats = []string{artifacts.FormatMarkdown, artifacts.FormatHTML}
 
-// reportFlagSet defines the flags of report into format and out.
-func reportFlagSet(format, out *string) *flag.FlagSet {
+// reportOptions are the flags of report.
+type reportOptions struct {
+	format, out string
+	percentiles bool
+}
+
+// reportFlagSet defines the flags of report into o.
+func reportFlagSet(o *reportOptions) *flag.FlagSet {
 	fs := flagSet("report")
-	fs.StringVar(format, "format", artifacts.FormatMarkdown, "output `format`: markdown or html")
-	fs.StringVar(out, "o", "", "write the report to `FILE` instead of stdout")
+	fs.StringVar(&o.format, "format", artifacts.FormatMarkdown, "output `format`: markdown or html")
+	fs.StringVar(&o.out, "o", "", "write the report to `FILE` instead of stdout")
+	fs.BoolVar(&o.percentiles, "percentiles", false, "instead of the report, each step's HdrHistogram percentile distribution (ms), as the HdrHistogram plotter reads it")
 	return fs
 }
 
-func reportTo(paths []string, format, out string, stdout io.Writer) error {
+func reportTo(paths []string, o reportOptions, stdout io.Writer) error {
 	if len(paths) == 0 {
 		return errors.New("want at least one ARTIFACT or DIR")
 	}
-	var render func([]*artifacts.Artifact) string
-	switch format {
-	case artifacts.FormatMarkdown, "md":
-		render = artifacts.Report
-	case artifacts.FormatHTML:
-		render = artifacts.ReportHTML
-	default:
-		return fmt.Errorf("unknown --format %q (want markdown or html)", format)
+	render, err := reportRenderer(o)
+	if err != nil {
+		return err
 	}
 	arts, err := artifacts.LoadAll(paths...)
 	if err != nil {
@@ -61,10 +64,35 @@ func reportTo(paths []string, format, out string, stdout io.Writer) error {
 	if len(arts) == 0 {
 		return fmt.Errorf("no artifacts in %v", paths)
 	}
-	doc := render(arts)
-	if out != "" {
-		return artifacts.WriteFileAtomic(out, []byte(doc))
+	doc, err := render(arts)
+	if err != nil {
+		return err
+	}
+	if o.out != "" {
+		return artifacts.WriteFileAtomic(o.out, []byte(doc))
 	}
 	_, err = io.WriteString(stdout, doc)
 	return err
+}
+
+// reportRenderer is the renderer o asks for.
+func reportRenderer(o reportOptions) (func([]*artifacts.Artifact) (string, error), error) {
+	plain := func(f func([]*artifacts.Artifact) string) func([]*artifacts.Artifact) (string, error) {
+		return func(a []*artifacts.Artifact) (string, error) { return f(a), nil }
+	}
+	switch {
+	case o.percentiles && o.format != artifacts.FormatMarkdown:
+		return nil, fmt.Errorf("--percentiles prints a text distribution; it takes no --format %s", o.format)
+	case o.percentiles:
+		return func(a []*artifacts.Artifact) (string, error) {
+			var b strings.Builder
+			err := artifacts.WritePercentiles(&b, a)
+			return b.String(), err
+		}, nil
+	case o.format == artifacts.FormatMarkdown, o.format == "md":
+		return plain(artifacts.Report), nil
+	case o.format == artifacts.FormatHTML:
+		return plain(artifacts.ReportHTML), nil
+	}
+	return nil, fmt.Errorf("unknown --format %q (want markdown or html)", o.format)
 }

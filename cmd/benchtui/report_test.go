@@ -55,3 +55,14 @@ func TestReportErrorsExit2(t *testing.T) {
 		}
 	}
 }
+
+func TestReportPercentiles(t *testing.T) {
+	art := filepath.Join("..", "..", "artifacts", "testdata", "artifact.json")
+	code, out, errOut := runCmd(t, cmdReport, art, "--percentiles")
+	if code != exitOK || !strings.HasPrefix(out, "# G5 · ") || !strings.Contains(out, "Value\tPercentile\tTotalCount\t1/(1-Percentile)") {
+		t.Fatalf("exit %d: %s\n%.300s", code, errOut, out)
+	}
+	if code, _, _ := runCmd(t, cmdReport, art, "--percentiles", "--format", "html"); code != exitUsage {
+		t.Errorf("--percentiles --format html: exit %d, want 2", code)
+	}
+}

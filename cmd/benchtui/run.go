@@ -29,6 +29,7 @@ type runFlags struct {
 	count    int
 	format   string
 	shard    shardFlags
+	metrics  metricsFlags
 }
 
 // runFormats are the values of run --format.
@@ -44,6 +45,7 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.IntVar(&f.count, "count", 0, "run every step N times, each run one sample for comparisons (replaces repeat:)")
 	fs.StringVar(&f.format, "format", formatText, "stdout `format`: text (tables), json (one summary document) or csv (a row per step)")
 	f.shard.register(fs)
+	f.metrics.define(fs)
 	return fs
 }
 
@@ -63,6 +65,9 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	}
 	if !slices.Contains(runFormats, f.format) {
 		return f, fmt.Errorf("unknown --format %q (want text, json or csv)", f.format)
+	}
+	if err := f.metrics.check(); err != nil {
+		return f, err
 	}
 	if len(pos) > 1 {
 		return f, fmt.Errorf("run takes one PLAN, got %q", pos)
@@ -174,6 +179,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		run.ID = shard.RunID
 	}
 	defer run.Close()
+	stopMetrics, err := f.metrics.start(run, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui run:", err)
+		return exitUsage
+	}
+	defer stopMetrics()
 	return h.runAll(ctx, run, groups, base)
 }
 

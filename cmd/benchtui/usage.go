@@ -45,18 +45,18 @@ const consoleName = "console"
 // the console comes first.
 func subcommands() []subcommand {
 	return []subcommand{
-		{consoleName, cmdConsole, "benchtui [PLAN] [-o DIR] [--duration D]",
+		{consoleName, cmdConsole, "benchtui [PLAN] [-o DIR] [--duration D] [--metrics-addr ADDR]",
 			"interactive console; PLAN defaults to ./bench.yaml, else the built-in demo plan",
 			func() *flag.FlagSet { return consoleFlagSet(&consoleFlags{}) }, argsPlan, nil},
-		{"run", cmdRun, "benchtui run [PLAN] [-g ID,...] [-o DIR] [--baseline FILE|DIR] [--duration D] [--count N] [--format text|json|csv]\n             [--shard I/N --run-id ID --start-at T]",
+		{"run", cmdRun, "benchtui run [PLAN] [-g ID,...] [-o DIR] [--baseline FILE|DIR] [--duration D] [--count N] [--format text|json|csv]\n             [--metrics-addr ADDR] [--shard I/N --run-id ID --start-at T]",
 			"headless: progress on stderr; summary, artifacts; exit 1 if a threshold\nor a significant regression fails, 2 on a usage or plan error",
 			func() *flag.FlagSet { return runFlagSet(&runFlags{}) }, argsPlan, runFormats},
 		{"compare", cmdCompare, "benchtui compare BASE CURRENT [--format text|markdown|json] [--threshold 5%]",
 			"judge each figure of CURRENT against BASE (artifact files or folders); exit 1 if any got worse",
 			func() *flag.FlagSet { return compareFlagSet(&artifacts.CompareOptions{}, new(string)) }, argsArtifacts, compareFormats},
-		{"report", cmdReport, "benchtui report ARTIFACT...|DIR [--format markdown|html] [-o FILE]",
-			"a markdown or self-contained HTML report of the artifacts",
-			func() *flag.FlagSet { return reportFlagSet(new(string), new(string)) }, argsArtifacts, reportFormats},
+		{"report", cmdReport, "benchtui report ARTIFACT...|DIR [--format markdown|html] [--percentiles] [-o FILE]",
+			"a markdown or self-contained HTML report of the artifacts, or each step's percentile distribution",
+			func() *flag.FlagSet { return reportFlagSet(&reportOptions{}) }, argsArtifacts, reportFormats},
 		{"merge", cmdMerge, "benchtui merge IN...|k8s:NS/JOB [-o DIR] [--allow-partial]",
 			"join the artifacts of a distributed run's shards into one per group, judged again on the merged figures",
 			func() *flag.FlagSet { return mergeFlagSet(&mergeFlags{}) }, argsArtifacts, nil},

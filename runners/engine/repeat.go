@@ -100,7 +100,7 @@ func mergeRepetitions(reps []repetition, planned int) *artifacts.Step {
 	m.Requests, m.Errors, m.Dropped, m.Drained, m.Late = 0, 0, 0, 0, 0
 	m.DurationS, m.PausedS = 0, 0
 	m.ErrorKinds, m.Counters = map[string]int64{}, map[string]int64{}
-	m.Series, m.Events = nil, nil
+	m.Series, m.Events, m.IntervalLog = nil, nil, nil
 	m.Samples = &artifacts.Samples{Of: artifacts.SamplesOfRuns, Values: map[string][]float64{}}
 	lat, svc, extra := artifacts.NewHistogram(), artifacts.NewHistogram(), map[string]*hdrhistogram.Histogram{}
 	named, status := map[string]*runners.Named{}, map[string]int64{}
@@ -191,6 +191,13 @@ func addRun(m, r *artifacts.Step, k, planned int) {
 		m.Events = append(m.Events, e)
 	}
 	addSample(m.Samples, r)
+	switch {
+	case r.IntervalLog == nil:
+	case m.IntervalLog == nil:
+		m.IntervalLog = r.IntervalLog.Clone()
+	default:
+		m.IntervalLog.Append(r.IntervalLog) // absolute times: the runs follow each other
+	}
 }
 
 func addCounts(dst, src map[string]int64) {

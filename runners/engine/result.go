@@ -31,7 +31,7 @@ func (st *stepRun) snapshot(state State) Snapshot {
 	st.mu.Lock()
 	snap := Snapshot{
 		GroupID: st.s.group.ID, State: state, Phase: st.phase,
-		Step: st.index + 1, Steps: len(st.s.steps), StepLabel: st.label(),
+		Step: st.index + 1, Steps: len(st.s.steps), StepLabel: st.label(), Label: st.spec.Label,
 		Elapsed: st.activeLocked(time.Now()), Planned: st.planned, Paused: paused,
 		Interval: v.last, Total: v.total, TotalHist: v.totalHist, ByName: v.byName, ErrorKinds: v.kinds,
 		InFlight: st.env.InFlight(), Series: v.series,
@@ -82,6 +82,9 @@ func (st *stepRun) result(live bool) *artifacts.Step {
 		Series: t.series.points(), Counters: maps.Clone(t.counters),
 	}
 	res.Drained, res.Samples = t.drained.requests, t.blocks.samples()
+	if t.hlog != nil {
+		res.IntervalLog = t.hlog.snapshot(time.Now())
+	}
 	if late, ok := res.Counters[CounterLate]; ok {
 		res.Late = late
 		delete(res.Counters, CounterLate)

@@ -30,6 +30,8 @@ type Run struct {
 	Count int
 	// Shard, when active, runs this process's part of a distributed run.
 	Shard runners.Shard
+	// Observer, when set, follows every session of the run.
+	Observer Observer
 
 	mu        sync.Mutex
 	targets   map[string]*watch.Process
@@ -58,7 +60,7 @@ func (r *Run) Session(ctx context.Context, g *plan.Group) (*Session, error) {
 	g = ShardGroup(g, r.Shard)
 	opts := SessionOptions{
 		Duration: r.Duration, Count: r.Count, RunID: r.ID, ToolVersion: r.ToolVersion, VCSRevision: r.VCSRevision, Shard: r.Shard,
-		Self: r.self, Targets: r,
+		Self: r.self, Targets: r, Observer: r.Observer,
 		Env: &runners.RunEnv{Plan: r.Plan, ArtifactsDir: r.Dir, Cleanup: r.AddCleanup},
 	}
 	if g.Target != "" {

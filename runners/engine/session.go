@@ -53,6 +53,20 @@ type SessionOptions struct {
 	// Shard is this process's part of a distributed run; the zero Shard
 	// runs the whole load (shard.go).
 	Shard runners.Shard
+	// Observer, when set, sees every snapshot and every step's result.
+	Observer Observer
+}
+
+// Observer follows a session's figures from outside its consumer (a
+// metrics endpoint beside the console or the headless printer). Its
+// methods are called on the session's goroutines, in order, and must
+// neither block nor call back into the session.
+type Observer interface {
+	// Snapshot is every snapshot as it is published.
+	Snapshot(Snapshot)
+	// Step is a step's result as the session keeps it: the figures its
+	// artifact will hold (a repeated step's runs merged).
+	Step(group string, s *artifacts.Step)
 }
 
 func (o SessionOptions) sampleEvery() time.Duration {
@@ -190,6 +204,9 @@ func (s *Session) setCurrent(st *stepRun) {
 }
 
 func (s *Session) finishStep(res *artifacts.Step, err error) {
+	if o := s.opts.Observer; o != nil && res != nil {
+		o.Step(s.group.ID, res)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cur = nil
@@ -227,6 +244,9 @@ func (s *Session) stopping() bool {
 
 // publish hands snap to the reader, replacing an unread older one.
 func (s *Session) publish(snap Snapshot) {
+	if o := s.opts.Observer; o != nil {
+		o.Snapshot(snap)
+	}
 	for {
 		select {
 		case s.snaps <- snap:

@@ -64,6 +64,9 @@ type Snapshot struct {
 	Step      int // 1-based
 	Steps     int
 	StepLabel string
+	// Label is the step's label in the artifact (StepLabel without the
+	// run of a repeated step).
+	Label string
 	// Elapsed is active (unpaused) time in the current phase; Planned is the
 	// phase's length including extensions.
 	Elapsed, Planned time.Duration

@@ -38,6 +38,8 @@ type tally struct {
 	lastAt      time.Duration
 	series      series
 	blocks      *blocks
+	// hlog is the step's interval log, from the measured phase's start.
+	hlog *hlog
 	// drained counts what completed after the load stopped: in the totals
 	// (its latency is real) but in no second of the step's throughput.
 	drained counts
@@ -153,6 +155,10 @@ func (t *tally) tick(now time.Time, active time.Duration, measuring bool, env *r
 		t.series.add(t.interval, c, max(dt, 0), active, env.InFlight())
 		t.blocks.add(t.interval, c, max(dt, 0))
 		t.addNamedBlocks(max(dt, 0))
+		if t.hlog == nil { // the measured phase's first tick
+			t.hlog = newHLog(time.Duration(t.blocks.width*float64(time.Second)), now.Add(-time.Duration(max(dt, 0)*float64(time.Second))))
+		}
+		t.hlog.add(t.interval, max(dt, 0), now)
 	}
 	for _, n := range t.tickNamed {
 		n.Reset()
@@ -191,6 +197,12 @@ func (t *tally) final(active time.Duration) {
 	defer t.mu.Unlock()
 	t.drained = t.collect(true)
 	t.series.flush(active, 0)
+	if t.hlog != nil {
+		// The drained operations close the log's last interval: its
+		// counts add up to the step's.
+		t.hlog.add(t.interval, 0, time.Now())
+		t.hlog.flush(time.Now())
+	}
 }
 
 func statsOf(h *hdrhistogram.Histogram, c counts, seconds float64) Stats {

@@ -1,0 +1,123 @@
+package artifacts
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// IntervalLog is a step's latency over time in the HdrHistogram interval
+// log format (".hlog", as HistogramLogAnalyzer and the hdrhistogram
+// libraries read it): one line per interval, each the interval's
+// histogram (microseconds) in the V2 compressed encoding, stamped with
+// absolute times in seconds since the epoch. Intervals are kept encoded,
+// a few hundred bytes each, so a long soak's log stays small.
+type IntervalLog struct {
+	start time.Time
+	body  bytes.Buffer // the interval lines, in order
+	n     int
+}
+
+// NewIntervalLog returns an empty log whose StartTime header is start.
+func NewIntervalLog(start time.Time) *IntervalLog {
+	return &IntervalLog{start: start}
+}
+
+// Add appends h as the interval [from, to). h keeps its contents; its
+// start and end stamps are overwritten.
+func (l *IntervalLog) Add(h *hdrhistogram.Histogram, from, to time.Time) error {
+	h.SetStartTimeMs(from.UnixMilli())
+	h.SetEndTimeMs(to.UnixMilli())
+	if err := hdrhistogram.NewHistogramLogWriter(&l.body).OutputIntervalHistogram(h); err != nil {
+		return fmt.Errorf("writing interval log: %w", err)
+	}
+	l.n++
+	return nil
+}
+
+// Len is the number of intervals in the log.
+func (l *IntervalLog) Len() int { return l.n }
+
+// Append adds the intervals of o after l's (a repeated step's runs, end
+// to end).
+func (l *IntervalLog) Append(o *IntervalLog) {
+	l.body.Write(o.body.Bytes())
+	l.n += o.n
+}
+
+// Clone is an independent copy of l.
+func (l *IntervalLog) Clone() *IntervalLog {
+	c := &IntervalLog{start: l.start, n: l.n}
+	c.body.Write(l.body.Bytes())
+	return c
+}
+
+// WriteTo writes the whole log: the format version, a comment naming the
+// unit, the start time, the legend and the intervals.
+func (l *IntervalLog) WriteTo(w io.Writer) (int64, error) {
+	var head bytes.Buffer
+	lw := hdrhistogram.NewHistogramLogWriter(&head)
+	lw.OutputLogFormatVersion()
+	lw.OutputComment("[benchtui: latency from due time, in microseconds]")
+	lw.OutputStartTime(l.start.UnixMilli())
+	lw.OutputLegend()
+	n, err := w.Write(head.Bytes())
+	if err != nil {
+		return int64(n), err
+	}
+	m, err := w.Write(l.body.Bytes())
+	return int64(n + m), err
+}
+
+// HLogName is the file name of step i's (0-based) interval log beside
+// the artifact named artifactName: "<artifact base>-step<i+1>.hlog".
+func HLogName(artifactName string, i int) string {
+	return fmt.Sprintf("%s-step%d.hlog", strings.TrimSuffix(artifactName, ".json"), i+1)
+}
+
+// writeHLogs writes the interval log of every step that has one beside
+// the artifact at path and names it in the step (Step.HLog).
+func writeHLogs(path string, a *Artifact) error {
+	for i := range a.Steps {
+		s := &a.Steps[i]
+		if s.IntervalLog == nil || s.IntervalLog.Len() == 0 {
+			continue
+		}
+		name := HLogName(filepath.Base(path), i)
+		var buf bytes.Buffer
+		s.IntervalLog.WriteTo(&buf)
+		if err := WriteFileAtomic(filepath.Join(filepath.Dir(path), name), buf.Bytes()); err != nil {
+			return err
+		}
+		s.HLog = name
+	}
+	return nil
+}
+
+// ReadIntervalLog reads every interval histogram of the .hlog file at
+// path, in order.
+func ReadIntervalLog(path string) ([]*hdrhistogram.Histogram, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading interval log: %w", err)
+	}
+	defer f.Close()
+	r := hdrhistogram.NewHistogramLogReader(f)
+	var out []*hdrhistogram.Histogram
+	for {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			return nil, fmt.Errorf("reading interval log %s: %w", path, err)
+		}
+		if h == nil {
+			return out, nil
+		}
+		out = append(out, h)
+	}
+}
