@@ -50,7 +50,7 @@ func pausedNote(s *Step) string {
 
 // addTargetRows adds the soak figures of a watched target.
 func addTargetRows(t *table, ts *TargetStats) {
-	t.add("RSS start / peak / end", rangeMB(ts.RSSMB))
+	t.add("RSS start / peak / end", rangeMB(ts.RSSMB)+" MB")
 	t.add("RSS slope, whole run", fmt.Sprintf("%.2f MB/min", ts.RSSSlopeMBPerMin))
 	t.add("RSS slope, tail", fmt.Sprintf("%.2f MB/min", ts.RSSTailSlopeMBMin))
 	t.add("fds start / peak / end", rangeCount(ts.FDs))
@@ -63,8 +63,9 @@ func addTargetRows(t *table, ts *TargetStats) {
 	}
 }
 
+// rangeMB is a range of megabytes, unit-less (the column or row says MB).
 func rangeMB(r Range) string {
-	return fmt.Sprintf("%.1f / %.1f / %.1f MB", r.Start, r.Peak, r.End)
+	return fmt.Sprintf("%.1f / %.1f / %.1f", r.Start, r.Peak, r.End)
 }
 
 func rangeCount(r Range) string {
@@ -74,7 +75,7 @@ func rangeCount(r Range) string {
 // sweepTargetTable lays out the target's resources per step of a sweep, or
 // returns nil when no step watched a target.
 func sweepTargetTable(steps []Step) *table {
-	t := &table{header: []string{"step", "RSS start / peak / end", "RSS slope (MB/min)",
+	t := &table{header: []string{"step", "RSS start / peak / end (MB)", "RSS slope (MB/min)",
 		"tail slope (MB/min)", "fds start / peak / end", "CPU (cores)"},
 		right: []bool{false, true, true, true, true, true}}
 	for _, s := range steps {

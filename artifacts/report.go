@@ -255,20 +255,85 @@ func formatFigure(v float64) string {
 
 func roundTo(v, scale float64) float64 { return float64(int64(v*scale+0.5)) / scale }
 
+// beforeAfterTable lays out a comparison for a report: a row per metric
+// with its unit in a column of its own, so that the before and after
+// cells are plain numbers, each beside its spread (± the median's
+// interval, or the slope's standard error).
 func beforeAfterTable(c Comparison, withStep bool) *table {
-	t := &table{header: []string{"metric", "before", "after", "Δ", "verdict"},
-		right: []bool{false, true, true, true, false}}
+	t := &table{header: []string{"metric", "unit", "before", "±", "after", "±", "Δ", "verdict"},
+		right: []bool{false, false, true, true, true, true, true, false}}
 	if withStep {
 		t.header = append([]string{"step"}, t.header...)
 		t.right = append([]bool{false}, t.right...)
 	}
 	for _, r := range c.Rows {
-		cells := []string{r.Metric, FormatValue(r.Metric, r.Base), FormatValue(r.Metric, r.Current),
-			FormatDelta(r.DeltaPct), verdictCell(r.Verdict)}
+		base, cur, unit := numbersIn(r)
+		cells := []string{r.Metric, unit, base, spreadCell(r, r.BaseCIPct, r.BaseSE), cur,
+			spreadCell(r, r.CurrentCIPct, r.CurrentSE), FormatDelta(r.DeltaPct), verdictCell(r.Verdict)}
 		if withStep {
 			cells = append([]string{r.Step}, cells...)
 		}
 		t.add(cells...)
 	}
 	return t
+}
+
+// numbersIn formats a row's two figures in one unit, the one the larger
+// would be shown in ("950 ms" and "1.02 s" both in s), and names it.
+func numbersIn(r Row) (base, cur, unit string) {
+	big := r.Base
+	if math.Abs(r.Current) > math.Abs(big) {
+		big = r.Current
+	}
+	_, unit = splitUnit(FormatValue(r.Metric, big))
+	scale := 1.0
+	if unit == "s" && isLatency(r.Metric) {
+		scale = 1000 // FormatValue shows latencies of 1 s and more in seconds
+	}
+	return numberOf(r, r.Base, scale), numberOf(r, r.Current, scale), unit
+}
+
+// numberOf is v as FormatValue shows it (scaled), without its unit.
+func numberOf(r Row, v, scale float64) string {
+	if scale != 1 {
+		return strconv.FormatFloat(v/scale, 'f', 2, 64)
+	}
+	n, _ := splitUnit(FormatValue(r.Metric, v))
+	return n
+}
+
+// splitUnit splits "8.10 ms" into "8.10" and "ms", "0.5%" into "0.5" and
+// "%"; a bare number has no unit.
+func splitUnit(s string) (num, unit string) {
+	if n, u, ok := strings.Cut(s, " "); ok {
+		return n, u
+	}
+	if n, ok := strings.CutSuffix(s, "%"); ok {
+		return n, "%"
+	}
+	return s, ""
+}
+
+func isLatency(metric string) bool {
+	switch baseMetric(metric) {
+	case MetricP50, MetricP90, MetricP99, MetricP999, MetricMax:
+		return true
+	}
+	return false
+}
+
+// spreadCell is a figure's spread: "3%" for a median (its interval's
+// half-width), the standard error for a slope, "" when the row has none.
+func spreadCell(r Row, ciPct, se float64) string {
+	switch {
+	case r.Test == TestTrend && se > 0:
+		return trendNumber(r.Metric, se)
+	case r.Test != TestMannWhitney:
+		return ""
+	case math.IsInf(ciPct, 1):
+		return "∞"
+	case math.IsNaN(ciPct):
+		return "?"
+	}
+	return fmt.Sprintf("%.0f%%", ciPct)
 }

@@ -108,7 +108,7 @@ func compareTargetFigures(out *Comparison, group, label, suffix string, b, c *Ta
 // the kubelet's working set for a cgroup, PSS for a process tree, else
 // RSS, named in its own column.
 func targetsTable(steps []Step) *table {
-	t := &table{header: []string{"step", "target", "memory", "start / peak / end", "RSS slope (MB/min)",
+	t := &table{header: []string{"step", "target", "memory", "start / peak / end (MB)", "RSS slope (MB/min)",
 		"CPU (cores)", "CPU peak (cores)", "fds start / peak / end"},
 		right: []bool{false, false, false, true, true, true, true, true}}
 	for _, s := range steps {

@@ -80,12 +80,12 @@ func TestReportRowPerTarget(t *testing.T) {
 	db.WorkingSetMB = &Range{Start: 20, Peak: 31.5, End: 30}
 	st.Targets["db"] = &db
 	out := Report([]*Artifact{artifactstest.Artifact("G1", artifactstest.T0, st)})
-	for _, want := range []string{"Targets", "| soak | sum ", "140.0 / 138.0 MB", "Target CPU peak"} {
+	for _, want := range []string{"Targets", "| soak | sum ", "140.0 / 138.0 |", "Target CPU peak"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
 	}
-	for row, cells := range map[string][]string{"| soak | api ": {"| RSS ", "10.0 / 40.0 / 38.0 MB"}, "| soak | db ": {"| working set |", "20.0 / 31.5 / 30.0 MB"}} {
+	for row, cells := range map[string][]string{"| soak | api ": {"| RSS ", "10.0 / 40.0 / 38.0 |"}, "| soak | db ": {"| working set |", "20.0 / 31.5 / 30.0 |"}} {
 		line := lineWith(out, row)
 		for _, c := range cells {
 			if !strings.Contains(line, c) {
