@@ -17,6 +17,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/ui"
 )
 
@@ -120,7 +121,7 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitUsage
 	}
 	defer stopMetrics()
-	return console(ctx, run, dir, remoteWarnings(pl), logf, stdout.(*os.File), stderr)
+	return console(ctx, consoleOn{eng: run, pl: run.Plan, duration: run.Duration, dir: dir}, remoteWarnings(pl), logf, stdout.(*os.File), stderr)
 }
 
 func openConsoleLog(dir string) (*os.File, error) {
@@ -137,12 +138,23 @@ func openConsoleLog(dir string) (*os.File, error) {
 	return logf, nil
 }
 
+// consoleOn is what the console opens on: the plan, what runs its
+// groups (the engine, or a distributed run's live view), and where the
+// artifacts go.
+type consoleOn struct {
+	eng      ui.Engine
+	pl       *plan.Plan
+	duration time.Duration
+	dir      string
+}
+
 // console runs the program, then exports whatever the sessions measured.
-func console(ctx context.Context, run *engine.Run, dir string, warnings []string, logf, stdout *os.File, stderr io.Writer) (code int) {
+func console(ctx context.Context, on consoleOn, warnings []string, logf, stdout *os.File, stderr io.Writer) (code int) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sessions := ui.NewSessions()
-	m := ui.New(ui.Config{Plan: run.Plan, Engine: run, Dir: dir, Duration: run.Duration,
+	dir := on.dir
+	m := ui.New(ui.Config{Plan: on.pl, Engine: on.eng, Dir: dir, Duration: on.duration,
 		Sessions: sessions, Log: logf, Context: ctx, Warnings: warnings})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithOutput(stdout), tea.WithFPS(20))
 	stopHUP := quitOnHangup(p)

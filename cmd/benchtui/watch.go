@@ -20,9 +20,9 @@ import (
 
 // watchFlags are the flags of `benchtui watch`.
 type watchFlags struct {
-	kubectl string
-	stale   time.Duration
-	once    bool
+	kubectl, console string
+	stale            time.Duration
+	once             bool
 }
 
 func watchFlagSet(f *watchFlags) *flag.FlagSet {
@@ -30,6 +30,7 @@ func watchFlagSet(f *watchFlags) *flag.FlagSet {
 	fs.StringVar(&f.kubectl, "kubectl", "kubectl", "the kubectl that follows k8s:NS/JOB")
 	fs.DurationVar(&f.stale, "stale", 5*time.Second, "a shard silent this long is shown stale")
 	fs.BoolVar(&f.once, "once", false, "DIR: read what the logs hold, print the merged figures once and exit")
+	fs.StringVar(&f.console, "console", "", "open the console on the run, with this `PLAN` (the one the shards run)")
 	return fs
 }
 
@@ -53,6 +54,9 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtui watch:", err)
 		return exitUsage
+	}
+	if f.console != "" {
+		return watchConsole(ctx, f.console, lines, stdout, stderr)
 	}
 	w := newWatcher(f.stale)
 	tick := time.NewTicker(time.Second)

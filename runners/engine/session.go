@@ -107,6 +107,9 @@ type Session struct {
 	// shardOffset is the next step's start after the shard's StartAt
 	// (shard.go).
 	shardOffset time.Duration
+	// remote, for a session that runs nothing, is where its snapshots
+	// come from (remote.go).
+	remote <-chan Snapshot
 }
 
 // NewSession prepares a session for group g of plan p, whose runner kind
@@ -163,6 +166,10 @@ func (s *Session) Start(ctx context.Context) {
 	s.started = time.Now()
 	s.cancel = cancel
 	s.mu.Unlock()
+	if s.remote != nil {
+		go s.relay(ctx)
+		return
+	}
 	go s.run(ctx)
 }
 
@@ -304,6 +311,9 @@ func (s *Session) StopStep(why string) {
 func (s *Session) Stop(why string) {
 	s.mu.Lock()
 	s.stopAll = true
+	if s.remote != nil && s.cancel != nil {
+		s.cancel() // the relay ends; the remote run goes on
+	}
 	st := s.cur
 	if st != nil {
 		s.partial = true
@@ -383,6 +393,10 @@ func (s *Session) Result() *artifacts.Artifact {
 	}
 	a.Steps = steps
 	a.Run.Partial = partial
+	if s.remote != nil {
+		a.Run.Partial = true
+		a.Notes = append(a.Notes, "the live view of a distributed run, not its artifact: benchtui merge gives the exact one")
+	}
 	a.Shard = s.shardInfo()
 	if a.Run.Finished.IsZero() {
 		a.Run.Finished = time.Now()

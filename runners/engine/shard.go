@@ -113,7 +113,7 @@ func (st *stepRun) awaitShardStart(ctx context.Context) error {
 // shardInfo is the artifact's shard block; nil without a shard.
 func (s *Session) shardInfo() *artifacts.ShardInfo {
 	sh := s.opts.Shard
-	if !sh.Active() {
+	if !sh.Active() || s.remote != nil {
 		return nil
 	}
 	return &artifacts.ShardInfo{

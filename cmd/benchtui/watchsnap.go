@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/plan"
+)
+
+// stepKey names one step of one group of a distributed run.
+type stepKey struct {
+	group string
+	step  int
+}
+
+// stepLines are the shards' latest lines of one step, by shard.
+type stepLines map[int]liveLine
+
+// merged are the shards' lines of one step added up: counts summed,
+// histograms merged, the longest elapsed time.
+type merged struct {
+	last                      liveLine // the most recent line
+	hist                      *hdrhistogram.Histogram
+	requests, errors, dropped int64
+	inFlight, shards, done    int
+	elapsed                   float64
+}
+
+func (ls stepLines) merge() merged {
+	m := merged{hist: artifacts.NewHistogram()}
+	for _, l := range ls {
+		m.shards++
+		m.requests, m.errors, m.dropped, m.inFlight = m.requests+l.Requests, m.errors+l.Errors, m.dropped+l.Dropped, m.inFlight+l.InFlight
+		m.elapsed = max(m.elapsed, l.Elapsed)
+		if l.Phase == string(engine.PhaseDone) {
+			m.done++
+		}
+		if d, err := artifacts.DecodeHistogram(l.Hist); err == nil && l.Hist != "" {
+			m.hist.Merge(d)
+		}
+		if l.At.After(m.last.At) {
+			m.last = l
+		}
+	}
+	return m
+}
+
+// stats are m's figures as a snapshot's Stats.
+func (m merged) stats() engine.Stats {
+	p := artifacts.PercentilesOf(m.hist)
+	st := engine.Stats{Requests: m.requests, Errors: m.errors, Dropped: m.dropped, P50: p.P50, P90: p.P90, P99: p.P99, Max: p.Max}
+	if m.elapsed > 0 {
+		st.RPS = float64(m.requests) / m.elapsed
+	}
+	return st
+}
+
+// step is m as a finished step of an artifact (the live view's; merge
+// gives the exact one).
+func (m merged) step() artifacts.Step {
+	enc, _ := artifacts.EncodeHistogram(m.hist)
+	s := artifacts.Step{Label: m.last.Label, Requests: m.requests, Errors: m.errors, Dropped: m.dropped,
+		DurationS: m.elapsed, LatencyMS: artifacts.PercentilesOf(m.hist), Histogram: enc,
+		Series: []artifacts.Point{}, Checks: []artifacts.Check{}, Events: []artifacts.Event{}}
+	if m.elapsed > 0 {
+		s.ThroughputRPS = float64(m.requests) / m.elapsed
+	}
+	return s
+}
+
+// liveRun gathers the shards' lines by step and turns them into the
+// snapshots the console draws, one stream per group it follows.
+type liveRun struct {
+	mu     sync.Mutex
+	pl     *plan.Plan
+	steps  map[stepKey]stepLines
+	series map[stepKey][]artifacts.Point
+	// counted is each step's request count at its last point.
+	counted map[stepKey]int64
+	count   int
+	feeds   map[string]chan engine.Snapshot
+	ended   bool
+}
+
+func newLiveRun(pl *plan.Plan) *liveRun {
+	return &liveRun{pl: pl, steps: map[stepKey]stepLines{}, series: map[stepKey][]artifacts.Point{},
+		counted: map[stepKey]int64{}, feeds: map[string]chan engine.Snapshot{}}
+}
+
+// add keeps a live line.
+func (r *liveRun) add(l liveLine) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := stepKey{l.Group, l.Step}
+	if r.steps[k] == nil {
+		r.steps[k] = stepLines{}
+	}
+	r.steps[k][l.Shard] = l
+	r.count = max(r.count, l.Count)
+}
+
+// publish sends each followed group its snapshot; at the end of the
+// lines it closes the feeds.
+func (r *liveRun) publish(end bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, feed := range r.feeds {
+		if snap, ok := r.snapshotLocked(id); ok {
+			replace(feed, snap)
+		}
+		if end {
+			close(feed)
+		}
+	}
+	if end {
+		r.feeds, r.ended = map[string]chan engine.Snapshot{}, true
+	}
+}
+
+// replace puts snap in feed (of capacity 1), dropping an unread one.
+func replace(feed chan engine.Snapshot, snap engine.Snapshot) {
+	for {
+		select {
+		case feed <- snap:
+			return
+		default:
+		}
+		select {
+		case <-feed:
+		default:
+		}
+	}
+}
+
+// snapshotLocked is group id's snapshot: its latest step merged, the steps
+// before it finished.
+func (r *liveRun) snapshotLocked(id string) (engine.Snapshot, bool) {
+	cur := 0
+	for k := range r.steps {
+		if k.group == id {
+			cur = max(cur, k.step)
+		}
+	}
+	if cur == 0 {
+		return engine.Snapshot{}, false
+	}
+	k := stepKey{id, cur}
+	m := r.steps[k].merge()
+	state := engine.StateRunning
+	if m.done >= r.count && m.last.Step == m.last.Steps {
+		state = engine.StateDone
+	}
+	snap := engine.Snapshot{GroupID: id, State: state, Phase: engine.Phase(m.last.Phase), Step: cur, Steps: m.last.Steps,
+		StepLabel: fmt.Sprintf("%s · %d/%d shards", m.last.Label, m.shards, r.count),
+		Elapsed:   time.Duration(m.elapsed * float64(time.Second)), Total: m.stats(), InFlight: m.inFlight}
+	snap.Interval = snap.Total
+	snap.Series = r.pointLocked(k, m)
+	for s := 1; s < cur; s++ {
+		if ls := r.steps[stepKey{id, s}]; ls != nil {
+			snap.Done = append(snap.Done, ls.merge().step())
+		}
+	}
+	if state == engine.StateDone {
+		snap.Done = append(snap.Done, m.step())
+	}
+	return snap, true
+}
+
+// pointLocked adds the step's point of this second to its series: the
+// rate since the last point, the percentiles so far.
+func (r *liveRun) pointLocked(k stepKey, m merged) []artifacts.Point {
+	pts := r.series[k]
+	if n := len(pts); n > 0 && m.elapsed <= pts[n-1].T {
+		return append([]artifacts.Point(nil), pts...) // no new second
+	}
+	st := m.stats()
+	pt := artifacts.Point{T: m.elapsed, P50MS: st.P50, P99MS: st.P99, Errors: m.errors, InFlight: m.inFlight}
+	if n := len(pts); n > 0 {
+		pt.DT = m.elapsed - pts[n-1].T
+		pt.RPS = float64(m.requests-r.counted[k]) / pt.DT
+	}
+	r.counted[k] = m.requests
+	pts = append(pts, pt)
+	if len(pts) > 3600 {
+		pts = pts[1:]
+	}
+	r.series[k] = pts
+	return append([]artifacts.Point(nil), pts...)
+}
+
+// Session is ui.Engine's: a session that follows group g's figures.
+func (r *liveRun) Session(_ context.Context, g *plan.Group) (*engine.Session, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended {
+		return nil, fmt.Errorf("group %s: the distributed run's lines have ended", g.ID)
+	}
+	feed := make(chan engine.Snapshot, 1)
+	r.feeds[g.ID] = feed
+	return engine.NewRemoteSession(r.pl, g, feed), nil
+}
+
+// RestartTarget is ui.Engine's: a distributed run's targets are not this
+// process's.
+func (r *liveRun) RestartTarget(name string) error {
+	return fmt.Errorf("target %s: watched by the shards, not restarted from here", name)
+}
+
+// watchConsole opens the console on a distributed run: its groups are
+// those of the plan, each followed (enter, or a for all) through the
+// shards' merged live lines. What it exports on quit is the live view,
+// marked so, in a folder of its own: merge gives the run's artifact.
+func watchConsole(ctx context.Context, planPath string, lines <-chan string, stdout, stderr io.Writer) int {
+	pl, err := plan.LoadPlan(planPath, kinds)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui watch:", err)
+		return exitUsage
+	}
+	out, ok := stdout.(*os.File)
+	if !ok {
+		fmt.Fprintln(stderr, "benchtui watch: --console needs a terminal")
+		return exitUsage
+	}
+	dir, err := os.MkdirTemp("", "benchtui-watch-")
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui watch:", err)
+		return exitFail
+	}
+	logf, err := openConsoleLog(dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui watch:", err)
+		return exitFail
+	}
+	defer logf.Close()
+	r := newLiveRun(pl)
+	go r.follow(ctx, lines)
+	fmt.Fprintln(logf, "live view of a distributed run; its exports go to", dir)
+	return console(ctx, consoleOn{eng: r, pl: pl, dir: dir}, nil, logf, out, stderr)
+}
+
+// follow keeps the live lines and publishes the merged snapshots once a
+// second, until the lines end.
+func (r *liveRun) follow(ctx context.Context, lines <-chan string) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case s, ok := <-lines:
+			if !ok {
+				r.publish(true)
+				return
+			}
+			if l, ok := parseLiveLine(s); ok {
+				r.add(l)
+			}
+		case <-tick.C:
+			r.publish(false)
+		case <-ctx.Done():
+			return
+		}
+	}
+}
