@@ -81,6 +81,9 @@ func ReadFramed(r io.Reader, name string) ([]*Artifact, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", name, n, err)
 			}
+			if prev := open[line[:i]]; prev != nil {
+				return nil, fmt.Errorf("%s:%d: framed artifact of %s has no end before the next frame (the log was cut)", name, n, prev.group)
+			}
 			open[line[:i]] = f
 			continue
 		}
