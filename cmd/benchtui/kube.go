@@ -90,6 +90,9 @@ func kubeOptions(path string, f kubeFlags, now time.Time) (kube.Options, error) 
 		if start, err = parseStartAt(f.startAt); err != nil {
 			return kube.Options{}, err
 		}
+		if !start.After(now) {
+			return kube.Options{}, fmt.Errorf("--start-at %s is past: give a time the pods can still make", f.startAt)
+		}
 	}
 	runID := f.runID
 	if runID == "" {

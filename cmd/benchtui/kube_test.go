@@ -75,7 +75,7 @@ groups:
 // written in the Job) and without --secret is an error saying so.
 func TestKubeManifest(t *testing.T) {
 	plan := kubePlan(t)
-	args := []string{"manifest", plan, "-g", "g1", "--shards", "2", "--image", "reg/benchtui:1", "--start-at", "2026-12-01T10:00:00Z"}
+	args := []string{"manifest", plan, "-g", "g1", "--shards", "2", "--image", "reg/benchtui:1", "--start-at", time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}
 	code, _, stderr := runCmd(t, cmdKube, args...)
 	if code != exitUsage || !strings.Contains(stderr, "KUBE_TEST_TOKEN") || !strings.Contains(stderr, "--secret") {
 		t.Errorf("a secret variable without --secret: exit %d, %s", code, stderr)
@@ -96,6 +96,9 @@ func TestKubeManifest(t *testing.T) {
 	}
 	if strings.Contains(stdout, "s3cret") || !strings.Contains(docs[0], "rows.csv: |") {
 		t.Errorf("the secret is in the manifest, or the data file is not:\n%s", stdout)
+	}
+	if code, _, stderr := runCmd(t, cmdKube, "manifest", plan, "-g", "g1", "--shards", "2", "--image", "x", "--secret", "s", "--start-at", "2020-01-01T00:00:00Z"); code != exitUsage || !strings.Contains(stderr, "is past") {
+		t.Errorf("a start in the past: exit %d, %s", code, stderr)
 	}
 	if code, _, stderr := runCmd(t, cmdKube, "manifest", plan, "-g", "g1", "--shards", "20", "--image", "x"); code != exitUsage || !strings.Contains(stderr, "split") {
 		t.Errorf("20 shards of 10 in flight: exit %d, %s", code, stderr)
