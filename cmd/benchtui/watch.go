@@ -6,16 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/benchtui/benchtui/artifacts"
 )
 
 // watchFlags are the flags of `benchtui watch`.
@@ -58,25 +54,16 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if f.console != "" {
 		return watchConsole(ctx, f.console, lines, stdout, stderr)
 	}
-	w := newWatcher(f.stale)
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				fmt.Fprintln(stdout, w.line(time.Now()))
-				return exitOK
-			}
-			w.add(line)
-		case now := <-tick.C:
-			if w.seen() {
-				fmt.Fprintln(stdout, w.line(now))
-			}
-		case <-ctx.Done():
-			return exitFail
+	r := newLiveRun(nil)
+	r.follow(ctx, lines, func(end bool) {
+		if r.seen() || end {
+			fmt.Fprintln(stdout, r.line(time.Now(), f.stale))
 		}
+	})
+	if ctx.Err() != nil {
+		return exitFail
 	}
+	return exitOK
 }
 
 // liveSource sends the log lines of src: k8s:NS/JOB or a folder.
@@ -181,78 +168,4 @@ func readFrom(ctx context.Context, name string, offset int64, out chan<- string)
 			return offset
 		}
 	}
-}
-
-// watcher keeps each shard's last two live lines.
-type watcher struct {
-	stale  time.Duration
-	shards map[int][2]liveLine // last, the one before
-	count  int
-}
-
-func newWatcher(stale time.Duration) *watcher {
-	return &watcher{stale: stale, shards: map[int][2]liveLine{}}
-}
-
-func (w *watcher) add(s string) {
-	l, ok := parseLiveLine(s)
-	if !ok || l.Shard < 0 || l.Shard >= max(l.Count, 1) || l.Count > 10_000 {
-		return
-	}
-	prev := w.shards[l.Shard]
-	w.shards[l.Shard] = [2]liveLine{l, prev[0]}
-	w.count = max(w.count, l.Count)
-}
-
-func (w *watcher) seen() bool { return len(w.shards) > 0 }
-
-// line is the merged figures of the step the newest line is on, and each
-// shard's lag.
-func (w *watcher) line(now time.Time) string {
-	if !w.seen() {
-		return "no live lines yet"
-	}
-	cur := w.newest()
-	h := artifacts.NewHistogram()
-	var req, errs, dropped int64
-	var inflight, on int
-	var rps float64
-	var lags []string
-	for _, i := range slices.Sorted(maps.Keys(w.shards)) {
-		l, prev := w.shards[i][0], w.shards[i][1]
-		lag := now.Sub(l.At).Round(100 * time.Millisecond)
-		state := fmt.Sprintf("s%d %s", i, lag)
-		switch {
-		case l.Group != cur.Group || l.Step != cur.Step:
-			state = fmt.Sprintf("s%d on %s step %d", i, l.Group, l.Step)
-		case lag > w.stale && l.Phase != "done":
-			state = fmt.Sprintf("s%d stale %s", i, lag)
-		}
-		lags = append(lags, state)
-		if l.Group != cur.Group || l.Step != cur.Step {
-			continue
-		}
-		on++
-		req, errs, dropped, inflight = req+l.Requests, errs+l.Errors, dropped+l.Dropped, inflight+l.InFlight
-		if d, err := artifacts.DecodeHistogram(l.Hist); err == nil && l.Hist != "" {
-			h.Merge(d)
-		}
-		if prev.Group == l.Group && prev.Step == l.Step && l.At.After(prev.At) {
-			rps += float64(l.Requests-prev.Requests) / l.At.Sub(prev.At).Seconds()
-		}
-	}
-	return fmt.Sprintf("%s step %d/%d %s %s %.0fs: shards %d/%d requests %d rps %.0f p50 %.2fms p99 %.2fms errors %d dropped %d in-flight %d | %s",
-		cur.Group, cur.Step, cur.Steps, cur.Label, cur.Phase, cur.Elapsed, on, w.count, req, rps,
-		float64(h.ValueAtQuantile(50))/1000, float64(h.ValueAtQuantile(99))/1000, errs, dropped, inflight, strings.Join(lags, ", "))
-}
-
-// newest is the most recent line of any shard.
-func (w *watcher) newest() liveLine {
-	var cur liveLine
-	for _, ls := range w.shards {
-		if ls[0].At.After(cur.At) {
-			cur = ls[0]
-		}
-	}
-	return cur
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -95,12 +98,23 @@ func newLiveRun(pl *plan.Plan) *liveRun {
 		counted: map[stepKey]int64{}, feeds: map[string]chan engine.Snapshot{}}
 }
 
+// maxLiveSteps bounds the steps a live view keeps (of all groups).
+const maxLiveSteps = 1000
+
 // add keeps a live line.
+// A line that names an impossible shard or step, or a step past
+// maxLiveSteps distinct ones, is dropped: a log is read as it comes.
 func (r *liveRun) add(l liveLine) {
+	if l.Count < 1 || l.Count > 10_000 || l.Shard < 0 || l.Shard >= l.Count || l.Step < 1 || l.Step > l.Steps {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := stepKey{l.Group, l.Step}
 	if r.steps[k] == nil {
+		if len(r.steps) >= maxLiveSteps {
+			return
+		}
 		r.steps[k] = stepLines{}
 	}
 	r.steps[k][l.Shard] = l
@@ -241,30 +255,86 @@ func watchConsole(ctx context.Context, planPath string, lines <-chan string, std
 	}
 	defer logf.Close()
 	r := newLiveRun(pl)
-	go r.follow(ctx, lines)
+	go r.follow(ctx, lines, r.publish)
 	fmt.Fprintln(logf, "live view of a distributed run; its exports go to", dir)
 	return console(ctx, consoleOn{eng: r, pl: pl, dir: dir}, nil, logf, out, stderr)
 }
 
-// follow keeps the live lines and publishes the merged snapshots once a
-// second, until the lines end.
-func (r *liveRun) follow(ctx context.Context, lines <-chan string) {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
+// follow keeps the live lines and calls tick once a second, and once
+// more with end set when the lines end; it returns then or when ctx ends.
+func (r *liveRun) follow(ctx context.Context, lines <-chan string, tick func(end bool)) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
 	for {
 		select {
 		case s, ok := <-lines:
 			if !ok {
-				r.publish(true)
+				tick(true)
 				return
 			}
 			if l, ok := parseLiveLine(s); ok {
 				r.add(l)
 			}
-		case <-tick.C:
-			r.publish(false)
+		case <-t.C:
+			tick(false)
 		case <-ctx.Done():
 			return
 		}
 	}
+}
+
+// seen reports whether any live line was kept.
+func (r *liveRun) seen() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.steps) > 0
+}
+
+// line is the merged figures of the step the newest line is on, and each
+// shard's lag: `stale` past stale, or the step it is on when elsewhere.
+func (r *liveRun) line(now time.Time, stale time.Duration) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	newest := r.newestLocked()
+	if len(newest) == 0 {
+		return "no live lines yet"
+	}
+	var cur liveLine
+	for _, l := range newest {
+		if l.At.After(cur.At) {
+			cur = l
+		}
+	}
+	k := stepKey{cur.Group, cur.Step}
+	m := r.steps[k].merge()
+	st := m.stats()
+	pts := r.pointLocked(k, m)
+	var lags []string
+	for _, i := range slices.Sorted(maps.Keys(newest)) {
+		l, lag := newest[i], now.Sub(newest[i].At).Round(100*time.Millisecond)
+		state := fmt.Sprintf("s%d %s", i, lag)
+		switch {
+		case l.Group != cur.Group || l.Step != cur.Step:
+			state = fmt.Sprintf("s%d on %s step %d", i, l.Group, l.Step)
+		case lag > stale && l.Phase != string(engine.PhaseDone):
+			state = fmt.Sprintf("s%d stale %s", i, lag)
+		}
+		lags = append(lags, state)
+	}
+	return fmt.Sprintf("%s step %d/%d %s %s %.0fs: shards %d/%d requests %d rps %.0f p50 %.2fms p99 %.2fms errors %d dropped %d in-flight %d | %s",
+		cur.Group, cur.Step, cur.Steps, cur.Label, cur.Phase, m.elapsed, m.shards, r.count, m.requests, pts[len(pts)-1].RPS,
+		st.P50, st.P99, m.errors, m.dropped, m.inFlight, strings.Join(lags, ", "))
+}
+
+// newestLocked is each shard's most recent line, whatever its step.
+func (r *liveRun) newestLocked() map[int]liveLine {
+	out := map[int]liveLine{}
+	for _, ls := range r.steps {
+		for i, l := range ls {
+			if l.At.After(out[i].At) {
+				out[i] = l
+			}
+		}
+	}
+	return out
 }
