@@ -45,8 +45,12 @@ type tally struct {
 	drained counts
 	// liveHist makes every view carry the latency histogram so far,
 	// encoded: a shard's live lines (a distributed run's live view
-	// merges them).
-	liveHist bool
+	// merges them). liveEnc is the last encoding, of liveCount
+	// operations, made at liveAt.
+	liveHist  bool
+	liveEnc   string
+	liveCount int64
+	liveAt    time.Time
 }
 
 type counts struct{ requests, errors, dropped int64 }
@@ -203,6 +207,9 @@ func (t *tally) final(active time.Duration) {
 		t.hlog.add(t.interval, 0, time.Now())
 		t.hlog.flush(time.Now())
 	}
+	if t.liveHist {
+		t.encodeLive() // the step's last live line carries every operation
+	}
 }
 
 func statsOf(h *hdrhistogram.Histogram, c counts, seconds float64) Stats {
@@ -233,7 +240,7 @@ func (t *tally) view(measured time.Duration) tallyView {
 		series: t.series.points(),
 	}
 	if t.liveHist {
-		v.totalHist, _ = artifacts.EncodeHistogram(t.latency)
+		v.totalHist = t.liveEncoding()
 	}
 	for name, n := range t.named {
 		if v.byName == nil {
@@ -242,4 +249,27 @@ func (t *tally) view(measured time.Duration) tallyView {
 		v.byName[name] = statsOf(n.Latency, counts{requests: n.Requests, errors: n.Errors, dropped: n.Dropped}, measured.Seconds())
 	}
 	return v
+}
+
+// liveEncodeEvery is how often a shard's running histogram is encoded
+// for its live lines, which go out once a second.
+const liveEncodeEvery = 900 * time.Millisecond
+
+// liveEncoding is the latency histogram so far, encoded anew only when it
+// changed and the last encoding is liveEncodeEvery old (t.mu held). Once
+// the load has stopped it stops changing, so the step's last snapshot
+// carries it whole after one more encoding at most liveEncodeEvery late;
+// the step's end forces one (final).
+func (t *tally) liveEncoding() string {
+	n := t.latency.TotalCount()
+	if n != t.liveCount && time.Since(t.liveAt) >= liveEncodeEvery {
+		t.encodeLive()
+	}
+	return t.liveEnc
+}
+
+// encodeLive encodes the histogram so far now (t.mu held).
+func (t *tally) encodeLive() {
+	t.liveEnc, _ = artifacts.EncodeHistogram(t.latency)
+	t.liveCount, t.liveAt = t.latency.TotalCount(), time.Now()
 }
