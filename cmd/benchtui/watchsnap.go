@@ -89,6 +89,7 @@ type liveRun struct {
 	// counted is each step's request count at its last point.
 	counted map[stepKey]int64
 	count   int
+	held    int // bytes of the kept lines' histograms
 	feeds   map[string]chan engine.Snapshot
 	ended   bool
 }
@@ -98,12 +99,17 @@ func newLiveRun(pl *plan.Plan) *liveRun {
 		counted: map[stepKey]int64{}, feeds: map[string]chan engine.Snapshot{}}
 }
 
-// maxLiveSteps bounds the steps a live view keeps (of all groups).
-const maxLiveSteps = 1000
+// Bounds of a live view: the steps it keeps (of all groups), and the
+// bytes of encoded histograms its kept lines hold.
+const (
+	maxLiveSteps = 1000
+	maxLiveBytes = 256 << 20
+)
 
 // add keeps a live line.
-// A line that names an impossible shard or step, or a step past
-// maxLiveSteps distinct ones, is dropped: a log is read as it comes.
+// A line that names an impossible shard or step, a step past
+// maxLiveSteps distinct ones, or a new shard's line past maxLiveBytes of
+// histograms held, is dropped: a log is read as it comes.
 func (r *liveRun) add(l liveLine) {
 	if l.Count < 1 || l.Count > 10_000 || l.Shard < 0 || l.Shard >= l.Count || l.Step < 1 || l.Step > l.Steps {
 		return
@@ -117,6 +123,11 @@ func (r *liveRun) add(l liveLine) {
 		}
 		r.steps[k] = stepLines{}
 	}
+	prev, had := r.steps[k][l.Shard]
+	if !had && r.held+len(l.Hist) > maxLiveBytes {
+		return
+	}
+	r.held += len(l.Hist) - len(prev.Hist)
 	r.steps[k][l.Shard] = l
 	r.count = max(r.count, l.Count)
 }
