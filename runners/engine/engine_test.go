@@ -24,6 +24,10 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.Cleanup(testbin.Ex
 type sleepSpec struct {
 	Delay plan.Duration `yaml:"delay,required"`
 	Fail  int           `yaml:"fail"`
+	// Make is how long making one worker takes (a connection's setup).
+	Make plan.Duration `yaml:"make"`
+	// made, when set, is called as each worker is made.
+	made func()
 }
 
 type sleepRunner struct{ spec *sleepSpec }
@@ -45,6 +49,10 @@ var testRegistry = runners.MustRegistry(runners.Kind{
 
 func (r *sleepRunner) Prepare(context.Context, *runners.StepEnv) error { return nil }
 func (r *sleepRunner) NewWorker(int, *runners.Recorder) (runners.Worker, error) {
+	time.Sleep(r.spec.Make.D())
+	if r.spec.made != nil {
+		r.spec.made()
+	}
 	return &sleepWorker{spec: r.spec}, nil
 }
 func (r *sleepRunner) Finish(context.Context, *runners.StepEnv, runners.Summary) (runners.Findings, error) {

@@ -103,10 +103,29 @@ func CloseWorkers(workers []runners.Worker) error {
 	return errors.Join(errs...)
 }
 
+// makeWorkers asks the runner for the step's workers, before the step's
+// start time: a shard is prepared (its connections made) when it says it
+// is ready, so its first arrivals are not late. A Driver makes its own.
+func (st *stepRun) makeWorkers(ctx context.Context) error {
+	if _, ok := st.runner.(runners.Driver); ok {
+		return nil
+	}
+	n := st.env.Load.Workers()
+	// Each worker holds a connection: the target's fd growth per worker is
+	// its fds per connection.
+	st.env.SetUnits(n)
+	workers, err := NewWorkers(ctx, st.runner, st.env, n)
+	if err != nil {
+		return fmt.Errorf("group %s: %w", st.s.group.ID, err)
+	}
+	st.workers = workers
+	return nil
+}
+
 // startLoad starts the step's load goroutines: the runner's own Drive, or
-// the engine's closed or open loop over its workers. The returned group is
-// done when every load goroutine has returned.
-func (st *stepRun) startLoad(loadCtx, opCtx context.Context) (*sync.WaitGroup, error) {
+// the engine's closed or open loop over the workers makeWorkers made. The
+// returned group is done when every load goroutine has returned.
+func (st *stepRun) startLoad(loadCtx, opCtx context.Context) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	if d, ok := st.runner.(runners.Driver); ok {
 		st.env.Ops = opCtx
@@ -121,26 +140,17 @@ func (st *stepRun) startLoad(loadCtx, opCtx context.Context) (*sync.WaitGroup, e
 			}
 			st.finishEarly() // a driver that returns has done its work
 		})
-		return &wg, nil
+		return &wg
 	}
-	load := st.env.Load
-	// Each worker holds a connection: the target's fd growth per worker is
-	// its fds per connection.
-	st.env.SetUnits(load.Workers())
-	workers, err := NewWorkers(loadCtx, st.runner, st.env, load.Workers())
-	if err != nil {
-		return nil, fmt.Errorf("group %s: %w", st.s.group.ID, err)
-	}
-	st.workers = workers
 	ownCtx, endLoad := context.WithCancel(loadCtx)
-	l := Loop{Env: st.env, Workers: workers, Count: NewCount(st.spec.Iterations, st.spec.PerWorker), Stop: endLoad}
-	if load.OpenLoop() {
+	l := Loop{Env: st.env, Workers: st.workers, Count: NewCount(st.spec.Iterations, st.spec.PerWorker), Stop: endLoad}
+	if st.env.Load.OpenLoop() {
 		OpenLoop(ownCtx, opCtx, l, &wg)
 	} else {
 		ClosedLoop(ownCtx, opCtx, l, &wg)
 	}
 	go st.finishWhenDone(loadCtx, &wg, endLoad)
-	return &wg, nil
+	return &wg
 }
 
 // finishWhenDone ends the step when its load returns by itself (its count

@@ -1,7 +1,11 @@
 package engine
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"slices"
+	"testing/synctest"
 	"testing"
 	"time"
 
@@ -92,4 +96,42 @@ func TestShardGroupLeavesOutWhatRunsOnce(t *testing.T) {
 	if g.Setup == nil || g.Thresholds.MinRPS == nil {
 		t.Fatal("ShardGroup changed the plan's group")
 	}
+}
+
+// TestShardIsPreparedBeforeItsStart: a shard makes its workers (slow
+// connections here: 100 ms each) before its start time and only then
+// writes its ready file, so its first arrivals are on time.
+func TestShardIsPreparedBeforeItsStart(t *testing.T) {
+	ready := filepath.Join(t.TempDir(), "ready")
+	synctest.Test(t, func(t *testing.T) {
+		p, g := sleepPlan(t, "{rate: 100, max_in_flight: 10}", "")
+		spec := g.Sections["sleep"].(*sleepSpec)
+		spec.Delay, spec.Make = plan.Duration{Duration: time.Millisecond}, plan.Duration{Duration: 100 * time.Millisecond}
+		var early int
+		spec.made = func() {
+			if _, err := os.Stat(ready); err == nil {
+				early++
+			}
+		}
+		start := time.Now().Add(1500 * time.Millisecond)
+		sh := runners.Shard{Index: 0, Count: 1, StartAt: start, RunID: "r", ReadyFile: ready}
+		s, err := NewSession(testRegistry, p, g, SessionOptions{Shard: sh})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Start(context.Background())
+		for range s.Snapshots() {
+		}
+		<-s.Done()
+		if err := s.Err(); err != nil {
+			t.Fatal(err)
+		}
+		st := s.Result().Steps[0]
+		if early > 0 {
+			t.Errorf("%d of 10 workers made after the ready file was written", early)
+		}
+		if st.Late != 0 || st.Dropped != 0 || st.Requests < 99 {
+			t.Errorf("%d late, %d dropped of %d sent: want every arrival on time", st.Late, st.Dropped, st.Requests)
+		}
+	})
 }

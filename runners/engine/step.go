@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -222,20 +223,20 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 		return st.setupFailed(failed)
 	}
 	st.sampleBefore()
-	if err := st.awaitShardStart(ctx); err != nil {
-		return nil, err
-	}
 	loadCtx, stopLoad := context.WithCancel(ctx)
+	defer stopLoad()
 	// A stop while the workers are still being made (an absurd
 	// concurrency) must end their making, not wait for it.
 	go cancelOnClose(loadCtx, st.stopCh, stopLoad)
-	opCtx, abortOps := context.WithCancel(context.WithoutCancel(ctx))
-	defer abortOps()
-	loops, err := st.startLoad(loadCtx, opCtx)
-	if err != nil {
-		stopLoad()
+	if err := st.makeWorkers(loadCtx); err != nil {
 		return nil, err
 	}
+	if err := st.awaitShardStart(ctx); err != nil {
+		return nil, errors.Join(err, CloseWorkers(st.workers))
+	}
+	opCtx, abortOps := context.WithCancel(context.WithoutCancel(ctx))
+	defer abortOps()
+	loops := st.startLoad(loadCtx, opCtx)
 	st.clock(ctx)
 	stopLoad()
 	st.closeWindow()
