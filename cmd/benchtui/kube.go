@@ -17,9 +17,9 @@ import (
 
 // kubeFlags are the flags of `kube manifest` and `kube run`.
 type kubeFlags struct {
-	group, image, namespace, runID, startAt, cpu, memory, kubectl, secret string
-	shards                                                                int
-	startIn, ttl, readyBy, timeout                                        time.Duration
+	group, image, namespace, runID, startAt, cpu, memory, kubectl, secret, out string
+	shards                                                                     int
+	startIn, ttl, readyBy, timeout                                             time.Duration
 }
 
 // kubeFlagSet defines the flags of `kube manifest|run` into f.
@@ -39,6 +39,7 @@ func kubeFlagSet(f *kubeFlags) *flag.FlagSet {
 	fs.StringVar(&f.kubectl, "kubectl", "kubectl", "kube run: the kubectl to call (the user's kubeconfig)")
 	fs.DurationVar(&f.readyBy, "ready-by", 15*time.Second, "kube run: every shard must be ready this long before the start, else the Job is deleted")
 	fs.DurationVar(&f.timeout, "timeout", 0, "kube run: how long to wait for the Job to finish (default: its deadline)")
+	fs.StringVar(&f.out, "o", "bench-results", "kube run: folder for the merged artifact")
 	return fs
 }
 
@@ -68,7 +69,7 @@ func cmdKube(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if verb == "manifest" {
 		return printManifest(opts, stdout, stderr)
 	}
-	return kubeRun(ctx, opts, f, stdout, stderr)
+	return kubeRun(ctx, pos[0], opts, f, stdout, stderr)
 }
 
 // kubeOptions reads the plan and the flags into a manifest's options.

@@ -71,8 +71,9 @@ func (k kubectl) logs(ctx context.Context, job, dir string) (string, error) {
 
 // kubeRun applies the manifest, waits until every shard is ready (else
 // deletes the Job before any load is sent), then until the Job ends, and
-// says how to merge.
-func kubeRun(ctx context.Context, opts kube.Options, f kubeFlags, stdout, stderr io.Writer) int {
+// merges the shards' artifacts from the pods' logs: its exit code is the
+// merged run's verdict.
+func kubeRun(ctx context.Context, planPath string, opts kube.Options, f kubeFlags, stdout, stderr io.Writer) int {
 	cm, job, err := kube.Manifest(opts)
 	var manifest bytes.Buffer
 	if err == nil {
@@ -88,7 +89,9 @@ func kubeRun(ctx context.Context, opts kube.Options, f kubeFlags, stdout, stderr
 		return exitFail
 	}
 	name := opts.Name()
-	fmt.Fprintf(stderr, "job %s/%s: %d shards start at %s\n", opts.Namespace, name, opts.Shards, opts.StartAt.UTC().Format(time.RFC3339))
+	ref := "k8s:" + opts.Namespace + "/" + name
+	fmt.Fprintf(stderr, "job %s/%s: %d shards start at %s\nlive: benchtui watch %s --console %s\n",
+		opts.Namespace, name, opts.Shards, opts.StartAt.UTC().Format(time.RFC3339), ref, planPath)
 	if err := awaitReady(ctx, k, name, opts, f.readyBy); err != nil {
 		fmt.Fprintln(stderr, "benchtui kube run:", err)
 		if _, derr := k.run(context.WithoutCancel(ctx), nil, "delete", "job,configmap", name, "--ignore-not-found"); derr != nil {
@@ -100,9 +103,13 @@ func kubeRun(ctx context.Context, opts kube.Options, f kubeFlags, stdout, stderr
 	if timeout <= 0 {
 		timeout = opts.Deadline
 	}
-	code := awaitFinished(ctx, k, name, opts.Shards, time.Now().Add(timeout), stderr)
-	fmt.Fprintf(stdout, "benchtui merge k8s:%s/%s -o DIR\n", opts.Namespace, name)
-	return code
+	if code := awaitFinished(ctx, k, name, opts.Shards, time.Now().Add(timeout), stderr); code != exitOK {
+		fmt.Fprintf(stderr, "what the shards measured: benchtui merge %s --allow-partial -o %s\n", ref, f.out)
+		return code
+	}
+	// The pods' logs hold every shard's artifact: merged now, before the
+	// Job's TTL removes them, into one artifact judged as one run.
+	return mergeRun(ctx, []string{ref}, mergeFlags{out: f.out, kubectl: f.kubectl}, stdout, stderr)
 }
 
 // kubePoll is how often kube run reads the Job's status.

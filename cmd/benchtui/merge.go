@@ -21,7 +21,6 @@ func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	var f mergeFlags
 	fs := mergeFlagSet(&f)
 	fs.SetOutput(stderr)
-	out, partial := &f.out, &f.partial
 	paths, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
@@ -33,7 +32,14 @@ func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "benchtui merge: want IN... (shard artifact files or folders)")
 		return exitUsage
 	}
-	paths, cleanup, err := fetchK8sLogs(context.Background(), paths, f.kubectl)
+	return mergeRun(context.Background(), paths, f, stdout, stderr)
+}
+
+// mergeRun merges the shards found in paths (files, folders, logs and
+// k8s:NS/JOB) into one artifact per group in f.out, printing each one's
+// summary, and returns merge's exit code.
+func mergeRun(ctx context.Context, paths []string, f mergeFlags, stdout, stderr io.Writer) int {
+	paths, cleanup, err := fetchK8sLogs(ctx, paths, f.kubectl)
 	defer cleanup()
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtui merge:", err)
@@ -46,18 +52,18 @@ func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	code := exitOK
 	for _, group := range byGroup(files) {
-		a, err := mergeGroup(group, *partial)
+		a, err := mergeGroup(group, f.partial)
 		if err != nil {
 			fmt.Fprintln(stderr, "benchtui merge:", err)
 			return exitUsage
 		}
-		path, err := artifacts.Write(*out, a)
+		path, err := artifacts.Write(f.out, a)
 		if err != nil {
 			fmt.Fprintln(stderr, "benchtui merge:", err)
 			return exitFail
 		}
 		fmt.Fprintf(stderr, "%s: merged artifact %s\n", a.Group.ID, path)
-		printSummary(stdout, a, *out)
+		printSummary(stdout, a, f.out)
 		if a.Failed() {
 			code = exitFail
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -48,18 +49,14 @@ func TestShardsMergeToTheServersCount(t *testing.T) {
 	dirs := make([]string, 3)
 	var kids []*child
 	ready := filepath.Join(t.TempDir(), "ready")
-	var log2 bytes.Buffer // shard 2's stdout, as kubectl logs would give it
+	logs := make([]bytes.Buffer, 3) // each shard's stdout, as kubectl logs would give it
 	for i := range dirs {
 		dirs[i] = t.TempDir()
 		args := []string{"run", plan, "--shard", fmt.Sprintf("%d/3", i), "--run-id", "r-test", "--start-at", start, "-o", dirs[i]}
-		switch i {
-		case 1:
+		if i == 1 {
 			args = append(args, "--ready-file", ready)
-		case 2:
-			kids = append(kids, startBinaryTo(t, ctx, &log2, args...))
-			continue
 		}
-		kids = append(kids, startBinary(t, ctx, args...))
+		kids = append(kids, startBinaryTo(t, ctx, &logs[i], args...))
 	}
 	for i, c := range kids {
 		if code := c.wait(); code != exitOK {
@@ -69,10 +66,7 @@ func TestShardsMergeToTheServersCount(t *testing.T) {
 	if b, err := os.ReadFile(ready); err != nil || !strings.HasPrefix(string(b), time.Unix(mustAtoi(t, start), 0).UTC().Format("2006-01-02T15:04:05")) {
 		t.Errorf("shard 1's ready file: %q, %v; want its start time", b, err)
 	}
-	logFile := filepath.Join(t.TempDir(), "shard-2.log")
-	if err := os.WriteFile(logFile, log2.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	logFile := writeLog(t, logs[2].Bytes())
 	kubectl, _ := standInKubectl(t, 0, false, logFile)
 	if code, _, stderr := runCmd(t, cmdMerge, dirs[0], dirs[1], logFile, "-o", t.TempDir()); code != exitOK {
 		t.Errorf("merge with shard 2 from its log file: exit %d\n%s", code, stderr)
@@ -100,6 +94,7 @@ func TestShardsMergeToTheServersCount(t *testing.T) {
 		t.Errorf("merged samples: %d blocks of rps (want the 4 s step's, rebuilt from the shards'), blocks kept %v", n, s.Samples.Blocks != nil)
 	}
 	watchLogs(t, kids, s.Requests, s.LatencyMS.P99)
+	kubeRunMerges(t, plan, writeLog(t, slices.Concat(logs[0].Bytes(), logs[1].Bytes(), logs[2].Bytes())), served.Load())
 	compareToOneProcess(t, plan, out)
 	if code, _, stderr := runCmd(t, cmdMerge, dirs[0], dirs[2], "-o", t.TempDir()); code != exitUsage {
 		t.Errorf("merge without shard 1: exit %d, want 2\n%s", code, stderr)
@@ -107,6 +102,34 @@ func TestShardsMergeToTheServersCount(t *testing.T) {
 	past := strconv.FormatInt(time.Now().Add(-10*time.Second).Unix(), 10)
 	if code, _, stderr := runCmd(t, cmdRun, plan, "--shard", "0/3", "--run-id", "r-late", "--start-at", past, "-o", t.TempDir()); code != exitMissedStart {
 		t.Errorf("a start 10s past: exit %d, want 3\n%s", code, stderr)
+	}
+}
+
+// writeLog saves a shard's output in a file.
+func writeLog(t *testing.T, b []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "shards.log")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// kubeRunMerges runs kube run on the plan against a stand-in kubectl whose
+// Job gets ready and completes and whose pods logged log: kube run merges
+// the shards from the pods' logs into one artifact of the server's count
+// and exits with its verdict.
+func kubeRunMerges(t *testing.T, plan, log string, served int64) {
+	t.Helper()
+	defer func(d time.Duration) { kubePoll = d }(kubePoll)
+	kubePoll = 50 * time.Millisecond
+	kubectl, _ := standInKubectl(t, 3, true, log)
+	out := t.TempDir()
+	code, stdout, stderr := runCmd(t, cmdKube, "run", plan, "-g", "sharded", "--shards", "3", "--image", "reg/benchtui:1",
+		"--start-in", "3s", "--ready-by", "1s", "--kubectl", kubectl, "-o", out)
+	a := loadArtifacts(t, out)["sharded"]
+	if code != exitOK || a == nil || a.Steps[0].Requests != served || !strings.Contains(stdout, "✓ pass") {
+		t.Fatalf("kube run: exit %d, merged %v (the server served %d)\n%s%s", code, a != nil, served, stdout, stderr)
 	}
 }
 
