@@ -83,10 +83,10 @@ func mergeSamples(parts []ShardFile, k int) (*Samples, error) {
 }
 
 // mergeSeries joins the shards' series of step k point by point (the
-// shards tick on one clock from one start): rates, errors and in-flight
-// summed, the target's figures shard 0's, and each percentile the highest
-// shard's, an upper bound of the whole's (the step's percentiles and its
-// samples are exact; a point's are not kept as histograms).
+// shards tick on one clock from one start), for shards that kept no
+// interval log (mergeIntervals): rates, errors and in-flight summed, the
+// target's figures shard 0's, and each percentile the highest shard's, an
+// upper bound of the whole's.
 func mergeSeries(parts []ShardFile, k int) []Point {
 	base := parts[0].A.Steps[k].Series
 	out := make([]Point, 0, len(base))

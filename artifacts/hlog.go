@@ -108,16 +108,36 @@ func ReadIntervalLog(path string) ([]*hdrhistogram.Histogram, error) {
 		return nil, fmt.Errorf("reading interval log: %w", err)
 	}
 	defer f.Close()
-	r := hdrhistogram.NewHistogramLogReader(f)
+	return readIntervals(f, path)
+}
+
+// maxIntervals bounds the intervals read from one log: a day-long soak
+// keeps a few thousand (the engine doubles their length past MaxBlocks).
+const maxIntervals = 100_000
+
+// readIntervals reads the interval histograms of the log in r, named name,
+// at most maxIntervals.
+func readIntervals(r io.Reader, name string) ([]*hdrhistogram.Histogram, error) {
+	lr := hdrhistogram.NewHistogramLogReader(r)
 	var out []*hdrhistogram.Histogram
 	for {
-		h, err := r.NextIntervalHistogram()
+		h, err := lr.NextIntervalHistogram()
 		if err != nil {
-			return nil, fmt.Errorf("reading interval log %s: %w", path, err)
+			return nil, fmt.Errorf("reading interval log %s: %w", name, err)
 		}
 		if h == nil {
 			return out, nil
 		}
+		if len(out) == maxIntervals {
+			return nil, fmt.Errorf("reading interval log %s: more than %d intervals", name, maxIntervals)
+		}
 		out = append(out, h)
 	}
+}
+
+// String is the whole log as WriteTo writes it.
+func (l *IntervalLog) String() string {
+	var b strings.Builder
+	l.WriteTo(&b)
+	return b.String()
 }

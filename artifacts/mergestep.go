@@ -62,7 +62,13 @@ func mergeStep(parts []ShardFile, k int, opts MergeOptions) (*Step, error) {
 		return nil, err
 	}
 	m.Samples = samples
-	m.Series = mergeSeries(parts, k)
+	log, series, ok, err := mergeIntervals(parts, k)
+	if err != nil {
+		return nil, err
+	}
+	if m.Series, m.IntervalLog = series, log; !ok {
+		m.Series = mergeSeries(parts, k)
+	}
 	if opts.Judge != nil {
 		m.Checks = append(opts.Judge(&m), m.Checks...)
 	}

@@ -98,7 +98,11 @@ type Step struct {
 	// IntervalLog is the interval log's contents, written to HLog by Write
 	// and never part of the JSON.
 	IntervalLog *IntervalLog `json:"-"`
-	Target      *TargetStats `json:"target,omitempty"`
+	// HLogData is, in a shard's artifact only, the interval log itself (its
+	// frame in a pod's log travels alone): merge joins the shards' logs
+	// into the merged step's .hlog and series.
+	HLogData string       `json:"hlog_data,omitempty"`
+	Target   *TargetStats `json:"target,omitempty"`
 	// Targets are the figures of each of the group's watched targets by
 	// name (`target: [api, worker]`), the first (Target) included;
 	// TargetsSum adds them up sample by sample (RSS, fds, threads, CPU)

@@ -87,6 +87,7 @@ func TestShardsMergeToTheServersCount(t *testing.T) {
 	if p99 := shardsP99(t, dirs); s.LatencyMS.P99 != p99 {
 		t.Errorf("merged p99 %.3f ms, the shards' histograms merged give %.3f ms", s.LatencyMS.P99, p99)
 	}
+	mergedHLogCounts(t, out, s)
 	if len(s.Checks) == 0 || s.Checks[0].Name != "p99 <= 10s" {
 		t.Errorf("merged checks %+v: want the thresholds judged again", s.Checks)
 	}
@@ -102,6 +103,24 @@ func TestShardsMergeToTheServersCount(t *testing.T) {
 	past := strconv.FormatInt(time.Now().Add(-10*time.Second).Unix(), 10)
 	if code, _, stderr := runCmd(t, cmdRun, plan, "--shard", "0/3", "--run-id", "r-late", "--start-at", past, "-o", t.TempDir()); code != exitMissedStart {
 		t.Errorf("a start 10s past: exit %d, want 3\n%s", code, stderr)
+	}
+}
+
+// mergedHLogCounts checks the merged step's interval log, joined from
+// the shards' logs carried in their artifacts: its intervals count every
+// request, and the series has a point for each of them but the drain's.
+func mergedHLogCounts(t *testing.T, dir string, s artifacts.Step) {
+	t.Helper()
+	hs, err := artifacts.ReadIntervalLog(filepath.Join(dir, s.HLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, h := range hs {
+		n += h.TotalCount()
+	}
+	if n != s.Requests || len(s.Series) < len(hs)-1 || len(s.Series) > len(hs) || len(hs) < 4 {
+		t.Errorf("merged .hlog: %d intervals counting %d of %d requests, %d series points", len(hs), n, s.Requests, len(s.Series))
 	}
 }
 

@@ -398,6 +398,13 @@ func (s *Session) Result() *artifacts.Artifact {
 		a.Notes = append(a.Notes, "the live view of a distributed run, not its artifact: benchtui merge gives the exact one")
 	}
 	a.Shard = s.shardInfo()
+	if a.Shard != nil {
+		for i := range a.Steps {
+			if l := a.Steps[i].IntervalLog; l != nil && l.Len() > 0 {
+				a.Steps[i].HLogData = l.String()
+			}
+		}
+	}
 	if a.Run.Finished.IsZero() {
 		a.Run.Finished = time.Now()
 	}
