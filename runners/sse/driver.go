@@ -139,7 +139,7 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 	if env.Group != nil {
 		r.step = env.StepValues()
 	}
-	d := &drive{r: r, h: stepHost{env}, batch: int(max(1, env.Shard.Split(int64(r.ramp.n))))}
+	d := &drive{r: r, h: stepHost{env}, shard: env.Shard}
 	return d.run(ctx, n)
 }
 
@@ -147,38 +147,43 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 type drive struct {
 	r *Runner
 	h host
-	// batch is how many subscribers start each ramp period: the ramp's
-	// count, this shard's share of it in a distributed run (the shards
-	// together keep the plan's ramp).
-	batch     int
+	// shard is this process's part of a distributed run: its subscriber k
+	// is the run's subscriber shard.Global(k), and starts in that one's
+	// ramp period, so the shards together keep the plan's ramp.
+	shard     runners.Shard
 	mu        sync.Mutex // orders SetUnits calls
 	connected int
 }
 
 // drive runs n subscribers on h, ramped as the plan says.
 func (r *Runner) drive(ctx context.Context, h host, n int) error {
-	return (&drive{r: r, h: h, batch: r.ramp.n}).run(ctx, n)
+	return (&drive{r: r, h: h}).run(ctx, n)
+}
+
+// rampPeriod is the ramp period (0 first) in which the run's subscriber
+// global starts: batch of them start each period; batch 0 starts all at once.
+func rampPeriod(global int64, batch int) int64 {
+	if batch <= 0 {
+		return 0
+	}
+	return global / int64(batch)
 }
 
 func (d *drive) run(ctx context.Context, n int) error {
 	r := d.r
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	batch := n
-	if r.ramp.n > 0 {
-		batch = d.batch
-	}
-	for started := 0; started < n; {
-		for i := started; i < min(n, started+batch); i++ {
-			if ctx.Err() != nil { // an absurd count must not hold up the stop
-				return nil
-			}
-			wg.Go(func() { d.subscriber(ctx, i) })
-		}
-		started += batch
-		if started < n && !d.pause(ctx, r.ramp.every) {
+	var period int64
+	for i := range n {
+		if ctx.Err() != nil { // an absurd count must not hold up the stop
 			return nil
 		}
+		p := rampPeriod(d.shard.Global(int64(i)), r.ramp.n)
+		if p > period && !d.pause(ctx, time.Duration(p-period)*r.ramp.every) {
+			return nil
+		}
+		period = p
+		wg.Go(func() { d.subscriber(ctx, i) })
 	}
 	// Without reconnects every stream may end before the step does: then
 	// there is nothing left to measure.
