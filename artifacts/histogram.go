@@ -54,3 +54,23 @@ func PercentilesOf(h *hdrhistogram.Histogram) Percentiles {
 		Mean: h.Mean() / 1000,
 	}
 }
+
+// HistogramDelta is what was recorded into a histogram between two of its
+// states, before and now (the running histogram of a shard's live lines
+// a second apart): now's counts less before's. ok is false when the two
+// differ in range or before holds a count now lacks (not the same
+// histogram's states).
+func HistogramDelta(now, before *hdrhistogram.Histogram) (delta *hdrhistogram.Histogram, ok bool) {
+	n, b := now.Export(), before.Export()
+	if n.LowestTrackableValue != b.LowestTrackableValue || n.HighestTrackableValue != b.HighestTrackableValue ||
+		n.SignificantFigures != b.SignificantFigures || len(n.Counts) != len(b.Counts) {
+		return nil, false
+	}
+	for i, c := range b.Counts {
+		if n.Counts[i] < c {
+			return nil, false
+		}
+		n.Counts[i] -= c
+	}
+	return hdrhistogram.Import(n), true
+}

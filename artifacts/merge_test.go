@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // shardOf is shard i of n of a run whose values are vals: its step
@@ -122,5 +124,29 @@ func TestMergeFlagsASaturatedGenerator(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(m.Notes, "\n"), "shard 1's generator saturated its 2 CPUs") {
 		t.Errorf("notes %q", m.Notes)
+	}
+}
+
+// TestHistogramDelta: the delta of a histogram's two states is exactly
+// what was recorded between them; states of different histograms have
+// none.
+func TestHistogramDelta(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	h, between := NewHistogram(), NewHistogram()
+	for range 1000 {
+		h.RecordValue(1 + r.Int64N(100_000))
+	}
+	before := h.Export()
+	for range 700 {
+		v := 1 + r.Int64N(5_000_000)
+		h.RecordValue(v)
+		between.RecordValue(v)
+	}
+	d, ok := HistogramDelta(h, hdrhistogram.Import(before))
+	if !ok || !d.Equals(between) || d.TotalCount() != 700 {
+		t.Fatalf("delta ok=%v of %d values, want the 700 recorded between", ok, d.TotalCount())
+	}
+	if _, ok := HistogramDelta(between, h); ok {
+		t.Fatal("a histogram with fewer counts is not a later state")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/engine"
 )
@@ -32,6 +33,42 @@ type liveLine struct {
 	Hist     string    `json:"hist,omitempty"`
 	SelfCPU  float64   `json:"self_cpu_cores"`
 	SelfRSS  float64   `json:"self_rss_mb"`
+
+	// recent is what the shard recorded since its previous line of the
+	// step (the watcher's, never printed): the live view's "now".
+	recent recentInterval
+}
+
+// recentInterval is a shard's step between two of its lines: the latency
+// histogram of those operations (encoded), how many, over how long.
+type recentInterval struct {
+	hist     string
+	requests int64
+	seconds  float64
+}
+
+// since is l's recentInterval after prev, the shard's previous line of
+// the step: their running histograms' delta. The zero recentInterval when
+// there is none (a first line, or lines out of order).
+func (l liveLine) since(prev liveLine) recentInterval {
+	dt := l.Elapsed - prev.Elapsed
+	if dt <= 0 || l.Hist == "" || prev.Hist == "" || l.Requests < prev.Requests {
+		return recentInterval{}
+	}
+	now, err1 := artifacts.DecodeHistogram(l.Hist)
+	before, err2 := artifacts.DecodeHistogram(prev.Hist)
+	if err1 != nil || err2 != nil {
+		return recentInterval{}
+	}
+	d, ok := artifacts.HistogramDelta(now, before)
+	if !ok {
+		return recentInterval{}
+	}
+	enc, err := artifacts.EncodeHistogram(d)
+	if err != nil {
+		return recentInterval{}
+	}
+	return recentInterval{hist: enc, requests: l.Requests - prev.Requests, seconds: dt}
 }
 
 // liveMarker starts every live line (after any prefix a log adds).

@@ -28,18 +28,26 @@ type stepKey struct {
 type stepLines map[int]liveLine
 
 // merged are the shards' lines of one step added up: counts summed,
-// histograms merged, the longest elapsed time.
+// histograms merged, the longest elapsed time. recent is the shards'
+// latest intervals merged (each shard's operations since its line
+// before), recentRPS their rates summed, recentShards how many had one.
 type merged struct {
 	last                      liveLine // the most recent line
-	hist                      *hdrhistogram.Histogram
+	hist, recent              *hdrhistogram.Histogram
 	requests, errors, dropped int64
 	inFlight, shards, done    int
-	elapsed                   float64
+	elapsed, recentRPS        float64
+	recentShards              int
 }
 
 func (ls stepLines) merge() merged {
-	m := merged{hist: artifacts.NewHistogram()}
+	m := merged{hist: artifacts.NewHistogram(), recent: artifacts.NewHistogram()}
 	for _, l := range ls {
+		if d, err := artifacts.DecodeHistogram(l.recent.hist); err == nil && l.recent.seconds > 0 {
+			m.recent.Merge(d)
+			m.recentRPS += float64(l.recent.requests) / l.recent.seconds
+			m.recentShards++
+		}
 		m.shards++
 		m.requests, m.errors, m.dropped, m.inFlight = m.requests+l.Requests, m.errors+l.Errors, m.dropped+l.Dropped, m.inFlight+l.InFlight
 		m.elapsed = max(m.elapsed, l.Elapsed)
@@ -66,6 +74,16 @@ func (m merged) stats() engine.Stats {
 	return st
 }
 
+// now are the figures of the shards' latest intervals, the live view's
+// "now" (Interval); the step's so far until every shard has one.
+func (m merged) now() engine.Stats {
+	if m.recentShards < m.shards {
+		return m.stats()
+	}
+	p := artifacts.PercentilesOf(m.recent)
+	return engine.Stats{Requests: m.recent.TotalCount(), RPS: m.recentRPS, P50: p.P50, P90: p.P90, P99: p.P99, Max: p.Max}
+}
+
 // step is m as a finished step of an artifact (the live view's; merge
 // gives the exact one).
 func (m merged) step() artifacts.Step {
@@ -86,17 +104,20 @@ type liveRun struct {
 	pl     *plan.Plan
 	steps  map[stepKey]stepLines
 	series map[stepKey][]artifacts.Point
-	// counted is each step's request count at its last point.
-	counted map[stepKey]int64
+	// counted is each step's request and error counts at its last point.
+	counted map[stepKey]counted
 	count   int
 	held    int // bytes of the kept lines' histograms
 	feeds   map[string]chan engine.Snapshot
 	ended   bool
 }
 
+// counted are a step's counts at a point of its live series.
+type counted struct{ requests, errors int64 }
+
 func newLiveRun(pl *plan.Plan) *liveRun {
 	return &liveRun{pl: pl, steps: map[stepKey]stepLines{}, series: map[stepKey][]artifacts.Point{},
-		counted: map[stepKey]int64{}, feeds: map[string]chan engine.Snapshot{}}
+		counted: map[stepKey]counted{}, feeds: map[string]chan engine.Snapshot{}}
 }
 
 // Bounds of a live view: the steps it keeps (of all groups), and the
@@ -127,7 +148,10 @@ func (r *liveRun) add(l liveLine) {
 	if !had && r.held+len(l.Hist) > maxLiveBytes {
 		return
 	}
-	r.held += len(l.Hist) - len(prev.Hist)
+	if had {
+		l.recent = l.since(prev)
+	}
+	r.held += len(l.Hist) + len(l.recent.hist) - len(prev.Hist) - len(prev.recent.hist)
 	r.steps[k][l.Shard] = l
 	r.count = max(r.count, l.Count)
 }
@@ -186,7 +210,7 @@ func (r *liveRun) snapshotLocked(id string) (engine.Snapshot, bool) {
 	snap := engine.Snapshot{GroupID: id, State: state, Phase: engine.Phase(m.last.Phase), Step: cur, Steps: m.last.Steps,
 		StepLabel: fmt.Sprintf("%s · %d/%d shards", m.last.Label, m.shards, r.count),
 		Elapsed:   time.Duration(m.elapsed * float64(time.Second)), Total: m.stats(), InFlight: m.inFlight}
-	snap.Interval = snap.Total
+	snap.Interval = m.now()
 	snap.Series = r.pointLocked(k, m)
 	for s := 1; s < cur; s++ {
 		if ls := r.steps[stepKey{id, s}]; ls != nil {
@@ -200,19 +224,20 @@ func (r *liveRun) snapshotLocked(id string) (engine.Snapshot, bool) {
 }
 
 // pointLocked adds the step's point of this second to its series: the
-// rate since the last point, the percentiles so far.
+// rate since the last point, the percentiles of the shards' latest
+// intervals.
 func (r *liveRun) pointLocked(k stepKey, m merged) []artifacts.Point {
 	pts := r.series[k]
 	if n := len(pts); n > 0 && m.elapsed <= pts[n-1].T {
 		return append([]artifacts.Point(nil), pts...) // no new second
 	}
-	st := m.stats()
-	pt := artifacts.Point{T: m.elapsed, P50MS: st.P50, P99MS: st.P99, Errors: m.errors, InFlight: m.inFlight}
+	now, before := m.now(), r.counted[k]
+	pt := artifacts.Point{T: m.elapsed, P50MS: now.P50, P99MS: now.P99, Errors: m.errors - before.errors, InFlight: m.inFlight}
 	if n := len(pts); n > 0 {
 		pt.DT = m.elapsed - pts[n-1].T
-		pt.RPS = float64(m.requests-r.counted[k]) / pt.DT
+		pt.RPS = float64(m.requests-before.requests) / pt.DT
 	}
-	r.counted[k] = m.requests
+	r.counted[k] = counted{requests: m.requests, errors: m.errors}
 	pts = append(pts, pt)
 	if len(pts) > 3600 {
 		pts = pts[1:]
