@@ -47,6 +47,10 @@ type Addon struct {
 	New       func() any
 	Validate  func(g *plan.Group) []error
 	AfterStep StepHook
+	// Merged, in a distributed run, runs in AfterStep's place (and the
+	// runner's own checks of the same kind): once per step of the merge,
+	// with the whole run's counts; a shard's counts are only its share.
+	Merged StepHook
 }
 
 // StepHook runs after every step of a group, once its figures are final:

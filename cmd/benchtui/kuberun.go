@@ -109,7 +109,7 @@ func kubeRun(ctx context.Context, planPath string, opts kube.Options, f kubeFlag
 	}
 	// The pods' logs hold every shard's artifact: merged now, before the
 	// Job's TTL removes them, into one artifact judged as one run.
-	return mergeRun(ctx, []string{ref}, mergeFlags{out: f.out, kubectl: f.kubectl}, stdout, stderr)
+	return mergeRun(ctx, []string{ref}, mergeFlags{out: f.out, kubectl: f.kubectl, plan: planPath}, stdout, stderr)
 }
 
 // kubePoll is how often kube run reads the Job's status.

@@ -50,9 +50,17 @@ func mergeRun(ctx context.Context, paths []string, f mergeFlags, stdout, stderr 
 		fmt.Fprintln(stderr, "benchtui merge:", err)
 		return exitUsage
 	}
+	pl, err := loadMergePlan(f.plan)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui merge:", err)
+		return exitUsage
+	}
 	code := exitOK
 	for _, group := range byGroup(files) {
 		a, err := mergeGroup(group, f.partial)
+		if err == nil {
+			err = verifyMerged(ctx, kinds, pl, a)
+		}
 		if err != nil {
 			fmt.Fprintln(stderr, "benchtui merge:", err)
 			return exitUsage
@@ -73,8 +81,8 @@ func mergeRun(ctx context.Context, paths []string, f mergeFlags, stdout, stderr 
 
 // mergeFlags are merge's flags.
 type mergeFlags struct {
-	out, kubectl string
-	partial      bool
+	out, kubectl, plan string
+	partial            bool
 }
 
 // mergeFlagSet defines the flags of merge into f.
@@ -83,6 +91,7 @@ func mergeFlagSet(f *mergeFlags) *flag.FlagSet {
 	fs.StringVar(&f.out, "o", "bench-results", "folder for the merged artifacts")
 	fs.BoolVar(&f.partial, "allow-partial", false, "merge even when shards are missing; the result is marked partial")
 	fs.StringVar(&f.kubectl, "kubectl", "kubectl", "the kubectl that reads k8s:NS/JOB inputs")
+	fs.StringVar(&f.plan, "plan", "", "the plan the shards ran: its verify checks run once, on the merged counts")
 	return fs
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/pgload/pgtest"
 	"github.com/benchtui/benchtui/runners/runnertest"
 	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
@@ -178,7 +179,7 @@ func TestCountOfFiveCatchesTwentyMilliseconds(t *testing.T) {
 }
 
 // TestMain removes the binaries the tests built.
-func TestMain(m *testing.M) { testbin.Exit(m.Run()) }
+func TestMain(m *testing.M) { testbin.Exit(pgtest.Run(m)) }
 
 // benchtuiBinary builds the real binary once per test run.
 func benchtuiBinary(t *testing.T) string {

@@ -57,7 +57,7 @@ func subcommands() []subcommand {
 		{"report", cmdReport, "benchtui report ARTIFACT...|DIR [--format markdown|html] [--percentiles] [-o FILE]",
 			"a markdown or self-contained HTML report of the artifacts, or each step's percentile distribution",
 			func() *flag.FlagSet { return reportFlagSet(&reportOptions{}) }, argsArtifacts, reportFormats},
-		{"merge", cmdMerge, "benchtui merge IN...|k8s:NS/JOB [-o DIR] [--allow-partial]",
+		{"merge", cmdMerge, "benchtui merge IN...|k8s:NS/JOB [-o DIR] [--allow-partial] [--plan PLAN]",
 			"join the artifacts of a distributed run's shards into one per group, judged again on the merged figures",
 			func() *flag.FlagSet { return mergeFlagSet(&mergeFlags{}) }, argsArtifacts, nil},
 		{"kube", cmdKube, "benchtui kube manifest|run PLAN -g ID --shards N --image IMG [--namespace NS] [--start-in D] [-o DIR]",

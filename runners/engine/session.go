@@ -121,7 +121,8 @@ func NewSession(reg *runners.Registry, p *plan.Plan, g *plan.Group, opts Session
 	}
 	var hooks []runners.StepHook
 	for _, a := range reg.Addons() {
-		if a.AfterStep != nil {
+		// A shard runs no hook that has a Merged one: it runs on the merge.
+		if a.AfterStep != nil && (!opts.Shard.Active() || a.Merged == nil) {
 			hooks = append(hooks, a.AfterStep)
 		}
 	}

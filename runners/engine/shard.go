@@ -27,20 +27,21 @@ const ShardStepGap = 5 * time.Second
 // step by its start time plus ShardTolerance.
 var ErrMissedStart = errors.New("shard missed its start time")
 
-// ShardGroup is g as a shard runs it: no setup or teardown (they run once,
-// around the shards), no soak auto-extension (every shard must keep the
-// same clock), no thresholds (a shard's share of the load would fail
-// min_rps: they are judged once, on the merge, which reads them from
-// group.config), and only shard 0 watches the targets and does the
-// plan's actions. The zero Shard returns g.
+// ShardGroup is g as a shard runs it: no soak auto-extension (every shard
+// must keep the same clock), no thresholds (a shard's share of the load
+// would fail min_rps: they are judged once, on the merge, which reads
+// them from group.config), and only shard 0 watches the targets, does the
+// plan's actions and runs the setup (before its start time) and the
+// teardown: once for the run. (Verify runs on the merge: the Addons'
+// Merged hooks.) The zero Shard returns g.
 func ShardGroup(g *plan.Group, sh runners.Shard) *plan.Group {
 	if !sh.Active() {
 		return g
 	}
 	c := *g
-	c.Setup, c.Teardown, c.Soak, c.Thresholds = nil, nil, nil, plan.Thresholds{}
+	c.Soak, c.Thresholds = nil, plan.Thresholds{}
 	if sh.Index > 0 {
-		c.Target, c.Targets, c.TargetPos, c.Actions = "", nil, nil, nil
+		c.Target, c.Targets, c.TargetPos, c.Actions, c.Setup, c.Teardown = "", nil, nil, nil, nil, nil
 	}
 	return &c
 }

@@ -77,8 +77,8 @@ func TestShardStepSplitsTheLoad(t *testing.T) {
 	}
 }
 
-// TestShardGroupLeavesOutWhatRunsOnce: setup, teardown, soak and
-// thresholds are off on every shard; targets and actions stay on shard 0.
+// TestShardGroupLeavesOutWhatRunsOnce: soak and thresholds are off on
+// every shard; targets, actions, setup and teardown stay on shard 0.
 func TestShardGroupLeavesOutWhatRunsOnce(t *testing.T) {
 	ms := 50.0
 	g := &plan.Group{ID: "G", Target: "api", Targets: []string{"api"}, Setup: []*plan.Task{{}}, Teardown: []*plan.Task{{}},
@@ -87,11 +87,11 @@ func TestShardGroupLeavesOutWhatRunsOnce(t *testing.T) {
 		t.Fatal("the zero Shard must run the group as written")
 	}
 	s0, s1 := ShardGroup(g, runners.Shard{Index: 0, Count: 2}), ShardGroup(g, runners.Shard{Index: 1, Count: 2})
-	if s0.Setup != nil || s0.Teardown != nil || s0.Soak != nil || s0.Thresholds.MinRPS != nil || s0.Target != "api" || len(s0.Actions) != 1 {
+	if len(s0.Setup) != 1 || len(s0.Teardown) != 1 || s0.Soak != nil || s0.Thresholds.MinRPS != nil || s0.Target != "api" || len(s0.Actions) != 1 {
 		t.Fatalf("shard 0: %+v", s0)
 	}
-	if s1.Target != "" || s1.Targets != nil || s1.Actions != nil {
-		t.Fatalf("shard 1 watches %q, acts %v", s1.Target, s1.Actions)
+	if s1.Target != "" || s1.Targets != nil || s1.Actions != nil || s1.Setup != nil || s1.Teardown != nil {
+		t.Fatalf("shard 1 watches %q, acts %v, sets up %v, tears down %v", s1.Target, s1.Actions, s1.Setup, s1.Teardown)
 	}
 	if g.Setup == nil || g.Thresholds.MinRPS == nil {
 		t.Fatal("ShardGroup changed the plan's group")

@@ -104,7 +104,9 @@ func (r *runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 	if err := warm(ctx, r.pool, size, r.dsn); err != nil {
 		return err
 	}
-	if !r.setUp {
+	// In a distributed run only shard 0 sets up (before the start time)
+	// and so tears down: once for the run, not once per shard.
+	if !r.setUp && step.Shard.Index == 0 {
 		if err := execAll(ctx, r.pool, "setup", r.spec.Setup); err != nil {
 			return err
 		}
@@ -205,8 +207,12 @@ func (r *runner) NewWorker(id int, rec *runners.Recorder) (runners.Worker, error
 }
 
 // Finish runs the verify queries of the postgres section and of the
-// group's own `verify:` list; each becomes a check of the step.
+// group's own `verify:` list; each becomes a check of the step. A shard
+// runs none: they run once, on the merge (VerifyMerged).
 func (r *runner) Finish(ctx context.Context, step *runners.StepEnv, sum runners.Summary) (runners.Findings, error) {
+	if step.Shard.Active() {
+		return runners.Findings{}, nil
+	}
 	r.mu.Lock()
 	pool, dsn := r.pool, r.dsn
 	r.mu.Unlock()

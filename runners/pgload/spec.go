@@ -116,7 +116,7 @@ func Kind() runners.Kind {
 		New:      newRunner,
 		Addons: []runners.Addon{{
 			Section: VerifySection, New: func() any { return &[]Verify{} },
-			Validate: ValidateVerify, AfterStep: VerifyChecks,
+			Validate: ValidateVerify, AfterStep: VerifyChecks, Merged: VerifyMerged,
 		}},
 	}
 }

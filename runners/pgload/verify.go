@@ -37,6 +37,31 @@ func VerifyChecks(ctx context.Context, g *plan.Group, sum runners.Summary) ([]ru
 	return verifyAll(ctx, *list, nil, "", sum)
 }
 
+// VerifyMerged is the Addon's Merged hook: in a distributed run, every
+// verify entry of g (its postgres section's and its own `verify:` list)
+// runs once per step of the merge, with the whole run's counts, instead
+// of on each shard. A postgres group's entries without a dsn ask the
+// group's database (not an embedded one: it went with its shard).
+func VerifyMerged(ctx context.Context, g *plan.Group, sum runners.Summary) ([]runners.Check, error) {
+	var list []Verify
+	dsn := ""
+	if g.Runner == Kind().Name {
+		if spec := plan.Section[Spec](g, Section); spec != nil {
+			list, dsn = append(list, spec.Verify...), spec.DSN
+		}
+	}
+	if own := plan.Section[[]Verify](g, VerifySection); own != nil {
+		list = append(list, *own...)
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	if dsn == EmbeddedDSN {
+		dsn = ""
+	}
+	return verifyAll(ctx, list, nil, dsn, sum)
+}
+
 // querier is what a verify query needs of a pool or a connection.
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
@@ -89,9 +114,10 @@ func verifyOne(ctx context.Context, v Verify, pool *pgxpool.Pool, dsn string, co
 	case pool != nil:
 		q = pool
 	case dsn == "":
-		return "", errors.New("no dsn: outside a postgres group each verify entry needs its own dsn")
-	default:
-		return "", fmt.Errorf("no connection to %s (the step did not prepare)", plan.RedactURLs(dsn))
+		return "", errors.New("no dsn: outside a postgres group (or on a merge of an embedded database's shards) each verify entry needs its own dsn")
+	default: // a merge: no pool, the group's dsn
+		v.DSN = dsn
+		return verifyOne(ctx, v, nil, "", conns)
 	}
 	return firstValue(ctx, q, v.SQL)
 }
