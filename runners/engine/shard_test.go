@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"testing/synctest"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
