@@ -34,6 +34,9 @@ type Kind struct {
 	// Addons are group-level sections any group may carry, whatever its
 	// runner, that come with this kind (pgload's `verify:` list).
 	Addons []Addon
+	// Shardable, when set, reports why a group of this kind cannot run
+	// split over shards (a database of its own per shard, say).
+	Shardable func(g *plan.Group) error
 	// Params are the sweep keys, beyond plan.LoadKeys, that this kind's
 	// runners read from StepEnv.Params (sse: subscribers). Sweeping any
 	// other key is a plan error: it would run identical steps.

@@ -83,7 +83,7 @@ func kubeOptions(path string, f kubeFlags, now time.Time) (kube.Options, error) 
 		return kube.Options{}, fmt.Errorf("-g %q: name one group of the plan (%v)", f.group, err)
 	}
 	g := groups[0]
-	if err := engine.CheckShardable(g, f.shards); err != nil {
+	if err := engine.CheckShardable(kinds, g, f.shards); err != nil {
 		return kube.Options{}, err
 	}
 	start := now.Add(f.startIn).Truncate(time.Second)

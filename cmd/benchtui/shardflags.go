@@ -96,7 +96,7 @@ func prepareShard(sh runners.Shard, groups []*plan.Group, stderr io.Writer) int 
 		return exitOK
 	}
 	for _, g := range groups {
-		if err := engine.CheckShardable(g, sh.Count); err != nil {
+		if err := engine.CheckShardable(kinds, g, sh.Count); err != nil {
 			fmt.Fprintln(stderr, "benchtui run:", err)
 			return exitUsage
 		}

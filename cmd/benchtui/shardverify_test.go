@@ -81,3 +81,22 @@ func checkNamed(checks []artifacts.Check, name string) *artifacts.Check {
 	}
 	return nil
 }
+
+// TestShardsRefuseAnEmbeddedDatabase: each shard would start a database
+// of its own, so a sharded postgres group on `dsn: embedded` is a plan
+// error before anything starts.
+func TestShardsRefuseAnEmbeddedDatabase(t *testing.T) {
+	plan := writePlanText(t, `version: 1
+groups:
+  - id: pg
+    runner: postgres
+    postgres: {dsn: embedded, statements: [{sql: "SELECT 1"}]}
+    load: {concurrency: 2}
+    duration: 1s
+`)
+	start := strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)
+	code, _, stderr := runCmd(t, cmdRun, plan, "--shard", "0/2", "--run-id", "r", "--start-at", start, "-o", t.TempDir())
+	if code != exitUsage || !strings.Contains(stderr, "group pg: postgres.dsn: embedded") {
+		t.Errorf("exit %d, want 2 naming the group and the key:\n%s", code, stderr)
+	}
+}

@@ -58,11 +58,16 @@ func shardStep(sh runners.Shard, spec plan.Step) plan.Step {
 	return spec
 }
 
-// CheckShardable reports, for each step of g that n shards cannot share,
-// why: a count of workers or subscribers below n would leave a shard
-// without any.
-func CheckShardable(g *plan.Group, n int) error {
+// CheckShardable reports why n shards cannot share g: for each step, a
+// count of workers or subscribers below n would leave a shard without
+// any; and what g's runner kind (of reg) says.
+func CheckShardable(reg *runners.Registry, g *plan.Group, n int) error {
 	var errs []error
+	if k, ok := reg.Kind(g.Runner); ok && k.Shardable != nil {
+		if err := k.Shardable(g); err != nil {
+			errs = append(errs, fmt.Errorf("group %s: %w", g.ID, err))
+		}
+	}
 	for _, st := range plan.Steps(g, 0) {
 		if w := st.Load.Workers(); w > 0 && w < n {
 			errs = append(errs, fmt.Errorf("group %s step %s: %d workers (concurrency or max_in_flight) cannot be split over %d shards: want at least one per shard", g.ID, st.Label, w, n))

@@ -69,10 +69,10 @@ func TestShardStepSplitsTheLoad(t *testing.T) {
 		t.Fatalf("shares add to %d workers, %d in flight, %d iterations", conc, inflight, iters)
 	}
 	g := &plan.Group{ID: "G", Load: plan.Load{Concurrency: 2}, Duration: plan.Duration{Duration: time.Second}}
-	if err := CheckShardable(g, 3); err == nil {
+	if err := CheckShardable(testRegistry, g, 3); err == nil {
 		t.Fatal("2 workers over 3 shards: no error")
 	}
-	if err := CheckShardable(g, 2); err != nil {
+	if err := CheckShardable(testRegistry, g, 2); err != nil {
 		t.Fatal(err)
 	}
 }

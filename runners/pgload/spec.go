@@ -110,15 +110,25 @@ const (
 // queries any group may carry, run after each of its steps.
 func Kind() runners.Kind {
 	return runners.Kind{
-		Name:     "postgres",
-		Sections: map[string]func() any{Section: func() any { return &Spec{} }},
-		Validate: validateGroup,
-		New:      newRunner,
+		Name:      "postgres",
+		Sections:  map[string]func() any{Section: func() any { return &Spec{} }},
+		Validate:  validateGroup,
+		New:       newRunner,
+		Shardable: shardable,
 		Addons: []runners.Addon{{
 			Section: VerifySection, New: func() any { return &[]Verify{} },
 			Validate: ValidateVerify, AfterStep: VerifyChecks, Merged: VerifyMerged,
 		}},
 	}
+}
+
+// shardable refuses an embedded database in a distributed run: each
+// shard would load a cluster of its own.
+func shardable(g *plan.Group) error {
+	if spec := plan.Section[Spec](g, Section); spec != nil && spec.DSN == EmbeddedDSN {
+		return fmt.Errorf("postgres.dsn: %s gives each shard a database of its own: give the one database's dsn", EmbeddedDSN)
+	}
+	return nil
 }
 
 // validateGroup reports every problem of a postgres group at once (its
