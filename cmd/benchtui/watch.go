@@ -52,7 +52,7 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	if f.console != "" {
-		return watchConsole(ctx, f.console, lines, stdout, stderr)
+		return watchConsole(ctx, f.console, f.stale, lines, stdout, stderr)
 	}
 	r := newLiveRun(nil)
 	r.follow(ctx, lines, func(end bool) {

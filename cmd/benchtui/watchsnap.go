@@ -108,6 +108,9 @@ type liveRun struct {
 	counted map[stepKey]counted
 	count   int
 	held    int // bytes of the kept lines' histograms
+	// stale is how long a shard may be silent before the console's step
+	// line names it (0: never).
+	stale time.Duration
 	feeds   map[string]chan engine.Snapshot
 	ended   bool
 }
@@ -208,7 +211,7 @@ func (r *liveRun) snapshotLocked(id string) (engine.Snapshot, bool) {
 		state = engine.StateDone
 	}
 	snap := engine.Snapshot{GroupID: id, State: state, Phase: engine.Phase(m.last.Phase), Step: cur, Steps: m.last.Steps,
-		StepLabel: fmt.Sprintf("%s · %d/%d shards", m.last.Label, m.shards, r.count),
+		StepLabel: fmt.Sprintf("%s · %d/%d shards%s", m.last.Label, m.shards, r.count, r.staleLocked(k, time.Now(), m.elapsed)),
 		Elapsed:   time.Duration(m.elapsed * float64(time.Second)), Total: m.stats(), InFlight: m.inFlight}
 	snap.Interval = m.now()
 	snap.Series = r.pointLocked(k, m)
@@ -222,6 +225,44 @@ func (r *liveRun) snapshotLocked(id string) (engine.Snapshot, bool) {
 	}
 	return snap, true
 }
+
+// staleLocked names the shards of step k that lag: silent longer than
+// r.stale before now, or, once the step has run that long (elapsed),
+// without a line of it: " · s2 stale 7s, s3 missing", at most
+// maxLateNames of them; "" when every shard keeps up.
+func (r *liveRun) staleLocked(k stepKey, now time.Time, elapsed float64) string {
+	if r.stale <= 0 {
+		return ""
+	}
+	var late []string
+	n := 0
+	for i := range r.count {
+		l, ok := r.steps[k][i]
+		name := ""
+		switch {
+		case !ok && elapsed > r.stale.Seconds():
+			name = fmt.Sprintf("s%d missing", i)
+		case ok && l.Phase != string(engine.PhaseDone) && now.Sub(l.At) > r.stale:
+			name = fmt.Sprintf("s%d stale %s", i, now.Sub(l.At).Round(time.Second))
+		}
+		if name == "" {
+			continue
+		}
+		if n++; n <= maxLateNames {
+			late = append(late, name)
+		}
+	}
+	if n > maxLateNames {
+		late = append(late, fmt.Sprintf("+%d more", n-maxLateNames))
+	}
+	if n == 0 {
+		return ""
+	}
+	return " · " + strings.Join(late, ", ")
+}
+
+// maxLateNames bounds the lagging shards a step line names.
+const maxLateNames = 4
 
 // pointLocked adds the step's point of this second to its series: the
 // rate since the last point, the percentiles of the shards' latest
@@ -268,7 +309,7 @@ func (r *liveRun) RestartTarget(name string) error {
 // those of the plan, each followed (enter, or a for all) through the
 // shards' merged live lines. What it exports on quit is the live view,
 // marked so, in a folder of its own: merge gives the run's artifact.
-func watchConsole(ctx context.Context, planPath string, lines <-chan string, stdout, stderr io.Writer) int {
+func watchConsole(ctx context.Context, planPath string, stale time.Duration, lines <-chan string, stdout, stderr io.Writer) int {
 	pl, err := plan.LoadPlan(planPath, kinds)
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtui watch:", err)
@@ -291,6 +332,7 @@ func watchConsole(ctx context.Context, planPath string, lines <-chan string, std
 	}
 	defer logf.Close()
 	r := newLiveRun(pl)
+	r.stale = stale
 	go r.follow(ctx, lines, r.publish)
 	fmt.Fprintln(logf, "live view of a distributed run; its exports go to", dir)
 	return console(ctx, consoleOn{eng: r, pl: pl, dir: dir}, nil, logf, out, stderr)

@@ -76,3 +76,21 @@ func TestLiveViewNowIsTheLatestSecond(t *testing.T) {
 		t.Errorf("series %+v, want a second point of the last second: p99 %.1f, 7 errors, 220/s", pts, want.P99)
 	}
 }
+
+// TestLiveViewNamesLaggingShards: the console's step line names a shard
+// silent past --stale and, once the step has run that long, one that sent
+// no line of it; shards that keep up are not named.
+func TestLiveViewNamesLaggingShards(t *testing.T) {
+	r := newLiveRun(nil)
+	r.stale = 5 * time.Second
+	now := time.Now()
+	for i, at := range []time.Time{now, now.Add(-8 * time.Second)} {
+		r.add(liveLine{Version: 1, Shard: i, Count: 3, Group: "g", Step: 1, Steps: 1, Label: "c=3", Phase: "measure", At: at, Elapsed: 10})
+	}
+	r.mu.Lock()
+	snap, _ := r.snapshotLocked("g")
+	r.mu.Unlock()
+	if want := "c=3 · 2/3 shards · s1 stale 8s, s2 missing"; snap.StepLabel != want {
+		t.Errorf("step line %q, want %q", snap.StepLabel, want)
+	}
+}
