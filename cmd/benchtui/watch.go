@@ -155,17 +155,45 @@ func readFrom(ctx context.Context, name string, offset int64, out chan<- string)
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
 		return offset
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := bufio.NewReaderSize(f, maxLiveLine)
 	for {
-		line, err := br.ReadString('\n')
-		if err != nil || len(line) > 1<<20 {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull { // no live line: skipped to its end
+			n, ok := skipLine(br)
+			if !ok {
+				return offset // its end is not written yet
+			}
+			offset += int64(len(line)) + n
+			continue
+		}
+		if err != nil {
 			return offset // a partial last line waits for its end
 		}
 		offset += int64(len(line))
 		select {
-		case out <- strings.TrimRight(line, "\n"):
+		case out <- strings.TrimRight(string(line), "\n"):
 		case <-ctx.Done():
 			return offset
+		}
+	}
+}
+
+// maxLiveLine bounds a line read from a shard's log: a live line is a few
+// kilobytes, a longer line is something else and skipped unread.
+const maxLiveLine = 1 << 20
+
+// skipLine reads past the rest of a line longer than br's buffer; ok is
+// false when the file ends before the line does.
+func skipLine(br *bufio.Reader) (n int64, ok bool) {
+	for {
+		part, err := br.ReadSlice('\n')
+		n += int64(len(part))
+		switch err {
+		case nil:
+			return n, true
+		case bufio.ErrBufferFull:
+		default:
+			return n, false
 		}
 	}
 }

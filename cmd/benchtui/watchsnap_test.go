@@ -1,6 +1,10 @@
 package main
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,5 +96,25 @@ func TestLiveViewNamesLaggingShards(t *testing.T) {
 	r.mu.Unlock()
 	if want := "c=3 · 2/3 shards · s1 stale 8s, s2 missing"; snap.StepLabel != want {
 		t.Errorf("step line %q, want %q", snap.StepLabel, want)
+	}
+}
+
+// TestTailSkipsOverlongLines: a log line far longer than any live line
+// (3 MiB, here) is skipped unread, and the lines after it are read; a
+// partial last line waits for its end.
+func TestTailSkipsOverlongLines(t *testing.T) {
+	dir := t.TempDir()
+	body := strings.Repeat("x", 3<<20) + "\nafter\npartial"
+	if err := os.WriteFile(filepath.Join(dir, "shard-0.log"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := make(chan string, 8)
+	tailDir(context.Background(), dir, true, out)
+	var got []string
+	for l := range out {
+		got = append(got, l)
+	}
+	if len(got) != 1 || got[0] != "after" {
+		t.Errorf("lines %q, want only \"after\"", got)
 	}
 }
