@@ -104,14 +104,26 @@ func followKubectl(ctx context.Context, kubectlPath, ns, job string) (<-chan str
 	return out, nil
 }
 
-// scanLines sends r's lines (each at most 1 MiB) until it ends.
+// scanLines sends r's lines until it ends; a line longer than
+// maxLiveLine is skipped.
 func scanLines(ctx context.Context, r io.Reader, out chan<- string) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		select {
-		case out <- sc.Text():
-		case <-ctx.Done():
+	br := bufio.NewReaderSize(r, maxLiveLine)
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			if _, ok := skipLine(br); !ok {
+				return
+			}
+			continue
+		}
+		if len(line) > 0 {
+			select {
+			case out <- strings.TrimRight(string(line), "\n"):
+			case <-ctx.Done():
+				return
+			}
+		}
+		if err != nil {
 			return
 		}
 	}

@@ -118,3 +118,18 @@ func TestTailSkipsOverlongLines(t *testing.T) {
 		t.Errorf("lines %q, want only \"after\"", got)
 	}
 }
+
+// TestFollowSkipsOverlongLines: kubectl's stream of logs goes on past a
+// line longer than any live line.
+func TestFollowSkipsOverlongLines(t *testing.T) {
+	out := make(chan string, 8)
+	scanLines(context.Background(), strings.NewReader(strings.Repeat("x", 3<<20)+"\nafter\nlast"), out)
+	close(out)
+	var got []string
+	for l := range out {
+		got = append(got, l)
+	}
+	if len(got) != 2 || got[0] != "after" || got[1] != "last" {
+		t.Errorf("lines %q, want after and last", got)
+	}
+}
