@@ -27,6 +27,9 @@ import (
 // logs --prefix writes "[pod/NAME/CONTAINER] "), frames of several pods
 // interleaved line by line, and checks each frame's size and digest.
 const (
+	// maxLogLine bounds a line read from a log: a frame's lines are
+	// short; a longer line (another stream's) is skipped unread.
+	maxLogLine = 1 << 20
 	frameBegin = "benchtui-artifact-begin"
 	frameEnd   = "benchtui-artifact-end"
 	frameLine  = 76
@@ -70,53 +73,72 @@ type frame struct {
 // end missing), of the wrong size or digest, or holding no valid artifact
 // is an error naming it; lines outside frames are ignored.
 func ReadFramed(r io.Reader, name string) ([]*Artifact, error) {
-	open := map[string]*frame{} // by line prefix
-	var out []*Artifact
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if i := strings.Index(line, frameBegin+" "); i >= 0 {
-			f, err := beginFrame(line[i+len(frameBegin)+1:])
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+	fr := &frameReader{name: name, open: map[string]*frame{}}
+	br := bufio.NewReaderSize(r, maxLogLine)
+	for n := 1; ; n++ {
+		b, _, err := ReadLine(br) // a longer line (nil) is none of a frame's
+		if len(b) > 0 {
+			if err := fr.take(n, strings.TrimRight(string(b), "\r\n")); err != nil {
+				return nil, err
 			}
-			if prev := open[line[:i]]; prev != nil {
-				return nil, fmt.Errorf("%s:%d: framed artifact of %s has no end before the next frame (the log was cut)", name, n, prev.group)
-			}
-			open[line[:i]] = f
-			continue
 		}
-		prefix, f := frameOf(open, line)
-		if f == nil {
-			continue
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
 		}
-		rest := line[len(prefix):]
-		if sum, ok := strings.CutPrefix(rest, frameEnd+" "); ok {
-			delete(open, prefix)
-			a, err := f.artifact(strings.TrimSpace(sum))
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: framed artifact of %s: %w", name, n, f.group, err)
-			}
-			out = append(out, a)
-			continue
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, err)
 		}
-		rest = strings.TrimSpace(rest)
-		if !isBase64Line(rest) {
-			continue
-		}
-		if f.body.Len()+len(rest) > base64.StdEncoding.EncodedLen(MaxArtifactBytes) {
-			return nil, fmt.Errorf("%s:%d: framed artifact of %s: larger than %d MiB", name, n, f.group, MaxArtifactBytes>>20)
-		}
-		f.body.WriteString(rest)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
-	for prefix, f := range open {
+	for prefix, f := range fr.open {
 		return nil, fmt.Errorf("%s: framed artifact of %s%s has no end (the log was cut short)", name, f.group, prefixNote(prefix))
 	}
-	return out, nil
+	return fr.out, nil
+}
+
+// frameReader holds the frames of a log being read: those open, by line
+// prefix, and the artifacts of those ended.
+type frameReader struct {
+	name string
+	open map[string]*frame
+	out  []*Artifact
+}
+
+// take reads line n of the log.
+func (fr *frameReader) take(n int, line string) error {
+	if i := strings.Index(line, frameBegin+" "); i >= 0 {
+		f, err := beginFrame(line[i+len(frameBegin)+1:])
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", fr.name, n, err)
+		}
+		if prev := fr.open[line[:i]]; prev != nil {
+			return fmt.Errorf("%s:%d: framed artifact of %s has no end before the next frame (the log was cut)", fr.name, n, prev.group)
+		}
+		fr.open[line[:i]] = f
+		return nil
+	}
+	prefix, f := frameOf(fr.open, line)
+	if f == nil {
+		return nil
+	}
+	rest := line[len(prefix):]
+	if sum, ok := strings.CutPrefix(rest, frameEnd+" "); ok {
+		delete(fr.open, prefix)
+		a, err := f.artifact(strings.TrimSpace(sum))
+		if err != nil {
+			return fmt.Errorf("%s:%d: framed artifact of %s: %w", fr.name, n, f.group, err)
+		}
+		fr.out = append(fr.out, a)
+		return nil
+	}
+	rest = strings.TrimSpace(rest)
+	if !isBase64Line(rest) {
+		return nil
+	}
+	if f.body.Len()+len(rest) > base64.StdEncoding.EncodedLen(MaxArtifactBytes) {
+		return fmt.Errorf("%s:%d: framed artifact of %s: larger than %d MiB", fr.name, n, f.group, MaxArtifactBytes>>20)
+	}
+	f.body.WriteString(rest)
+	return nil
 }
 
 // beginFrame parses the rest of a begin line: "v1 GROUP BYTES".

@@ -14,8 +14,8 @@ import (
 
 // TestFramesSurviveKubectlLogs: three shards' frames, each line behind
 // kubectl's --prefix, interleaved line by line with each other and with
-// stderr lines, read back equal to what was framed; a frame cut short or
-// altered is an error naming it.
+// stderr lines (2 MiB ones too), read back equal to what was framed; a
+// frame cut short or altered is an error naming it.
 func TestFramesSurviveKubectlLogs(t *testing.T) {
 	var pods [3][]string
 	want := map[string]string{}
@@ -60,6 +60,14 @@ func TestFramesSurviveKubectlLogs(t *testing.T) {
 		if j, _ := json.Marshal(a); string(j) != want[a.Group.ID] {
 			t.Errorf("%s read back differs:\n%s\nwant\n%s", a.Group.ID, j, want[a.Group.ID])
 		}
+	}
+	// A line far longer than any frame's (a pod's noisy stderr), inside
+	// a frame and last without its newline, is skipped.
+	long := "[pod/job-0-x/shard] " + strings.Repeat("y", 2<<20)
+	mid := strings.Index(log.String(), "[pod/job-0-x/shard] H4sI")
+	noisy := log.String()[:mid] + long + "\n" + log.String()[mid:] + long
+	if got, err := artifacts.ReadFramed(strings.NewReader(noisy), "noisy"); err != nil || len(got) != 3 {
+		t.Errorf("a log with 2 MiB lines: %d artifacts, %v; want 3", len(got), err)
 	}
 	cut := log.String()[:len(log.String())/2]
 	if _, err := artifacts.ReadFramed(strings.NewReader(cut), "cut"); err == nil || !strings.Contains(err.Error(), "no end") {

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // watchFlags are the flags of `benchtui watch`.
@@ -109,13 +111,7 @@ func followKubectl(ctx context.Context, kubectlPath, ns, job string) (<-chan str
 func scanLines(ctx context.Context, r io.Reader, out chan<- string) {
 	br := bufio.NewReaderSize(r, maxLiveLine)
 	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			if _, ok := skipLine(br); !ok {
-				return
-			}
-			continue
-		}
+		line, _, err := artifacts.ReadLine(br)
 		if len(line) > 0 {
 			select {
 			case out <- strings.TrimRight(string(line), "\n"):
@@ -169,19 +165,14 @@ func readFrom(ctx context.Context, name string, offset int64, out chan<- string)
 	}
 	br := bufio.NewReaderSize(f, maxLiveLine)
 	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull { // no live line: skipped to its end
-			n, ok := skipLine(br)
-			if !ok {
-				return offset // its end is not written yet
-			}
-			offset += int64(len(line)) + n
-			continue
-		}
+		line, n, err := artifacts.ReadLine(br)
 		if err != nil {
 			return offset // a partial last line waits for its end
 		}
-		offset += int64(len(line))
+		offset += n
+		if line == nil {
+			continue // no live line: skipped
+		}
 		select {
 		case out <- strings.TrimRight(string(line), "\n"):
 		case <-ctx.Done():
@@ -194,18 +185,3 @@ func readFrom(ctx context.Context, name string, offset int64, out chan<- string)
 // kilobytes, a longer line is something else and skipped unread.
 const maxLiveLine = 1 << 20
 
-// skipLine reads past the rest of a line longer than br's buffer; ok is
-// false when the file ends before the line does.
-func skipLine(br *bufio.Reader) (n int64, ok bool) {
-	for {
-		part, err := br.ReadSlice('\n')
-		n += int64(len(part))
-		switch err {
-		case nil:
-			return n, true
-		case bufio.ErrBufferFull:
-		default:
-			return n, false
-		}
-	}
-}
