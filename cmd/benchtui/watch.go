@@ -184,4 +184,3 @@ func readFrom(ctx context.Context, name string, offset int64, out chan<- string)
 // maxLiveLine bounds a line read from a shard's log: a live line is a few
 // kilobytes, a longer line is something else and skipped unread.
 const maxLiveLine = 1 << 20
-

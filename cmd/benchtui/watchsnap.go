@@ -111,8 +111,8 @@ type liveRun struct {
 	// stale is how long a shard may be silent before the console's step
 	// line names it (0: never).
 	stale time.Duration
-	feeds   map[string]chan engine.Snapshot
-	ended   bool
+	feeds map[string]chan engine.Snapshot
+	ended bool
 }
 
 // counted are a step's counts at a point of its live series.
