@@ -32,6 +32,10 @@ func (s *shardIntervals) advance() error {
 		if s.origin.IsZero() {
 			s.origin = time.UnixMilli(h.StartTimeMs())
 		}
+		from, to := time.UnixMilli(h.StartTimeMs()), time.UnixMilli(h.EndTimeMs())
+		if to.Before(from) || from.Before(s.origin) || to.Sub(s.origin).Seconds() > MaxStepSeconds {
+			return fmt.Errorf("reading interval log of %s: interval %d (%s to %s) is not within its step", s.name, s.n, from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano))
+		}
 	}
 	s.head = h
 	return nil
@@ -62,6 +66,11 @@ func mergeIntervals(parts []ShardFile, k int) (log *IntervalLog, series []Point,
 	for _, s := range shards {
 		if s.head != nil && (origin.IsZero() || s.origin.Before(origin)) {
 			origin = s.origin
+		}
+	}
+	for _, s := range shards {
+		if s.head != nil && s.origin.Sub(origin).Seconds() > MaxStepSeconds {
+			return nil, nil, false, fmt.Errorf("interval log of %s starts %s after another shard's: not the same step", s.name, s.origin.Sub(origin))
 		}
 	}
 	log = NewIntervalLog(origin)

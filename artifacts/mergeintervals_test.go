@@ -83,3 +83,33 @@ func TestMergedIntervalsEqualTheWhole(t *testing.T) {
 		t.Errorf("a shard without a log: err %v, log %v, %d points; want the point-by-point join", err, m.Steps[0].IntervalLog, len(m.Steps[0].Series))
 	}
 }
+
+// TestMergeRefusesIntervalsOutsideTheStep: a shard's interval log with
+// an interval before its first or far past its step is an error naming
+// the shard, not a merged series no artifact reader accepts.
+func TestMergeRefusesIntervalsOutsideTheStep(t *testing.T) {
+	t0 := time.UnixMilli(1_780_000_000_000)
+	h := NewHistogram()
+	h.RecordValue(100)
+	for _, tc := range []struct{ from, to time.Duration }{
+		{time.Second, (MaxStepSeconds + 10) * time.Second}, // past any step
+		{-time.Hour, -time.Hour + time.Second},             // before the shard's first
+	} {
+		var parts []ShardFile
+		for i := range 2 {
+			log := NewIntervalLog(t0)
+			if err := log.Add(h, t0, t0.Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			if i == 1 {
+				_ = log.Add(h, t0.Add(tc.from), t0.Add(tc.to))
+			}
+			f := shardOf(t, i, 2, []int64{1, 2})
+			f.A.Steps[0].HLogData = log.String()
+			parts = append(parts, f)
+		}
+		if _, err := Merge(parts, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "shard1.json") {
+			t.Errorf("interval %s to %s: %v, want an error naming shard1.json", tc.from, tc.to, err)
+		}
+	}
+}
