@@ -1,0 +1,404 @@
+#!/usr/bin/env bash
+# kube-controlplane.sh: benchtui's Kubernetes Job (`benchtui kube manifest`,
+# `benchtui kube run`) against a REAL API server and Job controller on this
+# machine: etcd, kube-apiserver and kube-controller-manager on 127.0.0.1, no
+# kubelet and no scheduler. The script plays the kubelet: it patches the
+# pods' status (Running + Ready, then Succeeded, or Failed with exit code 3)
+# and checks what the real Job controller and `kube run` make of it.
+#
+#   bench/kube-controlplane.sh
+#   K8S_VERSION=v1.36.3 CACHE=/var/cache/bk KEEP=1 bench/kube-controlplane.sh
+#
+# Opt-in, not in CI: the first run builds kube-apiserver,
+# kube-controller-manager and kubectl from the k8s.io/kubernetes Go module
+# (measured here: BUILD_TIME_MEASURED on 2 cores), kept in the cache and reused on
+# later runs (then a run takes about a minute and a half).
+#
+# Knobs (environment):
+#   K8S_VERSION  k8s.io/kubernetes version to build (default v1.37.2, the
+#                k8s.io/api benchtui is built with; its go.mod wants go 1.26)
+#   CACHE        where the builds go (default ${XDG_CACHE_HOME:-$HOME/.cache}/benchtui-kube)
+#   KUBECTL      a kubectl to use instead of building one
+#   ETCD         the etcd server binary (default: Debian's etcd-server, installed
+#                with apt-get when missing)
+#   KEEP=1       keep $TMP (logs of etcd, kube-apiserver, kube-controller-manager,
+#                kube run's output) even when every check passes; a failing run
+#                always keeps it
+#   BUILD_ONLY=1 build (or find in the cache) and exit
+#   BUILD_P      go build -p (default 2)
+#
+# etcd: Debian's etcd-server (3.4.23 on bookworm) serves kube-apiserver
+# v1.37 well enough for this test (the apiserver only warns about it; see
+# the etcd check below): no etcd is built.
+#
+# Prints PASS/FAIL per check and exits 1 when any check fails. Every process
+# it starts is stopped by its PID on exit. Only 127.0.0.1 is listened on and
+# talked to (the service CIDR the apiserver needs is never sent anything:
+# there is no kube-proxy and no pod runs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+K8S_VERSION=${K8S_VERSION:-v1.37.2}
+CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchtui-kube}
+BUILD_ONLY=${BUILD_ONLY:-0}
+KEEP=${KEEP:-0}
+
+# ---------------------------------------------------------------- build
+# k8s.io/kubernetes cannot be `go install`ed (its go.mod replaces every
+# k8s.io/* staging module with ./staging/src/...), so a throwaway module in
+# the cache requires k8s.io/kubernetes $K8S_VERSION and replaces each staging
+# module it requires at v0.0.0 with the published v0.MINOR.PATCH.
+BIN=$CACHE/$K8S_VERSION/bin
+build_k8s() {
+	local mod=$CACHE/$K8S_VERSION/mod stage=v0.${K8S_VERSION#v1.}
+	if [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/kube-controller-manager" ] && [ -x "$BIN/kubectl" ]; then
+		return
+	fi
+	mkdir -p "$mod" "$BIN"
+	echo "building kube-apiserver, kube-controller-manager, kubectl $K8S_VERSION in $mod (log $CACHE/$K8S_VERSION/build.log)" >&2
+	(
+		set -euo pipefail
+		cd "$mod"
+		export GOFLAGS=-mod=mod GOWORK=off GOTOOLCHAIN=local
+		start=$(date +%s)
+		[ -f go.mod ] || go mod init benchtui-kube-build
+		go mod edit -require="k8s.io/kubernetes@$K8S_VERSION"
+		kmod=$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",*$/\1/p')
+		[ -n "$kmod" ] || { echo "cannot download k8s.io/kubernetes@$K8S_VERSION" >&2; exit 1; }
+		grep -E '^go ' "$kmod"
+		# the staging modules: k8s.io/X required at v0.0.0 and replaced by ./staging/src/k8s.io/X
+		for m in $(sed -n 's#^[[:space:]]*\(k8s\.io/[a-z0-9-]*\) => \./staging/src/.*#\1#p' "$kmod"); do
+			grep -qE "^[[:space:]]+$m v0\.0\.0" "$kmod" || continue
+			go mod edit -replace="$m=$m@$stage" -require="$m@$stage"
+		done
+		cat >tools.go <<-'EOF'
+			//go:build tools
+
+			package tools
+
+			import (
+				_ "k8s.io/kubernetes/cmd/kube-apiserver"
+				_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+				_ "k8s.io/kubernetes/cmd/kubectl"
+			)
+		EOF
+		go mod tidy -e -tags tools >/dev/null 2>&1 || true
+		minor=${K8S_VERSION#v1.}; minor=${minor%%.*}
+		ld="-s -w"
+		for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+			ld="$ld -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+		done
+		mkdir -p "$BIN.new"
+		go build -p "${BUILD_P:-2}" -trimpath -ldflags="$ld" -o "$BIN.new/" \
+			k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl
+		mv "$BIN.new"/* "$BIN/"
+		echo "build took $(($(date +%s) - start)) s"
+	) >>"$CACHE/$K8S_VERSION/build.log" 2>&1 || { echo "build failed: tail of $CACHE/$K8S_VERSION/build.log:" >&2; tail -30 "$CACHE/$K8S_VERSION/build.log" >&2; return 1; }
+	grep 'build took' "$CACHE/$K8S_VERSION/build.log" | tail -1 >&2
+}
+
+mkdir -p "$CACHE/$K8S_VERSION"
+build_k8s
+
+[ "$BUILD_ONLY" = 1 ] && exit 0
+KUBECTL=${KUBECTL:-$BIN/kubectl}
+
+# ---------------------------------------------------------------- tools
+if [ -z "${ETCD:-}" ]; then
+	if ! command -v etcd >/dev/null; then
+		echo "no etcd: installing Debian's etcd-server" >&2
+		if [ "$(id -u)" = 0 ]; then apt-get install -y -qq etcd-server >/dev/null; else sudo apt-get install -y -qq etcd-server >/dev/null; fi
+	fi
+	ETCD=$(command -v etcd)
+fi
+command -v openssl >/dev/null || { echo "no openssl: apt-get install openssl" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "no python3 (to pick free ports)" >&2; exit 2; }
+
+TMP=$(mktemp -d /tmp/btkube.XXXXXX)
+PIDS=()
+FAILED=0
+cleanup() {
+	local pid i
+	for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
+		pid=${PIDS[i]}
+		kill -TERM "$pid" 2>/dev/null || continue
+		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	if [ "$FAILED" != 0 ] || [ "$KEEP" = 1 ]; then
+		echo "logs kept in $TMP (etcd.log, kube-apiserver.log, kube-controller-manager.log, kuberun-*.out/err)"
+	else
+		rm -rf "$TMP"
+	fi
+}
+trap cleanup EXIT
+trap 'FAILED=1; exit 130' INT TERM
+
+pass() { printf 'PASS %s\n' "$1"; }
+fail() { printf 'FAIL %s%s\n' "$1" "${2:+: $2}"; FAILED=1; }
+check() { # check NAME CMD...: PASS when CMD succeeds
+	local name=$1; shift
+	if "$@" >"$TMP/check.out" 2>&1; then pass "$name"; else fail "$name" "$(tail -5 "$TMP/check.out" | tr '\n' ' ')"; fi
+}
+# wait_for SECONDS CMD...: retry CMD every 0.5 s until it succeeds or SECONDS pass
+wait_for() {
+	local until=$((SECONDS + $1)); shift
+	while ! "$@" >/dev/null 2>&1; do
+		[ $SECONDS -lt $until ] || return 1
+		sleep 0.5
+	done
+}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+start() { # start NAME CMD...: run CMD in the background, log to $TMP/NAME.log
+	local name=$1; shift
+	"$@" >"$TMP/$name.log" 2>&1 &
+	PIDS+=($!)
+	echo "started $name (pid $!)" >&2
+}
+alive() { kill -0 "$1" 2>/dev/null; }
+
+# ---------------------------------------------------------------- certificates
+cd "$TMP"
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=benchtui-kube-test-ca \
+	-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
+	-keyout ca.key -out ca.crt 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj /CN=kube-apiserver -keyout apiserver.key -out apiserver.csr 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n' >apiserver.ext
+openssl x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile apiserver.ext -out apiserver.crt 2>/dev/null
+openssl genrsa -out sa.key 2048 2>/dev/null
+openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+TOKEN=$(openssl rand -hex 24)
+echo "$TOKEN,admin,admin-uid,system:masters" >tokens.csv
+cd "$ROOT"
+
+# ---------------------------------------------------------------- control plane
+ETCD_PORT=$(free_port) PEER_PORT=$(free_port) API_PORT=$(free_port) KCM_PORT=$(free_port)
+start etcd "$ETCD" --name bt --data-dir "$TMP/etcd" \
+	--listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+	--listen-peer-urls "http://127.0.0.1:$PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$PEER_PORT" \
+	--initial-cluster "bt=http://127.0.0.1:$PEER_PORT"
+ETCD_PID=${PIDS[-1]}
+etcd_up() { python3 -c "import urllib.request,sys; sys.exit(0 if b'true' in urllib.request.urlopen('http://127.0.0.1:$ETCD_PORT/health', timeout=2).read() else 1)"; }
+wait_for 30 etcd_up || { fail "etcd healthy on 127.0.0.1:$ETCD_PORT"; exit 1; }
+
+start kube-apiserver "$BIN/kube-apiserver" \
+	--etcd-servers "http://127.0.0.1:$ETCD_PORT" \
+	--bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$API_PORT" \
+	--tls-cert-file "$TMP/apiserver.crt" --tls-private-key-file "$TMP/apiserver.key" --cert-dir "$TMP/certs" \
+	--token-auth-file "$TMP/tokens.csv" --authorization-mode RBAC \
+	--service-account-issuer "https://127.0.0.1:$API_PORT" --api-audiences "https://127.0.0.1:$API_PORT" \
+	--service-account-key-file "$TMP/sa.pub" --service-account-signing-key-file "$TMP/sa.key" \
+	--service-cluster-ip-range 10.0.0.0/24 --endpoint-reconciler-type none \
+	--profiling=false --v 1
+API_PID=${PIDS[-1]}
+
+KCFG=$TMP/kubeconfig
+cat >"$KCFG" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: bt
+  cluster: {server: "https://127.0.0.1:$API_PORT", certificate-authority: "$TMP/ca.crt"}
+users:
+- name: admin
+  user: {token: "$TOKEN"}
+contexts:
+- name: bt
+  context: {cluster: bt, user: admin}
+current-context: bt
+EOF
+export KUBECONFIG=$KCFG
+NS=bench
+k() { timeout 30 "$KUBECTL" -n "$NS" "$@"; }
+if wait_for 90 k get --raw /readyz; then pass "kube-apiserver $K8S_VERSION /readyz on 127.0.0.1:$API_PORT (etcd $("$ETCD" --version | sed -n 's/^etcd Version: //p'))"
+else fail "kube-apiserver /readyz" "$(tail -3 "$TMP/kube-apiserver.log" | tr '\n' ' ')"; exit 1; fi
+
+start kube-controller-manager "$BIN/kube-controller-manager" \
+	--kubeconfig "$KCFG" --leader-elect=false \
+	--bind-address 127.0.0.1 --secure-port "$KCM_PORT" \
+	--service-account-private-key-file "$TMP/sa.key" --root-ca-file "$TMP/ca.crt" \
+	--controllers '*' --profiling=false --v 1
+KCM_PID=${PIDS[-1]}
+
+k create namespace "$NS" >/dev/null
+# the ServiceAccount admission plugin admits a pod once its namespace has the
+# default ServiceAccount, which the controller manager's serviceaccount
+# controller creates
+if wait_for 60 k get serviceaccount default; then pass "kube-controller-manager up: namespace $NS has its default ServiceAccount"
+else fail "kube-controller-manager: no default ServiceAccount in $NS" "$(tail -3 "$TMP/kube-controller-manager.log" | tr '\n' ' ')"; exit 1; fi
+
+# ---------------------------------------------------------------- benchtui
+go build -o "$TMP/benchtui" ./cmd/benchtui
+BT=$TMP/benchtui
+cat >"$TMP/plan.yaml" <<'EOF'
+version: 1
+groups:
+  - id: ping
+    runner: http
+    http: {requests: [{url: "http://127.0.0.1:9/ping"}]}
+    load: {rate: 30, max_in_flight: 3}
+    duration: 2s
+EOF
+IMAGE=benchtui.invalid/benchtui:test # never pulled: no kubelet
+
+# pods of a Job, one line each: INDEX POD
+pods_of() { k get pods -l "batch.kubernetes.io/job-name=$1" -o jsonpath='{range .items[*]}{.metadata.annotations.batch\.kubernetes\.io/job-completion-index} {.metadata.name}{"\n"}{end}' | sort -n; }
+pod_at() { pods_of "$1" | awk -v i="$2" '$1 == i {print $2}'; }
+have_pods() { [ "$(pods_of "$1" | wc -l)" -ge "$2" ]; }
+job_field() { k get job "$1" -o jsonpath="$2"; }
+job_is() { # job_is JOB TYPE [REASON]: the Job has condition TYPE=True (with REASON)
+	local c
+	c=$(job_field "$1" "{range .status.conditions[?(@.type==\"$2\")]}{.status} {.reason}{end}")
+	[ "${c%% *}" = True ] && { [ -z "${3:-}" ] || [ "${c#* }" = "$3" ]; }
+}
+ready_is() { [ "$(job_field "$1" '{.status.ready}')" = "$2" ]; }
+set_ready() { # the kubelet's part: the pod runs and its readiness probe passes
+	local now; now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	k patch pod "$1" --subresource=status --type=merge -p "{\"status\":{\"phase\":\"Running\",\"startTime\":\"$now\",
+		\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"},{\"type\":\"ContainersReady\",\"status\":\"True\",\"lastTransitionTime\":\"$now\"}],
+		\"containerStatuses\":[{\"name\":\"shard\",\"image\":\"$IMAGE\",\"imageID\":\"\",\"ready\":true,\"restartCount\":0,\"started\":true,\"state\":{\"running\":{\"startedAt\":\"$now\"}}}]}}" >/dev/null
+}
+set_ended() { # set_ended POD PHASE EXITCODE: the shard's container exited
+	local now; now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	k patch pod "$1" --subresource=status --type=merge -p "{\"status\":{\"phase\":\"$2\",
+		\"conditions\":[{\"type\":\"Ready\",\"status\":\"False\",\"lastTransitionTime\":\"$now\"},{\"type\":\"ContainersReady\",\"status\":\"False\",\"lastTransitionTime\":\"$now\"}],
+		\"containerStatuses\":[{\"name\":\"shard\",\"image\":\"$IMAGE\",\"imageID\":\"\",\"ready\":false,\"restartCount\":0,\"started\":false,\"state\":{\"terminated\":{\"exitCode\":$3,\"reason\":\"$([ "$3" = 0 ] && echo Completed || echo Error)\",\"startedAt\":\"$now\",\"finishedAt\":\"$now\"}}}]}}" >/dev/null
+}
+all_pods() { pods_of "$1" | awk '{print $2}'; }
+
+# 1. the manifest
+START=$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)
+check "kube manifest --shards 3 prints a ConfigMap and an Indexed Job" \
+	sh -c "'$BT' kube manifest '$TMP/plan.yaml' -g ping --shards 3 --image '$IMAGE' --namespace '$NS' --cpu 100m --memory 64Mi --run-id ok1 --start-at $START >'$TMP/ok1.yaml' && grep -q 'completionMode: Indexed' '$TMP/ok1.yaml'"
+J1=benchtui-ping-ok1
+
+# 2. the real API server's validation
+check "kubectl apply --dry-run=server accepts the manifest (podFailurePolicy, backoffLimitPerIndex, maxFailedIndexes, readinessProbe, topologySpreadConstraints)" \
+	k apply --dry-run=server --validate=strict -f "$TMP/ok1.yaml"
+check "kubectl apply creates the ConfigMap and the Job" k apply -f "$TMP/ok1.yaml"
+check "the server kept every field of the Job (backoffLimitPerIndex 0, maxFailedIndexes 0, podFailurePolicy FailJob on exit 3)" \
+	sh -c "[ \"\$(timeout 30 '$KUBECTL' -n $NS get job $J1 -o jsonpath='{.spec.backoffLimitPerIndex} {.spec.maxFailedIndexes} {.spec.podFailurePolicy.rules[0].action} {.spec.podFailurePolicy.rules[0].onExitCodes.values[0]} {.spec.completionMode} {.spec.completions} {.spec.parallelism}')\" = '0 0 FailJob 3 Indexed 3 3' ]"
+
+# 3. the Job controller
+if wait_for 30 have_pods $J1 3; then
+	idx=$(pods_of $J1 | awk '{print $1}' | tr '\n' ' ')
+	if [ "$idx" = "0 1 2 " ]; then pass "the Job controller created 3 pods with completion indexes 0 1 2"; else fail "the pods' completion indexes" "$idx"; fi
+else
+	fail "the Job controller created 3 pods" "$(pods_of $J1 | wc -l) pods; $(grep -i job "$TMP/kube-controller-manager.log" | tail -2 | tr '\n' ' ')"
+fi
+bad=""
+for i in 0 1 2; do
+	p=$(pod_at $J1 $i)
+	[ -n "$p" ] || { bad="$bad no pod $i;"; continue; }
+	got=$(k get pod "$p" -o jsonpath='{.spec.hostname} {.metadata.labels.batch\.kubernetes\.io/job-completion-index} {range .spec.containers[0].env[?(@.name=="JOB_COMPLETION_INDEX")]}{.valueFrom.fieldRef.fieldPath}{end} {.spec.containers[0].args[5]}')
+	want="$J1-$i $i metadata.labels['batch.kubernetes.io/job-completion-index'] /3"
+	[ "$got" = "$want" ] || bad="$bad pod $i: '$got', want '$want';"
+done
+if [ -z "$bad" ]; then pass "each pod: hostname JOB-INDEX, label and \$JOB_COMPLETION_INDEX from it, args --shard /3"; else fail "the pods' index fields" "$bad"; fi
+
+for p in $(all_pods $J1); do set_ready "$p"; done
+if wait_for 30 ready_is $J1 3; then pass "3 pods patched Running and Ready: the Job's status.ready is 3"
+else fail "status.ready after 3 pods Ready" "ready=$(job_field $J1 '{.status.ready}')"; fi
+for p in $(all_pods $J1); do set_ended "$p" Succeeded 0; done
+if wait_for 30 job_is $J1 Complete; then pass "3 pods Succeeded (exit 0): the Job is Complete, status.succeeded $(job_field $J1 '{.status.succeeded}')"
+else fail "Job Complete after 3 pods Succeeded" "$(job_field $J1 '{.status}')"; fi
+
+# a shard that missed the start exits 3: the pod failure policy fails the Job
+check "a second Job (shard 1 will exit 3) applies" sh -c "'$BT' kube manifest '$TMP/plan.yaml' -g ping --shards 3 --image '$IMAGE' --namespace '$NS' --cpu 100m --memory 64Mi --run-id fail3 --start-at $START | timeout 30 '$KUBECTL' -n $NS apply -f -"
+J2=benchtui-ping-fail3
+if wait_for 30 have_pods $J2 3; then
+	for p in $(all_pods $J2); do set_ready "$p"; done
+	set_ended "$(pod_at $J2 1)" Failed 3
+	if wait_for 30 job_is $J2 Failed PodFailurePolicy; then
+		pass "one pod Failed with exit code 3: the Job is Failed, reason PodFailurePolicy ($(job_field $J2 '{.status.conditions[?(@.type=="Failed")].message}'))"
+	else
+		fail "Job Failed by the pod failure policy" "$(job_field $J2 '{.status.conditions}')"
+	fi
+	# the Job controller deletes the other shards' pods (not scheduled: gone at once)
+	if wait_for 30 sh -c "[ -z \"\$(timeout 30 '$KUBECTL' -n $NS get pods -l batch.kubernetes.io/job-name=$J2 --field-selector=status.phase!=Failed -o name)\" ]"; then
+		pass "the failed Job's other shards' pods are deleted"
+	else fail "the failed Job's other pods deleted" "$(k get pods -l batch.kubernetes.io/job-name=$J2 --no-headers 2>&1 | tr '\n' ' ')"; fi
+else
+	fail "the second Job's 3 pods" "$(pods_of $J2 | wc -l) pods"
+fi
+
+# 4. kube run: every shard ready in time, then Complete
+START_IN=30 READY_BY=10
+kuberun() { # kuberun RUNID: kube run in the background; its pid in KR_PID
+	"$BT" kube run "$TMP/plan.yaml" -g ping --shards 3 --image "$IMAGE" --namespace "$NS" --cpu 100m --memory 64Mi \
+		--run-id "$1" --start-in ${START_IN}s --ready-by ${READY_BY}s --timeout 60s --kubectl "$KUBECTL" \
+		>"$TMP/kuberun-$1.out" 2>"$TMP/kuberun-$1.err" &
+	KR_PID=$!
+	PIDS+=($KR_PID)
+	KR_T0=$SECONDS
+}
+kr_wait() { # kr_wait SECONDS: kube run's exit code in KR_RC (124 when it still runs then)
+	local until=$((SECONDS + $1))
+	KR_RC=0
+	while alive $KR_PID; do
+		[ $SECONDS -lt $until ] || { KR_RC=124; return; }
+		sleep 0.5
+	done
+	wait $KR_PID || KR_RC=$?
+}
+kuberun ready
+J3=benchtui-ping-ready
+if wait_for 20 have_pods $J3 3; then
+	for p in $(all_pods $J3); do set_ready "$p"; done
+	# past the readiness cutoff (start - ready-by) and a poll of kube run
+	nap=$((START_IN - READY_BY - (SECONDS - KR_T0) + 4))
+	[ $nap -le 0 ] || sleep $nap
+	if alive $KR_PID && k get job $J3 >/dev/null 2>&1; then
+		pass "kube run: 3 of 3 shards ready before the cutoff, the Job is kept (kube run waits for it to end)"
+	else
+		fail "kube run past the readiness gate" "$(cat "$TMP/kuberun-ready.err" | tr '\n' ' ')"
+	fi
+	for p in $(all_pods $J3); do set_ended "$p" Succeeded 0; done
+	kr_wait 30; rc=$KR_RC
+	if [ "$rc" = 0 ] && grep -q "job $J3: Complete (3 of 3 shards succeeded)" "$TMP/kuberun-ready.err" &&
+		grep -qx "benchtui merge k8s:$NS/$J3 -o DIR" "$TMP/kuberun-ready.out"; then
+		pass "kube run: the Job Complete, exit 0, prints '$(cat "$TMP/kuberun-ready.out")'"
+	else
+		fail "kube run to Complete" "exit $rc; $(cat "$TMP/kuberun-ready.err" "$TMP/kuberun-ready.out" | tr '\n' ' ')"
+	fi
+	# merge reads the shards' logs with kubectl logs: without a kubelet there are none
+	if "$BT" merge "k8s:$NS/$J3" -o "$TMP/merged" --kubectl "$KUBECTL" >"$TMP/merge.out" 2>&1; then
+		echo "note: benchtui merge k8s:$NS/$J3 succeeded (unexpected without a kubelet)"
+	else
+		echo "note: benchtui merge k8s:$NS/$J3 fails as expected with no kubelet to serve logs: $(tail -1 "$TMP/merge.out" | cut -c1-200)"
+	fi
+else
+	fail "kube run's Job has 3 pods" "$(cat "$TMP/kuberun-ready.err" | tr '\n' ' ')"
+	kill $KR_PID 2>/dev/null || true
+fi
+
+# 5. kube run: 1 of 3 shards ready: the Job and its ConfigMap are deleted before the start
+kuberun notready
+J4=benchtui-ping-notready
+if wait_for 20 have_pods $J4 3; then
+	set_ready "$(pod_at $J4 0)"
+	kr_wait $((START_IN + 20)); rc=$KR_RC
+	took=$((SECONDS - KR_T0))
+	if [ "$rc" != 0 ] && [ "$rc" != 124 ] && [ $took -lt $START_IN ] && grep -q "1 of 3 shards ready" "$TMP/kuberun-notready.err"; then
+		pass "kube run: 1 of 3 shards ready, exit $rc after ${took}s (start at ${START_IN}s): '$(head -2 "$TMP/kuberun-notready.err" | tail -1)'"
+	else
+		fail "kube run with 1 of 3 ready" "exit $rc after ${took}s; $(cat "$TMP/kuberun-notready.err" | tr '\n' ' ')"
+	fi
+	if out=$(k get job $J4 2>&1); then fail "the not-ready Job is deleted" "$out"
+	elif grep -q NotFound <<<"$out"; then pass "kubectl get job $J4: NotFound"
+	else fail "kubectl get job $J4" "$out"; fi
+	if out=$(k get configmap $J4 2>&1); then fail "the not-ready Job's ConfigMap is deleted" "$out"
+	elif grep -q NotFound <<<"$out"; then pass "kubectl get configmap $J4: NotFound"
+	else fail "kubectl get configmap $J4" "$out"; fi
+	if wait_for 30 sh -c "[ -z \"\$(timeout 30 '$KUBECTL' -n $NS get pods -l batch.kubernetes.io/job-name=$J4 -o name)\" ]"; then
+		pass "the deleted Job's pods are collected"
+	else fail "the deleted Job's pods collected" "$(k get pods -l batch.kubernetes.io/job-name=$J4 --no-headers 2>&1 | tr '\n' ' ')"; fi
+else
+	fail "kube run's second Job has 3 pods" "$(cat "$TMP/kuberun-notready.err" | tr '\n' ' ')"
+	kill $KR_PID 2>/dev/null || true
+fi
+
+for pid in $ETCD_PID $API_PID $KCM_PID; do alive "$pid" || fail "control plane process $pid still running at the end"; done
+if [ "$FAILED" = 0 ]; then echo "ALL PASS"; else echo "SOME CHECKS FAILED"; exit 1; fi
