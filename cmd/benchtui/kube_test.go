@@ -126,3 +126,19 @@ func TestKubeRunDeletesAJobNotReady(t *testing.T) {
 		t.Errorf("nothing applied: %q", applied)
 	}
 }
+
+// TestKubeMergeNoLogs: a real kubectl prints nothing and exits 0 when no
+// pod has the Job's label (a wrong name, a Job past its ttl) or the pods
+// never ran; merge k8s: says so, naming the Job, rather than failing to
+// read an empty artifact.
+func TestKubeMergeNoLogs(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.log")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kubectl, _ := standInKubectl(t, 0, false, empty)
+	code, _, stderr := runCmd(t, cmdMerge, "k8s:bench/benchtui-g1-r1", "--kubectl", kubectl, "-o", t.TempDir())
+	if code != exitUsage || !strings.Contains(stderr, "k8s:bench/benchtui-g1-r1") || !strings.Contains(stderr, "printed nothing") || strings.Contains(stderr, "JSON") {
+		t.Errorf("merge of a Job without logs: exit %d\n%s", code, stderr)
+	}
+}

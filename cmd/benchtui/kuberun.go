@@ -59,11 +59,17 @@ func (k kubectl) job(ctx context.Context, name string) (*batchv1.Job, error) {
 }
 
 // logs saves every pod's log of the Job, each line behind its pod's
-// name, to a file in dir and returns its path.
+// name, to a file in dir and returns its path. Nothing printed is an
+// error naming the Job: a real kubectl exits 0 with an empty stdout when
+// no pod has the label (a wrong name, or the Job's ttl passed) and when
+// the pods have not run (not scheduled, no kubelet).
 func (k kubectl) logs(ctx context.Context, job, dir string) (string, error) {
 	b, err := k.run(ctx, nil, "logs", "-l", "job-name="+job, "--prefix", "--tail=-1", "--max-log-requests=1000")
 	if err != nil {
 		return "", err
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return "", fmt.Errorf("k8s:%s/%s: kubectl logs -l job-name=%s printed nothing: no pod of that Job in namespace %s (a wrong name, or its ttl passed), or none has run", k.ns, job, job, k.ns)
 	}
 	path := filepath.Join(dir, job+".log")
 	return path, os.WriteFile(path, b, 0o644)
