@@ -92,7 +92,7 @@ build_k8s() {
 		mkdir -p "$BIN.new"
 		go build -p "${BUILD_P:-2}" -trimpath -ldflags="$ld" -o "$BIN.new/" \
 			k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl
-		mv "$BIN.new"/* "$BIN/"
+		mv "$BIN.new"/* "$BIN/" && rmdir "$BIN.new"
 		echo "build took $(($(date +%s) - start)) s"
 	) >>"$CACHE/$K8S_VERSION/build.log" 2>&1 || { echo "build failed: tail of $CACHE/$K8S_VERSION/build.log:" >&2; tail -30 "$CACHE/$K8S_VERSION/build.log" >&2; return 1; }
 	grep 'build took' "$CACHE/$K8S_VERSION/build.log" | tail -1 >&2
