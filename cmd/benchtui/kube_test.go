@@ -142,3 +142,26 @@ func TestKubeMergeNoLogs(t *testing.T) {
 		t.Errorf("merge of a Job without logs: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestKubeWatchNoLogs: watch k8s: whose kubectl prints nothing (a real
+// kubectl's answer when no pod has the Job's label, or none has run) or
+// fails says so and exits 1, rather than "no live lines yet" and 0.
+func TestKubeWatchNoLogs(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.log")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kubectl, _ := standInKubectl(t, 0, false, empty)
+	code, _, stderr := runCmd(t, cmdWatch, "k8s:bench/benchtui-g1-r1", "--kubectl", kubectl)
+	if code != exitFail || !strings.Contains(stderr, "k8s:bench/benchtui-g1-r1") || !strings.Contains(stderr, "printed nothing") {
+		t.Errorf("watch of a Job without logs: exit %d\n%s", code, stderr)
+	}
+	failing := filepath.Join(t.TempDir(), "kubectl")
+	if err := os.WriteFile(failing, []byte("#!/bin/sh\necho 'error: You must be logged in to the server (Unauthorized)' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCmd(t, cmdWatch, "k8s:bench/benchtui-g1-r1", "--kubectl", failing)
+	if code != exitFail || !strings.Contains(stderr, "Unauthorized") {
+		t.Errorf("watch with a failing kubectl: exit %d\n%s", code, stderr)
+	}
+}
