@@ -113,7 +113,9 @@ KUBECTL=${KUBECTL:-$BIN/kubectl}
 if [ -z "${ETCD:-}" ]; then
 	if ! command -v etcd >/dev/null; then
 		echo "no etcd: installing Debian's etcd-server" >&2
-		if [ "$(id -u)" = 0 ]; then apt-get install -y -qq etcd-server >/dev/null; else sudo apt-get install -y -qq etcd-server >/dev/null; fi
+		sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+		$sudo apt-get update -qq >/dev/null
+		$sudo apt-get install -y -qq etcd-server >/dev/null
 	fi
 	ETCD=$(command -v etcd)
 fi
