@@ -349,7 +349,7 @@ else
 	fail "the second Job's 3 pods" "$(pods_of $J2 | wc -l) pods"
 fi
 
-# 4. kube run: every shard ready in time, then Complete
+# 4. kube run: every shard ready in time, then Complete (or Failed: a shard exits 3)
 START_IN=30 READY_BY=10
 kuberun() { # kuberun RUNID: kube run in the background; its pid in KR_PID
 	"$BT" kube run "$TMP/plan.yaml" "${KARGS[@]}" --run-id "$1" --start-in ${START_IN}s --ready-by ${READY_BY}s --timeout 60s --kubectl "$KUBECTL" \
@@ -367,20 +367,37 @@ kr_wait() { # kr_wait SECONDS: kube run's exit code in KR_RC (124 when it still 
 	done
 	wait $KR_PID || KR_RC=$?
 }
-kuberun ready
-J3=benchtui-ping-ready
-if wait_for 20 have_pods $J3 3; then
-	for p in $(all_pods $J3); do set_ready "$p"; done
+# all_ready_then RUNID END: kube run RUNID, all 3 pods patched Ready before
+# the cutoff, checked past it, then END: "succeed" (every pod exits 0) or
+# "exit3" (pod 1 exits 3, the others still run); kube run's exit code in rc
+all_ready_then() {
+	local run=$1 end=$2 job=benchtui-ping-$1 nap p
+	kuberun "$run"
+	if ! wait_for 20 have_pods "$job" 3; then
+		fail "kube run's Job $job has 3 pods" "$(cat "$TMP/kuberun-$run.err" | tr '\n' ' ')"
+		kill $KR_PID 2>/dev/null || true
+		rc=none
+		return
+	fi
+	for p in $(all_pods "$job"); do set_ready "$p"; done
 	# past the readiness cutoff (start - ready-by) and a poll of kube run
 	nap=$((START_IN - READY_BY - (SECONDS - KR_T0) + 4))
 	[ $nap -le 0 ] || nap $nap
-	if alive $KR_PID && k get job $J3 >/dev/null 2>&1; then
-		pass "kube run: 3 of 3 shards ready before the cutoff, the Job is kept (kube run waits for it to end)"
+	if alive $KR_PID && k get job "$job" >/dev/null 2>&1; then
+		pass "kube run ($run): 3 of 3 shards ready before the cutoff, the Job is kept (kube run waits for it to end)"
 	else
-		fail "kube run past the readiness gate" "$(cat "$TMP/kuberun-ready.err" | tr '\n' ' ')"
+		fail "kube run ($run) past the readiness gate" "$(cat "$TMP/kuberun-$run.err" | tr '\n' ' ')"
 	fi
-	for p in $(all_pods $J3); do set_ended "$p" Succeeded 0; done
+	if [ "$end" = succeed ]; then
+		for p in $(all_pods "$job"); do set_ended "$p" Succeeded 0; done
+	else
+		set_ended "$(pod_at "$job" 1)" Failed 3
+	fi
 	kr_wait 30; rc=$KR_RC
+}
+all_ready_then ready succeed
+J3=benchtui-ping-ready
+if [ "$rc" != none ]; then
 	if [ "$rc" = 0 ] && grep -q "job $J3: Complete (3 of 3 shards succeeded)" "$TMP/kuberun-ready.err" &&
 		grep -qx "benchtui merge k8s:$NS/$J3 -o DIR" "$TMP/kuberun-ready.out"; then
 		pass "kube run: the Job Complete, exit 0, prints '$(cat "$TMP/kuberun-ready.out")'"
@@ -393,9 +410,16 @@ if wait_for 20 have_pods $J3 3; then
 	else
 		echo "note: benchtui merge k8s:$NS/$J3 fails as expected with no kubelet to serve logs: $(tail -1 "$TMP/merge.out" | cut -c1-200)"
 	fi
-else
-	fail "kube run's Job has 3 pods" "$(cat "$TMP/kuberun-ready.err" | tr '\n' ' ')"
-	kill $KR_PID 2>/dev/null || true
+fi
+
+all_ready_then exit3 exit3
+J5=benchtui-ping-exit3
+if [ "$rc" != none ]; then
+	if [ "$rc" = 1 ] && grep -q "job $J5: Failed (0 of 3 shards succeeded): PodFailurePolicy: Container shard for pod .* failed with exit code 3" "$TMP/kuberun-exit3.err"; then
+		pass "kube run: a shard exits 3, the Job Failed, exit 1: '$(tail -1 "$TMP/kuberun-exit3.err")'"
+	else
+		fail "kube run to Failed" "exit $rc; $(cat "$TMP/kuberun-exit3.err" "$TMP/kuberun-exit3.out" | tr '\n' ' ')"
+	fi
 fi
 
 # 5. kube run: 1 of 3 shards ready: the Job and its ConfigMap are deleted before the start

@@ -153,8 +153,8 @@ func awaitFinished(ctx context.Context, k kubectl, name string, shards int, dead
 			return exitFail
 		}
 		if cond, ok := jobEnded(j); ok {
-			fmt.Fprintf(stderr, "job %s: %s (%d of %d shards succeeded)\n", name, cond, j.Status.Succeeded, shards)
-			if cond == batchv1.JobComplete {
+			fmt.Fprintf(stderr, "job %s: %s (%d of %d shards succeeded)%s\n", name, cond.Type, j.Status.Succeeded, shards, conditionWhy(cond))
+			if cond.Type == batchv1.JobComplete {
 				return exitOK
 			}
 			return exitFail
@@ -168,13 +168,23 @@ func awaitFinished(ctx context.Context, k kubectl, name string, shards int, dead
 }
 
 // jobEnded is the Job's Complete or Failed condition, when one is true.
-func jobEnded(j *batchv1.Job) (batchv1.JobConditionType, bool) {
+func jobEnded(j *batchv1.Job) (batchv1.JobCondition, bool) {
 	for _, c := range j.Status.Conditions {
 		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == "True" {
-			return c.Type, true
+			return c, true
 		}
 	}
-	return "", false
+	return batchv1.JobCondition{}, false
+}
+
+// conditionWhy is a failed Job's reason and message as the Job
+// controller wrote them (": PodFailurePolicy: Container shard for pod …
+// failed with exit code 3 …", the shard that missed its start), or "".
+func conditionWhy(c batchv1.JobCondition) string {
+	if c.Type != batchv1.JobFailed || (c.Reason == "" && c.Message == "") {
+		return ""
+	}
+	return ": " + strings.Trim(c.Reason+": "+c.Message, ": ")
 }
 
 func int32Of(p *int32) int32 {
