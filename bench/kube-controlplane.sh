@@ -4,7 +4,10 @@
 # machine: etcd, kube-apiserver and kube-controller-manager on 127.0.0.1, no
 # kubelet and no scheduler. The script plays the kubelet: it patches the
 # pods' status (Running + Ready, then Succeeded, or Failed with exit code 3)
-# and checks what the real Job controller and `kube run` make of it.
+# and checks what the real Job controller and `kube run` make of it. With
+# no kubelet no container runs and no pod has a log: the merge that `kube
+# run` does once the Job completes (kubectl logs) finds nothing, and the
+# script checks that it says so; the load itself is not run here.
 #
 #   bench/kube-controlplane.sh
 #   K8S_VERSION=v1.36.3 CACHE=/var/cache/bk KEEP=1 bench/kube-controlplane.sh
