@@ -126,3 +126,63 @@ func TestKubeRunDeletesAJobNotReady(t *testing.T) {
 		t.Errorf("nothing applied: %q", applied)
 	}
 }
+
+// TestKubeMergeNoLogs: a real kubectl prints nothing and exits 0 when no
+// pod has the Job's label (a wrong name, a Job past its ttl) or the pods
+// never ran; merge k8s: says so, naming the Job, rather than failing to
+// read an empty artifact.
+func TestKubeMergeNoLogs(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.log")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kubectl, _ := standInKubectl(t, 0, false, empty)
+	code, _, stderr := runCmd(t, cmdMerge, "k8s:bench/benchtui-g1-r1", "--kubectl", kubectl, "-o", t.TempDir())
+	if code != exitUsage || !strings.Contains(stderr, "k8s:bench/benchtui-g1-r1") || !strings.Contains(stderr, "printed nothing") || strings.Contains(stderr, "JSON") {
+		t.Errorf("merge of a Job without logs: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestKubeWatchNoLogs: watch k8s: whose kubectl prints nothing (a real
+// kubectl's answer when no pod has the Job's label, or none has run) or
+// fails says so and exits 1, rather than "no live lines yet" and 0.
+func TestKubeWatchNoLogs(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.log")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kubectl, _ := standInKubectl(t, 0, false, empty)
+	code, _, stderr := runCmd(t, cmdWatch, "k8s:bench/benchtui-g1-r1", "--kubectl", kubectl)
+	if code != exitFail || !strings.Contains(stderr, "k8s:bench/benchtui-g1-r1") || !strings.Contains(stderr, "printed nothing") {
+		t.Errorf("watch of a Job without logs: exit %d\n%s", code, stderr)
+	}
+	failing := filepath.Join(t.TempDir(), "kubectl")
+	if err := os.WriteFile(failing, []byte("#!/bin/sh\necho 'error: You must be logged in to the server (Unauthorized)' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCmd(t, cmdWatch, "k8s:bench/benchtui-g1-r1", "--kubectl", failing)
+	if code != exitFail || !strings.Contains(stderr, "Unauthorized") {
+		t.Errorf("watch with a failing kubectl: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestKubeJobFailedWhy: a Job the controller failed is reported with the
+// reason and message it wrote (a real kube-controller-manager v1.37 writes
+// these on a pod failure policy's FailJob), a complete one without.
+func TestKubeJobFailedWhy(t *testing.T) {
+	j := &batchv1.Job{Status: batchv1.JobStatus{Conditions: []batchv1.JobCondition{
+		{Type: batchv1.JobFailureTarget, Status: "True", Reason: "PodFailurePolicy"},
+		{Type: batchv1.JobFailed, Status: "True", Reason: "PodFailurePolicy",
+			Message: "Container shard for pod bench/benchtui-g1-r1-1-x failed with exit code 3 matching FailJob rule at index 0"},
+	}}}
+	c, ok := jobEnded(j)
+	if want := ": PodFailurePolicy: Container shard for pod bench/benchtui-g1-r1-1-x failed with exit code 3 matching FailJob rule at index 0"; !ok || c.Type != batchv1.JobFailed || conditionWhy(c) != want {
+		t.Errorf("jobEnded %v %v, why %q", c.Type, ok, conditionWhy(c))
+	}
+	if why := conditionWhy(batchv1.JobCondition{Type: batchv1.JobComplete, Status: "True", Reason: "CompletionsReached"}); why != "" {
+		t.Errorf("a complete Job's why: %q", why)
+	}
+	if why := conditionWhy(batchv1.JobCondition{Type: batchv1.JobFailed, Status: "True", Reason: "DeadlineExceeded"}); why != ": DeadlineExceeded" {
+		t.Errorf("a Job past its deadline: %q", why)
+	}
+}

@@ -59,11 +59,17 @@ func (k kubectl) job(ctx context.Context, name string) (*batchv1.Job, error) {
 }
 
 // logs saves every pod's log of the Job, each line behind its pod's
-// name, to a file in dir and returns its path.
+// name, to a file in dir and returns its path. Nothing printed is an
+// error naming the Job: a real kubectl exits 0 with an empty stdout when
+// no pod has the label (a wrong name, or the Job's ttl passed) and when
+// the pods have not run (not scheduled, no kubelet).
 func (k kubectl) logs(ctx context.Context, job, dir string) (string, error) {
 	b, err := k.run(ctx, nil, "logs", "-l", "job-name="+job, "--prefix", "--tail=-1", "--max-log-requests=1000")
 	if err != nil {
 		return "", err
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return "", fmt.Errorf("k8s:%s/%s: kubectl logs -l job-name=%s printed nothing: no pod of that Job in namespace %s (a wrong name, or its ttl passed), or none has run", k.ns, job, job, k.ns)
 	}
 	path := filepath.Join(dir, job+".log")
 	return path, os.WriteFile(path, b, 0o644)
@@ -147,8 +153,8 @@ func awaitFinished(ctx context.Context, k kubectl, name string, shards int, dead
 			return exitFail
 		}
 		if cond, ok := jobEnded(j); ok {
-			fmt.Fprintf(stderr, "job %s: %s (%d of %d shards succeeded)\n", name, cond, j.Status.Succeeded, shards)
-			if cond == batchv1.JobComplete {
+			fmt.Fprintf(stderr, "job %s: %s (%d of %d shards succeeded)%s\n", name, cond.Type, j.Status.Succeeded, shards, conditionWhy(cond))
+			if cond.Type == batchv1.JobComplete {
 				return exitOK
 			}
 			return exitFail
@@ -162,13 +168,23 @@ func awaitFinished(ctx context.Context, k kubectl, name string, shards int, dead
 }
 
 // jobEnded is the Job's Complete or Failed condition, when one is true.
-func jobEnded(j *batchv1.Job) (batchv1.JobConditionType, bool) {
+func jobEnded(j *batchv1.Job) (batchv1.JobCondition, bool) {
 	for _, c := range j.Status.Conditions {
 		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == "True" {
-			return c.Type, true
+			return c, true
 		}
 	}
-	return "", false
+	return batchv1.JobCondition{}, false
+}
+
+// conditionWhy is a failed Job's reason and message as the Job
+// controller wrote them (": PodFailurePolicy: Container shard for pod …
+// failed with exit code 3 …", the shard that missed its start), or "".
+func conditionWhy(c batchv1.JobCondition) string {
+	if c.Type != batchv1.JobFailed || (c.Reason == "" && c.Message == "") {
+		return ""
+	}
+	return ": " + strings.Trim(c.Reason+": "+c.Message, ": ")
 }
 
 func int32Of(p *int32) int32 {

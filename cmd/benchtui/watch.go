@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -48,7 +49,7 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	lines, err := liveSource(ctx, pos[0], f)
+	lines, ended, err := liveSource(ctx, pos[0], f)
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtui watch:", err)
 		return exitUsage
@@ -65,62 +66,89 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if ctx.Err() != nil {
 		return exitFail
 	}
+	if err := ended(); err != nil {
+		fmt.Fprintln(stderr, "benchtui watch:", err)
+		return exitFail
+	}
 	return exitOK
 }
 
-// liveSource sends the log lines of src: k8s:NS/JOB or a folder.
-func liveSource(ctx context.Context, src string, f watchFlags) (<-chan string, error) {
+// liveSource sends the log lines of src: k8s:NS/JOB or a folder. Once
+// the lines have ended, ended tells why when it was not the source's
+// normal end (kubectl failed, or printed nothing).
+func liveSource(ctx context.Context, src string, f watchFlags) (lines <-chan string, ended func() error, err error) {
 	if ref, ok := strings.CutPrefix(src, "k8s:"); ok {
 		ns, job, ok := strings.Cut(ref, "/")
 		if !ok || ns == "" || job == "" {
-			return nil, fmt.Errorf("%s: want k8s:NAMESPACE/JOB", src)
+			return nil, nil, fmt.Errorf("%s: want k8s:NAMESPACE/JOB", src)
 		}
 		return followKubectl(ctx, f.kubectl, ns, job)
 	}
 	if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("%s: want k8s:NS/JOB or a folder of shard logs", src)
+		return nil, nil, fmt.Errorf("%s: want k8s:NS/JOB or a folder of shard logs", src)
 	}
 	out := make(chan string, 256)
 	go tailDir(ctx, src, f.once, out)
-	return out, nil
+	return out, func() error { return nil }, nil
 }
 
 // followKubectl runs kubectl logs -f on every pod of the Job; the lines
-// end when kubectl does (every pod done) or ctx does.
-func followKubectl(ctx context.Context, kubectlPath, ns, job string) (<-chan string, error) {
+// end when kubectl does (every pod done) or ctx does. ended is kubectl's
+// failure, with its stderr, and an error too when it printed no line: a
+// real kubectl exits 0 with nothing on stdout when no pod has the label
+// (saying "No resources found" on stderr) or the pods have not run.
+func followKubectl(ctx context.Context, kubectlPath, ns, job string) (<-chan string, func() error, error) {
 	cmd := exec.CommandContext(ctx, kubectlPath, "-n", ns, "logs", "-f", "-l", "job-name="+job,
 		"--prefix", "--tail=-1", "--max-log-requests=1000")
+	var errOut bytes.Buffer
+	cmd.Stderr = &limitedBuffer{b: &errOut, n: 64 << 10}
 	r, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make(chan string, 256)
+	done := make(chan error, 1)
 	go func() {
 		defer close(out)
-		scanLines(ctx, r, out)
-		cmd.Wait()
+		n := scanLines(ctx, r, out)
+		err := cmd.Wait()
+		switch {
+		case ctx.Err() != nil:
+			err = nil
+		case err != nil:
+			err = fmt.Errorf("kubectl logs -f -l job-name=%s: %w: %s", job, err, strings.TrimSpace(errOut.String()))
+		case n == 0:
+			said := strings.TrimSpace(errOut.String())
+			if said != "" {
+				said = " (" + said + ")"
+			}
+			err = fmt.Errorf("k8s:%s/%s: kubectl logs -f -l job-name=%s printed nothing%s: no pod of that Job in namespace %s, or none has run",
+				ns, job, job, said, ns)
+		}
+		done <- err
 	}()
-	return out, nil
+	return out, func() error { return <-done }, nil
 }
 
-// scanLines sends r's lines until it ends; a line longer than
-// maxLiveLine is skipped.
-func scanLines(ctx context.Context, r io.Reader, out chan<- string) {
+// scanLines sends r's lines until it ends, and returns how many it sent;
+// a line longer than maxLiveLine is skipped.
+func scanLines(ctx context.Context, r io.Reader, out chan<- string) (n int) {
 	br := bufio.NewReaderSize(r, maxLiveLine)
 	for {
 		line, _, err := artifacts.ReadLine(br)
 		if len(line) > 0 {
 			select {
 			case out <- strings.TrimRight(string(line), "\n"):
+				n++
 			case <-ctx.Done():
-				return
+				return n
 			}
 		}
 		if err != nil {
-			return
+			return n
 		}
 	}
 }
