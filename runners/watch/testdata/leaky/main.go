@@ -70,8 +70,15 @@ func main() {
 
 // leak allocates mb MiB every period, writes every page so it is resident,
 // and keeps it.
+// leak retains mb MiB for every period passed since it began, counted on
+// the wall clock: on a busy machine a late wake-up catches up (a ticker
+// drops the ticks it was late for), so the leak rate stays the flags'.
 func leak(mb int, period time.Duration) {
-	for range time.Tick(period) {
+	start := time.Now()
+	for done := 0; ; done++ {
+		for due := int(time.Since(start) / period); done >= due; due = int(time.Since(start) / period) {
+			time.Sleep(time.Until(start.Add(time.Duration(done+1) * period)))
+		}
 		b := make([]byte, mb<<20)
 		for i := 0; i < len(b); i += 4096 {
 			b[i] = 1
