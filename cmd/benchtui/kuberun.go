@@ -122,13 +122,19 @@ func kubeRun(ctx context.Context, planPath string, opts kube.Options, f kubeFlag
 var kubePoll = 2 * time.Second
 
 // awaitReady waits until every shard is ready; it fails when they are not
-// by readyBy before the start.
+// by readyBy before the start, and at once when the Job ended first: a
+// shard that exits before it is ready (3: its clock says the start has
+// passed; 2: its plan or environment is wrong) fails the Job, whose
+// controller deletes the other pods, so no shard would ever be ready.
 func awaitReady(ctx context.Context, k kubectl, name string, opts kube.Options, readyBy time.Duration) error {
 	cutoff := opts.StartAt.Add(-readyBy)
 	for {
 		j, err := k.job(ctx, name)
 		if err != nil {
 			return err
+		}
+		if cond, ok := jobEnded(j); ok {
+			return fmt.Errorf("job %s: %s before the start (%d of %d shards succeeded)%s: the Job is deleted", name, cond.Type, j.Status.Succeeded, opts.Shards, conditionWhy(cond))
 		}
 		ready := int32Of(j.Status.Ready)
 		if int(ready) >= opts.Shards {
