@@ -1,13 +1,37 @@
 #!/usr/bin/env bash
 # kube-controlplane.sh: benchtui's Kubernetes Job (`benchtui kube manifest`,
-# `benchtui kube run`) against a REAL API server and Job controller on this
-# machine: etcd, kube-apiserver and kube-controller-manager on 127.0.0.1, no
-# kubelet and no scheduler. The script plays the kubelet: it patches the
-# pods' status (Running + Ready, then Succeeded, or Failed with exit code 3)
-# and checks what the real Job controller and `kube run` make of it. With
-# no kubelet no container runs and no pod has a log: the merge that `kube
-# run` does once the Job completes (kubectl logs) finds nothing, and the
-# script checks that it says so; the load itself is not run here.
+# `benchtui kube run`, `merge k8s:`, `watch k8s:`) against a REAL API server
+# and Job controller on this machine: etcd, kube-apiserver and
+# kube-controller-manager on 127.0.0.1, with no kubelet, no scheduler and no
+# container runtime.
+#
+# Sections 1-5 play the kubelet by hand: they patch the pods' status
+# (Running + Ready, then Succeeded, or Failed with exit code 3) and check
+# what the real Job controller and `kube run` make of it; no shard runs, so
+# `kube run`'s merge (kubectl logs) finds no logs and says so.
+#
+# Section 6 runs the whole flow end to end on loopback: a stand-in kubelet
+# (bench/kube-standin.py) starts the real benchtui for each pod the Job
+# controller creates, from the pod's spec (args, env, secretKeyRef read from
+# the Secret, the ConfigMap's files), its container paths rewritten to a
+# folder per pod; it saves each pod's stdout+stderr as a container log,
+# plays the readiness probe (the pod's ready file) and patches the pod
+# Running/Ready, then Succeeded/Failed with the process's real exit code. A
+# kubectl wrapper (`--kubectl`) answers `kubectl logs [-f] -l job-name=JOB
+# --prefix` of those pods from the saved logs. The 3 shards load a counting
+# HTTP server on 127.0.0.1; `kube run` merges the artifacts the shards
+# framed in their logs, and the script checks the merged request count
+# against the server's own count, the shard block, the series and .hlog,
+# `report`, and `watch k8s:` during the run (shards 3/3). Then a shard whose
+# clock runs 60 s ahead (it exits 3 before it is ready: the Job controller
+# fails the Job and kube run says so at once) and a shard killed mid-run
+# (exit 137: the Job fails, kube run exits 1 with the --allow-partial hint,
+# whose merge finds only what a real cluster keeps: the pods not deleted).
+# Still not shown here: a container runtime (images, cgroups, resource
+# limits), the scheduler (nodes, the topology spread), kubelet-run probes
+# and graceful deletion (the pods are never bound to a node, so a deleted
+# pod is gone at once and the stand-in stops its process after), and the
+# kubelet's own log files and rotation; the script plays those parts.
 #
 #   bench/kube-controlplane.sh
 #   K8S_VERSION=v1.36.3 CACHE=/var/cache/bk KEEP=1 bench/kube-controlplane.sh
@@ -18,7 +42,8 @@
 # 2-core machine (shared with other jobs): 516 s for the first build, module
 # downloads included (about 300 MB of binaries); 24 s to rebuild into an
 # empty CACHE with Go's build cache warm; then a run of the checks takes
-# about 2 minutes (three `kube run`s of about 30 s each).
+# about 4 minutes (three `kube run`s of about 30 s each with patched pods,
+# then three with the stand-in kubelet).
 #
 # Knobs (environment):
 #   K8S_VERSION  k8s.io/kubernetes version to build (default v1.37.2, the
@@ -42,7 +67,8 @@
 # Prints PASS/FAIL per check and exits 1 when any check fails. Every process
 # it starts is stopped by its PID on exit. Only 127.0.0.1 is listened on and
 # talked to (the service CIDR the apiserver needs is never sent anything:
-# there is no kube-proxy and no pod runs).
+# there is no kube-proxy and no pod network; the shards the stand-in
+# kubelet runs load 127.0.0.1). Needs python3 and jq.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -609,6 +635,34 @@ if [[ "$codes" == *"1:3 "* ]] && [ "$after" = "$before" ]; then
 else
 	fail "the skewed run's shards" "exit codes $codes; requests $before before, $after after"
 fi
+stop_pid "$KL_PID"
+
+# a shard killed mid-run (SIGKILL, exit 137, as the OOM killer does): the
+# index fails, maxFailedIndexes 0 fails the Job, whose controller deletes
+# the shards still running; kube run exits 1 with the --allow-partial hint.
+# The hint's merge then finds what a real cluster keeps: the logs of the
+# pods not deleted (the killed shard's, which framed no artifact).
+J8=benchtui-load-kill
+before=$(count requests || echo none)
+e2e_run kill --kill 1=2
+kr_wait 90; rc=$KR_RC
+err=$TMP/kuberun-kill.err
+if [ "$rc" = 1 ] && grep -q "job $J8: Failed (0 of 3 shards succeeded)" "$err" && grep -q "^what the shards measured: benchtui merge k8s:$NS/$J8 --allow-partial" "$err"; then
+	pass "a shard killed 2 s into the load (exit 137): the Job Failed, kube run exit 1 with the hint: '$(grep "job $J8: Failed" "$err" | cut -c1-160)'"
+else
+	fail "kube run with a shard killed mid-run" "exit $rc; $(tail -4 "$err" | tr '\n' ' ')"
+fi
+wait_for 15 sh -c "[ \$(ls '$KL_ROOT'/$J8-*/exit 2>/dev/null | wc -l) = 3 ]" || true
+codes=$(for i in 0 1 2; do d=$(ls -d "$KL_ROOT/$J8-$i-"* 2>/dev/null | head -1); echo "$i:$(cat "$d/exit" 2>/dev/null || echo running)"; done | tr '\n' ' ')
+left=$(k get pods -l "job-name=$J8" -o name | tr '\n' ' ')
+M_RC=0
+"$BT" merge "k8s:$NS/$J8" --allow-partial --kubectl "$WRAP" -o "$TMP/merged-kill" >"$TMP/merge-kill.out" 2>"$TMP/merge-kill.err" || M_RC=$?
+if [[ "$codes" == *"1:137 "* ]] && [ "$M_RC" != 0 ] && [ ! -e "$TMP/merged-kill" ]; then
+	pass "the hint's merge --allow-partial: exit $M_RC, nothing merged (shards' exit codes $codes; pods left $left): '$(head -1 "$TMP/merge-kill.err" | cut -c1-160)'"
+else
+	fail "the killed run's shards and the partial merge" "exit codes $codes; pods left $left; merge exit $M_RC: $(head -2 "$TMP/merge-kill.err" | tr '\n' ' ')"
+fi
+echo "requests sent by the killed run: $(( $(count requests || echo 0) - ${before:-0} ))" >&2
 stop_pid "$KL_PID"
 
 for pid in $ETCD_PID $API_PID $KCM_PID; do alive "$pid" || fail "control plane process $pid still running at the end"; done
