@@ -641,7 +641,8 @@ stop_pid "$KL_PID"
 # index fails, maxFailedIndexes 0 fails the Job, whose controller deletes
 # the shards still running; kube run exits 1 with the --allow-partial hint.
 # The hint's merge then finds what a real cluster keeps: the logs of the
-# pods not deleted (the killed shard's, which framed no artifact).
+# pods not deleted (the killed shard's, which framed no artifact), and says
+# so naming the pod.
 J8=benchtui-load-kill
 before=$(count requests || echo none)
 e2e_run kill --kill 1=2
@@ -657,7 +658,8 @@ codes=$(for i in 0 1 2; do d=$(ls -d "$KL_ROOT/$J8-$i-"* 2>/dev/null | head -1);
 left=$(k get pods -l "job-name=$J8" -o name | tr '\n' ' ')
 M_RC=0
 "$BT" merge "k8s:$NS/$J8" --allow-partial --kubectl "$WRAP" -o "$TMP/merged-kill" >"$TMP/merge-kill.out" 2>"$TMP/merge-kill.err" || M_RC=$?
-if [[ "$codes" == *"1:137 "* ]] && [ "$M_RC" != 0 ] && [ ! -e "$TMP/merged-kill" ]; then
+if [[ "$codes" == *"1:137 "* ]] && [ "$M_RC" = 2 ] && [ ! -e "$TMP/merged-kill" ] &&
+	grep -q "k8s:$NS/$J8: the logs of pod/$J8-1-[a-z0-9]* hold no framed artifact" "$TMP/merge-kill.err"; then
 	pass "the hint's merge --allow-partial: exit $M_RC, nothing merged (shards' exit codes $codes; pods left $left): '$(head -1 "$TMP/merge-kill.err" | cut -c1-160)'"
 else
 	fail "the killed run's shards and the partial merge" "exit codes $codes; pods left $left; merge exit $M_RC: $(head -2 "$TMP/merge-kill.err" | tr '\n' ' ')"

@@ -222,3 +222,23 @@ esac
 		t.Errorf("a Job failed before its start: exit %d after %s, deleted %q\n%s", code, time.Since(t0).Round(time.Millisecond), deleted, stderr)
 	}
 }
+
+// TestKubeMergeLogsWithoutArtifact: pods' logs with no framed artifact
+// (bench/kube-controlplane.sh shows it on a real Job controller: a shard
+// killed mid-run fails the Job, whose controller deletes the pods still
+// running and their logs with them; what is left is the killed shard's
+// live lines) are an error naming the Job and the pods, not "not a JSON
+// artifact".
+func TestKubeMergeLogsWithoutArtifact(t *testing.T) {
+	lines := filepath.Join(t.TempDir(), "live.log")
+	if err := os.WriteFile(lines, []byte("load step 1/1 rate=300 measure 1s/4s rps 99\n{\"benchtui_live\":1,\"shard\":1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kubectl, _ := standInKubectl(t, 0, false, lines)
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runCmd(t, cmdMerge, "k8s:bench/benchtui-g1-r1", "--allow-partial", "--kubectl", kubectl, "-o", out)
+	if _, err := os.Stat(out); code != exitUsage || err == nil ||
+		!strings.Contains(stderr, "k8s:bench/benchtui-g1-r1: the logs of pod/job-0-abc hold no framed artifact") || strings.Contains(stderr, "JSON") {
+		t.Errorf("merge of logs without an artifact: exit %d\n%s", code, stderr)
+	}
+}
