@@ -1,13 +1,37 @@
 #!/usr/bin/env bash
 # kube-controlplane.sh: benchtui's Kubernetes Job (`benchtui kube manifest`,
-# `benchtui kube run`) against a REAL API server and Job controller on this
-# machine: etcd, kube-apiserver and kube-controller-manager on 127.0.0.1, no
-# kubelet and no scheduler. The script plays the kubelet: it patches the
-# pods' status (Running + Ready, then Succeeded, or Failed with exit code 3)
-# and checks what the real Job controller and `kube run` make of it. With
-# no kubelet no container runs and no pod has a log: the merge that `kube
-# run` does once the Job completes (kubectl logs) finds nothing, and the
-# script checks that it says so; the load itself is not run here.
+# `benchtui kube run`, `merge k8s:`, `watch k8s:`) against a REAL API server
+# and Job controller on this machine: etcd, kube-apiserver and
+# kube-controller-manager on 127.0.0.1, with no kubelet, no scheduler and no
+# container runtime.
+#
+# Sections 1-5 play the kubelet by hand: they patch the pods' status
+# (Running + Ready, then Succeeded, or Failed with exit code 3) and check
+# what the real Job controller and `kube run` make of it; no shard runs, so
+# `kube run`'s merge (kubectl logs) finds no logs and says so.
+#
+# Section 6 runs the whole flow end to end on loopback: a stand-in kubelet
+# (bench/kube-standin.py) starts the real benchtui for each pod the Job
+# controller creates, from the pod's spec (args, env, secretKeyRef read from
+# the Secret, the ConfigMap's files), its container paths rewritten to a
+# folder per pod; it saves each pod's stdout+stderr as a container log,
+# plays the readiness probe (the pod's ready file) and patches the pod
+# Running/Ready, then Succeeded/Failed with the process's real exit code. A
+# kubectl wrapper (`--kubectl`) answers `kubectl logs [-f] -l job-name=JOB
+# --prefix` of those pods from the saved logs. The 3 shards load a counting
+# HTTP server on 127.0.0.1; `kube run` merges the artifacts the shards
+# framed in their logs, and the script checks the merged request count
+# against the server's own count, the shard block, the series and .hlog,
+# `report`, and `watch k8s:` during the run (shards 3/3). Then a shard whose
+# clock runs 60 s ahead (it exits 3 before it is ready: the Job controller
+# fails the Job and kube run says so at once) and a shard killed mid-run
+# (exit 137: the Job fails, kube run exits 1 with the --allow-partial hint,
+# whose merge finds only what a real cluster keeps: the pods not deleted).
+# Still not shown here: a container runtime (images, cgroups, resource
+# limits), the scheduler (nodes, the topology spread), kubelet-run probes
+# and graceful deletion (the pods are never bound to a node, so a deleted
+# pod is gone at once and the stand-in stops its process after), and the
+# kubelet's own log files and rotation; the script plays those parts.
 #
 #   bench/kube-controlplane.sh
 #   K8S_VERSION=v1.36.3 CACHE=/var/cache/bk KEEP=1 bench/kube-controlplane.sh
@@ -18,7 +42,8 @@
 # 2-core machine (shared with other jobs): 516 s for the first build, module
 # downloads included (about 300 MB of binaries); 24 s to rebuild into an
 # empty CACHE with Go's build cache warm; then a run of the checks takes
-# about 2 minutes (three `kube run`s of about 30 s each).
+# about 4 minutes (three `kube run`s of about 30 s each with patched pods,
+# then three with the stand-in kubelet).
 #
 # Knobs (environment):
 #   K8S_VERSION  k8s.io/kubernetes version to build (default v1.37.2, the
@@ -42,7 +67,8 @@
 # Prints PASS/FAIL per check and exits 1 when any check fails. Every process
 # it starts is stopped by its PID on exit. Only 127.0.0.1 is listened on and
 # talked to (the service CIDR the apiserver needs is never sent anything:
-# there is no kube-proxy and no pod runs).
+# there is no kube-proxy and no pod network; the shards the stand-in
+# kubelet runs load 127.0.0.1). Needs python3 and jq.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -123,7 +149,8 @@ if [ -z "${ETCD:-}" ]; then
 	ETCD=$(command -v etcd)
 fi
 command -v openssl >/dev/null || { echo "no openssl: apt-get install openssl" >&2; exit 2; }
-command -v python3 >/dev/null || { echo "no python3 (to pick free ports)" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "no python3 (free ports, the stand-in kubelet, the counting server)" >&2; exit 2; }
+command -v jq >/dev/null || { echo "no jq: apt-get install jq" >&2; exit 2; }
 
 TMP=$(mktemp -d /tmp/btkube.XXXXXX)
 PIDS=()
@@ -137,6 +164,13 @@ cleanup() {
 		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
 		kill -KILL "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
+	done
+	# the shards the stand-in kubelet started (it stops them itself on
+	# SIGTERM): any left, by the pid it saved, if still benchtui
+	for f in "$TMP"/kubelet/*/pid; do
+		[ -f "$f" ] || continue
+		pid=$(cat "$f")
+		[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$TMP/benchtui" ] && kill -KILL "$pid" 2>/dev/null || true
 	done
 	if [ "$FAILED" != 0 ] || [ "$KEEP" = 1 ]; then
 		echo "logs kept in $TMP (etcd.log, kube-apiserver.log, kube-controller-manager.log, kuberun-*.out/err)"
@@ -452,6 +486,188 @@ else
 	fail "kube run's second Job has 3 pods" "$(cat "$TMP/kuberun-notready.err" | tr '\n' ' ')"
 	kill $KR_PID 2>/dev/null || true
 fi
+
+# 6. the whole flow: a stand-in kubelet runs each pod's shard for real
+# (bench/kube-standin.py: the pod's args, env and ConfigMap, its paths
+# rewritten to a folder per pod, its stdout+stderr saved as a container log,
+# the readiness probe played and the pod's status patched from the real
+# process: Running, Ready, then Succeeded/Failed with its exit code), and a
+# kubectl wrapper answers `kubectl logs` of those pods from the saved logs.
+# The load goes to a counting HTTP server on 127.0.0.1.
+KL_ROOT=$TMP/kubelet
+mkdir -p "$KL_ROOT"
+WRAP=$TMP/kubectl-standin
+cat >"$WRAP" <<EOF
+#!/bin/sh
+# kubectl, but \`logs\` of the pods the stand-in kubelet ran comes from their saved logs
+for a in "\$@"; do [ "\$a" = logs ] && exec python3 "$ROOT/bench/kube-standin.py" logs "$KUBECTL" "$KL_ROOT" "\$@"; done
+exec "$KUBECTL" "\$@"
+EOF
+chmod +x "$WRAP"
+cat >"$TMP/counter.py" <<'EOF'
+# counts the requests it serves; GET /count prints the counts (not counted)
+import http.server, json, sys, threading
+lock, n = threading.Lock(), {"requests": 0, "authorized": 0, "paths": {}}
+want = "Bearer " + sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        if self.path == "/count":
+            with lock:
+                body = json.dumps(n).encode()
+        else:
+            with lock:
+                n["requests"] += 1
+                n["authorized"] += self.headers.get("Authorization") == want
+                n["paths"][self.path] = n["paths"].get(self.path, 0) + 1
+            body = b"ok\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H)
+s.daemon_threads = True
+s.serve_forever()
+EOF
+CPORT=$(free_port)
+start counter python3 "$TMP/counter.py" "$CPORT" "$BT_KUBE_TOKEN"
+count() { python3 -c "import urllib.request,json,sys; d=json.load(urllib.request.urlopen('http://127.0.0.1:$CPORT/count', timeout=5)); print(d[sys.argv[1]] if sys.argv[1] != 'paths' else ' '.join(sorted(d['paths'])))" "$1"; }
+wait_for 10 count requests || fail "the counting server on 127.0.0.1:$CPORT"
+cat >"$TMP/e2e.yaml" <<'EOF'
+version: 1
+groups:
+  - id: load
+    runner: http
+    data: {file: rows.csv}
+    http: {requests: [{url: "http://${BT_KUBE_HOST}/ping/{{.id}}", headers: {Authorization: "Bearer ${BT_KUBE_TOKEN}"}}]}
+    load: {rate: 300, max_in_flight: 30}
+    duration: 4s
+    thresholds: {error_rate: 0, p99: 1s}
+EOF
+E2E_START_IN=25
+# e2e_run RUNID KUBELET-FLAGS...: a stand-in kubelet for the Job, then kube
+# run (--kubectl the wrapper) in the background; pids in KL_PID and KR_PID
+e2e_run() {
+	local run=$1; shift
+	start "kubelet-$run" python3 "$ROOT/bench/kube-standin.py" kubelet --root "$KL_ROOT" --job "benchtui-load-$run" \
+		--namespace "$NS" --kubectl "$KUBECTL" --exec "$BT" --timeout 150 "$@"
+	KL_PID=${PIDS[-1]}
+	BT_KUBE_HOST=127.0.0.1:$CPORT "$BT" kube run "$TMP/e2e.yaml" -g load --shards 3 --image "$IMAGE" --namespace "$NS" \
+		--cpu 100m --memory 64Mi --secret bench-secrets --run-id "$run" --start-in ${E2E_START_IN}s --ready-by 10s \
+		--timeout 90s --kubectl "$WRAP" -o "$TMP/merged-$run" >"$TMP/kuberun-$run.out" 2>"$TMP/kuberun-$run.err" &
+	KR_PID=$!
+	PIDS+=($KR_PID)
+	KR_T0=$SECONDS
+}
+stop_pid() { kill -TERM "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+
+J6=benchtui-load-e2e
+e2e_run e2e
+if wait_for 20 ready_is $J6 3; then
+	pass "stand-in kubelet: 3 shards started from the pods' specs (args, env, secretKeyRef, ConfigMap), each wrote its ready file: the Job's status.ready is 3 after $((SECONDS - KR_T0))s"
+else
+	fail "3 shards ready under the stand-in kubelet" "ready=$(job_field $J6 '{.status.ready}'); $(tail -5 "$TMP/kubelet-e2e.log" | tr '\n' ' ')"
+fi
+# the live console's source while the shards run: kubectl logs -f through the wrapper
+timeout 60 "$BT" watch "k8s:$NS/$J6" --kubectl "$WRAP" >"$TMP/watch-e2e.out" 2>"$TMP/watch-e2e.err" &
+W_PID=$!
+PIDS+=($W_PID)
+kr_wait 90; rc=$KR_RC
+W_RC=0; wait_for 15 sh -c "! kill -0 $W_PID" || true; wait $W_PID || W_RC=$?
+err=$TMP/kuberun-e2e.err
+if [ "$rc" = 0 ] && grep -q "job $J6: Complete (3 of 3 shards succeeded)" "$err"; then
+	pass "kube run --kubectl WRAPPER: the Job Complete, merged, exit 0 after $((SECONDS - KR_T0))s: '$(grep "job $J6: Complete" "$err")'"
+else
+	fail "kube run end to end" "exit $rc; $(cat "$err" "$TMP/kuberun-e2e.out" | tail -8 | tr '\n' ' ')"
+fi
+mapfile -t arts < <(ls "$TMP/merged-e2e"/*.json 2>/dev/null)
+if [ ${#arts[@]} = 1 ]; then
+	A=${arts[0]}
+	pass "one merged artifact: $(basename "$A")"
+	SERVED=$(count requests || echo none) AUTH=$(count authorized || echo none) PATHS=$(count paths || echo none)
+	got=$(jq -r '[.steps[0].requests, .steps[0].errors, ([.shard.shards[].index] | map(tostring) | join(",")), .shard.merged, (.steps[0].series | length), .steps[0].hlog] | map(tostring) | join(" ")' "$A")
+	read -r REQ ERRS IDX MERGED NSERIES HLOG <<<"$got"
+	if [ "$REQ" = "$SERVED" ] && [ "$REQ" -gt 0 ] && [ "$ERRS" = 0 ]; then
+		pass "merged steps[0].requests $REQ = the server's own count $SERVED (errors $ERRS)"
+	else fail "merged requests vs the server's count" "requests $REQ errors $ERRS, served $SERVED"; fi
+	if [ "$AUTH" = "$SERVED" ] && [ "$PATHS" = "/ping/1 /ping/2 /ping/3" ]; then
+		pass "every request carried the Secret's token ($AUTH of $SERVED) and the ConfigMap's data file ids ($PATHS)"
+	else fail "the Secret's token and the data file in the shards" "authorized $AUTH of $SERVED, paths $PATHS"; fi
+	if [ "$IDX" = "0,1,2" ] && [ "$MERGED" = true ]; then pass "shard.merged true, shard.shards indexes $IDX"
+	else fail "the merged artifact's shard block" "merged $MERGED, indexes '$IDX'"; fi
+	if [ "$NSERIES" -gt 0 ] && [ -s "$TMP/merged-e2e/$HLOG" ]; then
+		pass "the merged step has a series ($NSERIES points) and its interval log $HLOG ($(wc -c <"$TMP/merged-e2e/$HLOG") bytes)"
+	else fail "the merged series and .hlog" "series $NSERIES, hlog '$HLOG'"; fi
+	if "$BT" report "$TMP/merged-e2e" >"$TMP/report-e2e.out" 2>&1 && grep -q load "$TMP/report-e2e.out"; then
+		pass "benchtui report OUT prints the group: '$(grep -m1 load "$TMP/report-e2e.out" | tr -s ' ')'"
+	else fail "benchtui report of the merged run" "$(head -5 "$TMP/report-e2e.out" | tr '\n' ' ')"; fi
+else
+	fail "one merged artifact in $TMP/merged-e2e" "${#arts[@]} files"
+fi
+if [ "$W_RC" = 0 ] && L=$(grep -m1 'shards 3/3' "$TMP/watch-e2e.out"); then
+	pass "watch k8s:$NS/$J6 --kubectl WRAPPER (kubectl logs -f) merged the 3 shards' live lines, exit 0: '$(grep 'shards 3/3' "$TMP/watch-e2e.out" | tail -1 | cut -c1-150)'"
+else
+	fail "watch k8s: during the run" "exit $W_RC; $(tail -3 "$TMP/watch-e2e.out" "$TMP/watch-e2e.err" | tr '\n' ' ')"
+fi
+stop_pid "$KL_PID"
+
+# a shard whose clock runs 60 s ahead: it sees its start passed and exits 3
+# before it is ready; the Job controller fails the Job (PodFailurePolicy) and
+# deletes the other pods, whose shards the kubelet stops before any load
+J7=benchtui-load-skew
+before=$(count requests || echo none)
+E2E_START_IN=40 # the check is that kube run ends before the cutoff (30 s): room for a busy machine; it ends in seconds
+e2e_run skew --start-past 1=60
+kr_wait 60; rc=$KR_RC
+took=$((SECONDS - KR_T0))
+err=$TMP/kuberun-skew.err
+if [ "$rc" = 1 ] && [ $took -lt $((E2E_START_IN - 10)) ] && grep -q "job $J7: Failed .*PodFailurePolicy: Container shard for pod .* failed with exit code 3" "$err"; then
+	pass "a shard 60 s ahead exits 3 before its start: the Job Failed, kube run exit 1 after ${took}s, before the cutoff: '$(grep "job $J7: Failed" "$err" | cut -c1-200)'"
+else
+	fail "kube run with a shard that exits 3 before the start" "exit $rc after ${took}s; $(tail -4 "$err" | tr '\n' ' ')"
+fi
+wait_for 15 sh -c "[ \$(ls '$KL_ROOT'/$J7-*/exit 2>/dev/null | wc -l) = 3 ]" || true
+codes=$(for i in 0 1 2; do d=$(ls -d "$KL_ROOT/$J7-$i-"* 2>/dev/null | head -1); echo "$i:$(cat "$d/exit" 2>/dev/null || echo running)"; done | tr '\n' ' ')
+after=$(count requests || echo none)
+if [[ "$codes" == *"1:3 "* ]] && [ "$after" = "$before" ]; then
+	pass "the shards' exit codes $codes(the others stopped when the Job controller deleted their pods), no request sent ($before before, $after after)"
+else
+	fail "the skewed run's shards" "exit codes $codes; requests $before before, $after after"
+fi
+stop_pid "$KL_PID"
+
+# a shard killed mid-run (SIGKILL, exit 137, as the OOM killer does): the
+# index fails, maxFailedIndexes 0 fails the Job, whose controller deletes
+# the shards still running; kube run exits 1 with the --allow-partial hint.
+# The hint's merge then finds what a real cluster keeps: the logs of the
+# pods not deleted (the killed shard's, which framed no artifact), and says
+# so naming the pod.
+J8=benchtui-load-kill
+before=$(count requests || echo none)
+E2E_START_IN=25
+e2e_run kill --kill 1=2
+kr_wait 90; rc=$KR_RC
+err=$TMP/kuberun-kill.err
+if [ "$rc" = 1 ] && grep -q "job $J8: Failed (0 of 3 shards succeeded)" "$err" && grep -q "^what the shards measured: benchtui merge k8s:$NS/$J8 --allow-partial" "$err"; then
+	pass "a shard killed 2 s into the load (exit 137): the Job Failed, kube run exit 1 with the hint: '$(grep "job $J8: Failed" "$err" | cut -c1-160)'"
+else
+	fail "kube run with a shard killed mid-run" "exit $rc; $(tail -4 "$err" | tr '\n' ' ')"
+fi
+wait_for 15 sh -c "[ \$(ls '$KL_ROOT'/$J8-*/exit 2>/dev/null | wc -l) = 3 ]" || true
+codes=$(for i in 0 1 2; do d=$(ls -d "$KL_ROOT/$J8-$i-"* 2>/dev/null | head -1); echo "$i:$(cat "$d/exit" 2>/dev/null || echo running)"; done | tr '\n' ' ')
+left=$(k get pods -l "job-name=$J8" -o name | tr '\n' ' ')
+M_RC=0
+"$BT" merge "k8s:$NS/$J8" --allow-partial --kubectl "$WRAP" -o "$TMP/merged-kill" >"$TMP/merge-kill.out" 2>"$TMP/merge-kill.err" || M_RC=$?
+if [[ "$codes" == *"1:137 "* ]] && [ "$M_RC" = 2 ] && [ ! -e "$TMP/merged-kill" ] &&
+	grep -q "k8s:$NS/$J8: the logs of pod/$J8-1-[a-z0-9]* hold no framed artifact" "$TMP/merge-kill.err"; then
+	pass "the hint's merge --allow-partial: exit $M_RC, nothing merged (shards' exit codes $codes; pods left $left): '$(head -1 "$TMP/merge-kill.err" | cut -c1-160)'"
+else
+	fail "the killed run's shards and the partial merge" "exit codes $codes; pods left $left; merge exit $M_RC: $(head -2 "$TMP/merge-kill.err" | tr '\n' ' ')"
+fi
+echo "requests sent by the killed run: $(( $(count requests || echo 0) - ${before:-0} ))" >&2
+stop_pid "$KL_PID"
 
 for pid in $ETCD_PID $API_PID $KCM_PID; do alive "$pid" || fail "control plane process $pid still running at the end"; done
 if [ "$FAILED" = 0 ]; then echo "ALL PASS"; else echo "SOME CHECKS FAILED"; exit 1; fi

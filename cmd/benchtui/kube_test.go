@@ -186,3 +186,59 @@ func TestKubeJobFailedWhy(t *testing.T) {
 		t.Errorf("a Job past its deadline: %q", why)
 	}
 }
+
+// TestKubeRunJobFailedBeforeReady: a shard that exits before it is ready
+// (exit 3, its clock ahead: bench/kube-controlplane.sh shows it on a real
+// Job controller) fails the Job, whose controller deletes the other pods;
+// kube run says so at once, with the controller's reason, rather than
+// waiting for the readiness cutoff and reporting "0 of N shards ready".
+func TestKubeRunJobFailedBeforeReady(t *testing.T) {
+	defer func(d time.Duration) { kubePoll = d }(kubePoll)
+	kubePoll = 50 * time.Millisecond
+	plan := kubePlan(t)
+	state := t.TempDir()
+	script := fmt.Sprintf(`#!/bin/sh
+s=%q
+shift 2
+case "$1" in
+apply) cat >/dev/null ;;
+get) printf '{"apiVersion":"batch/v1","kind":"Job","status":{"ready":1,"failed":1,"conditions":[{"type":"FailureTarget","status":"True","reason":"PodFailurePolicy"},{"type":"Failed","status":"True","reason":"PodFailurePolicy","message":"Container shard for pod bench/x-1-abc failed with exit code 3 matching FailJob rule at index 0"}]}}' ;;
+delete) echo "$*" >"$s/deleted" ;;
+*) echo "unexpected: $*" >&2; exit 1 ;;
+esac
+`, state)
+	kubectl := filepath.Join(state, "kubectl")
+	if err := os.WriteFile(kubectl, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	code, _, stderr := runCmd(t, cmdKube, "run", plan, "-g", "g1", "--shards", "2", "--image", "reg/benchtui:1", "--secret", "s",
+		"--namespace", "bench", "--start-in", "30s", "--ready-by", "1s", "--kubectl", kubectl)
+	deleted, _ := os.ReadFile(filepath.Join(state, "deleted"))
+	if code != exitFail || time.Since(t0) > 10*time.Second ||
+		!strings.Contains(stderr, ": Failed before the start (0 of 2 shards succeeded): PodFailurePolicy: Container shard for pod bench/x-1-abc failed with exit code 3") ||
+		strings.Contains(stderr, "shards ready") || strings.Contains(stderr, "--allow-partial") ||
+		!strings.HasPrefix(string(deleted), "delete job,configmap benchtui-g1-") {
+		t.Errorf("a Job failed before its start: exit %d after %s, deleted %q\n%s", code, time.Since(t0).Round(time.Millisecond), deleted, stderr)
+	}
+}
+
+// TestKubeMergeLogsWithoutArtifact: pods' logs with no framed artifact
+// (bench/kube-controlplane.sh shows it on a real Job controller: a shard
+// killed mid-run fails the Job, whose controller deletes the pods still
+// running and their logs with them; what is left is the killed shard's
+// live lines) are an error naming the Job and the pods, not "not a JSON
+// artifact".
+func TestKubeMergeLogsWithoutArtifact(t *testing.T) {
+	lines := filepath.Join(t.TempDir(), "live.log")
+	if err := os.WriteFile(lines, []byte("load step 1/1 rate=300 measure 1s/4s rps 99\n{\"benchtui_live\":1,\"shard\":1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kubectl, _ := standInKubectl(t, 0, false, lines)
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runCmd(t, cmdMerge, "k8s:bench/benchtui-g1-r1", "--allow-partial", "--kubectl", kubectl, "-o", out)
+	if _, err := os.Stat(out); code != exitUsage || err == nil ||
+		!strings.Contains(stderr, "k8s:bench/benchtui-g1-r1: the logs of pod/job-0-abc hold no framed artifact") || strings.Contains(stderr, "JSON") {
+		t.Errorf("merge of logs without an artifact: exit %d\n%s", code, stderr)
+	}
+}

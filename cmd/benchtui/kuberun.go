@@ -14,6 +14,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 
+	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/kube"
 )
@@ -71,8 +72,34 @@ func (k kubectl) logs(ctx context.Context, job, dir string) (string, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return "", fmt.Errorf("k8s:%s/%s: kubectl logs -l job-name=%s printed nothing: no pod of that Job in namespace %s (a wrong name, or its ttl passed), or none has run", k.ns, job, job, k.ns)
 	}
+	if as, err := artifacts.ReadFramed(bytes.NewReader(b), job); err == nil && len(as) == 0 {
+		return "", fmt.Errorf("k8s:%s/%s: the logs of %s hold no framed artifact: no shard ended its group there (a shard killed or stopped early frames nothing, and when the Job controller fails a Job it deletes the pods still running, their logs with them)", k.ns, job, logPods(b))
+	}
 	path := filepath.Join(dir, job+".log")
 	return path, os.WriteFile(path, b, 0o644)
+}
+
+// logPods names the pods whose lines a `kubectl logs --prefix` output
+// holds ("pod/NAME" from each "[pod/NAME/CONTAINER] "), in order, or "the
+// Job's pods" when no line has a prefix.
+func logPods(b []byte) string {
+	var pods []string
+	seen := map[string]bool{}
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		rest, ok := bytes.CutPrefix(line, []byte("[pod/"))
+		if !ok {
+			continue
+		}
+		name, _, ok := bytes.Cut(rest, []byte("/"))
+		if n := "pod/" + string(name); ok && !seen[n] {
+			seen[n] = true
+			pods = append(pods, n)
+		}
+	}
+	if len(pods) == 0 {
+		return "the Job's pods"
+	}
+	return strings.Join(pods, ", ")
 }
 
 // kubeRun applies the manifest, waits until every shard is ready (else
@@ -122,13 +149,19 @@ func kubeRun(ctx context.Context, planPath string, opts kube.Options, f kubeFlag
 var kubePoll = 2 * time.Second
 
 // awaitReady waits until every shard is ready; it fails when they are not
-// by readyBy before the start.
+// by readyBy before the start, and at once when the Job ended first: a
+// shard that exits before it is ready (3: its clock says the start has
+// passed; 2: its plan or environment is wrong) fails the Job, whose
+// controller deletes the other pods, so no shard would ever be ready.
 func awaitReady(ctx context.Context, k kubectl, name string, opts kube.Options, readyBy time.Duration) error {
 	cutoff := opts.StartAt.Add(-readyBy)
 	for {
 		j, err := k.job(ctx, name)
 		if err != nil {
 			return err
+		}
+		if cond, ok := jobEnded(j); ok {
+			return fmt.Errorf("job %s: %s before the start (%d of %d shards succeeded)%s: the Job is deleted", name, cond.Type, j.Status.Succeeded, opts.Shards, conditionWhy(cond))
 		}
 		ready := int32Of(j.Status.Ready)
 		if int(ready) >= opts.Shards {
