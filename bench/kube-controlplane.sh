@@ -544,7 +544,7 @@ groups:
     http: {requests: [{url: "http://${BT_KUBE_HOST}/ping/{{.id}}", headers: {Authorization: "Bearer ${BT_KUBE_TOKEN}"}}]}
     load: {rate: 300, max_in_flight: 30}
     duration: 4s
-    thresholds: {error_rate: 0, p99: 1s}
+    thresholds: {error_rate: 0, p99: 5s}   # generous: the python counter is the bottleneck on a busy 2-core machine
 EOF
 E2E_START_IN=25
 # e2e_run RUNID KUBELET-FLAGS...: a stand-in kubelet for the Job, then kube
