@@ -21,39 +21,8 @@ cd "$(dirname "$0")/.."
 
 REPS=${REPS:-3} DUR=${DUR:-10} CLIENTS=${CLIENTS:-8} THREADS=${THREADS:-2} SCALE=${SCALE:-10}
 
-bindir() {
-	if command -v initdb >/dev/null; then dirname "$(readlink -f "$(command -v initdb)")"; return; fi
-	ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -V | tail -1
-}
-BIN=$(bindir)
-[ -x "$BIN/pg_ctl" ] || { echo "no postgres binaries: apt-get install postgresql" >&2; exit 2; }
-command -v pgbench >/dev/null || { echo "no pgbench: apt-get install postgresql-contrib" >&2; exit 2; }
 command -v jq >/dev/null || { echo "no jq: apt-get install jq" >&2; exit 2; }
-
-TMP=$(mktemp -d /tmp/btpgb.XXXXXX)
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-cleanup() {
-	as_pg "$BIN/pg_ctl" stop -s -m immediate -D "$TMP/data" >/dev/null 2>&1 || true
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-[ "$(id -u)" = 0 ] && chown postgres "$TMP"
-
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-as_pg "$BIN/initdb" -D "$TMP/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >/dev/null
-cat >>"$TMP/data/postgresql.conf" <<EOF
-fsync = off
-synchronous_commit = off
-full_page_writes = off
-listen_addresses = '127.0.0.1'
-unix_socket_directories = '$TMP'
-max_connections = 200
-shared_buffers = '256MB'
-EOF
-as_pg "$BIN/pg_ctl" start -w -s -D "$TMP/data" -l "$TMP/postgres.log" -o "-p $PORT"
-export PGHOST=127.0.0.1 PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres
-pgbench -i -q -s "$SCALE" >/dev/null 2>&1
+. bench/pg-cluster.sh # sets TMP, BIN, PORT, DSN; loads pgbench -i -s $SCALE
 echo 'SELECT 1;' >"$TMP/select1.sql"
 
 go build -o "$TMP/benchtui" ./cmd/benchtui
@@ -63,7 +32,7 @@ groups:
   - id: select1
     runner: postgres
     postgres:
-      dsn: postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable
+      dsn: $DSN
       statements: [{name: select1, sql: "SELECT 1"}]
     load: {concurrency: $CLIENTS}
     warmup: 0s
@@ -71,7 +40,7 @@ groups:
   - id: select-only
     runner: postgres
     postgres:
-      dsn: postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable
+      dsn: $DSN
       statements:
         - {name: select-only, sql: "SELECT abalance FROM pgbench_accounts WHERE aid = \$1", args: ["\$rand_int:1:$((SCALE * 100000))"]}
     load: {concurrency: $CLIENTS}
