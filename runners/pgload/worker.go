@@ -58,6 +58,7 @@ type worker struct {
 	rec  *runners.Recorder
 	rng  *rand.Rand
 	args []any // reused between operations
+	eqb  pgx.ExtendedQueryBuilder
 	text []byte
 	st   *tmpl.State // a flow's virtual user's variables ($var); nil in a mix
 }
@@ -109,9 +110,9 @@ func (w *worker) run(ctx context.Context, st *statement, rr *rowReader) runners.
 	case rr != nil:
 		err = runTx(ctx, conn, st, args, rr.run)
 	case st.sql != "":
-		err = execOne(ctx, conn.Conn(), st.sql, args)
+		err = w.execOne(ctx, conn.Conn(), st.sql, args)
 	default:
-		err = runTx(ctx, conn, st, args, execOne)
+		err = runTx(ctx, conn, st, args, w.execOne)
 	}
 	conn.Release()
 	if err != nil {
@@ -121,17 +122,24 @@ func (w *worker) run(ctx context.Context, st *statement, rr *rowReader) runners.
 }
 
 // execOne runs one statement as a prepared statement cached on the
-// connection. pgx sends a statement without arguments by the simple
-// protocol (parsed and planned anew each time); preparing it under its own
-// text makes Exec use the prepared one, as with arguments.
-func execOne(ctx context.Context, conn *pgx.Conn, sql string, args []any) error {
-	if len(args) == 0 {
-		if _, err := conn.Prepare(ctx, sql, sql); err != nil {
-			return err
-		}
+// connection under its own text, on the connection's pgconn: its
+// arguments encoded by w's query builder (pgx's own, reused between
+// operations) and its rows read to the end without being copied or
+// scanned. pgx would send a statement without arguments by the simple
+// protocol (parsed and planned anew each time).
+func (w *worker) execOne(ctx context.Context, conn *pgx.Conn, sql string, args []any) error {
+	sd, err := conn.Prepare(ctx, sql, sql)
+	if err != nil {
+		return err
 	}
-	_, err := conn.Exec(ctx, sql, args...)
-	if len(args) == 0 && staleStatement(err) {
+	if err = w.eqb.Build(conn.TypeMap(), sd, args); err != nil {
+		return err
+	}
+	rr := conn.PgConn().ExecStatement(ctx, sd, w.eqb.ParamValues, w.eqb.ParamFormats, w.eqb.ResultFormats)
+	for rr.NextRow() { // each row read and dropped
+	}
+	_, err = rr.Close()
+	if staleStatement(err) {
 		// The schema changed under the prepared statement: prepare it
 		// again next time.
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
