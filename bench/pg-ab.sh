@@ -4,12 +4,15 @@
 #
 #   bench/pg-ab.sh main HEAD                      # BenchmarkEngineSelect1, 5 rounds
 #   ROUNDS=8 BENCH='Workers' bench/pg-ab.sh c4b6d33 .   # "." is the working tree
+#   OVERLAY=runners/pgload/bench_test.go bench/pg-ab.sh c4b6d33 HEAD
 #
 # Each revision's test binary (go test -c of runners/pgload) is built from
 # `git archive` of it (or from the working tree for "."); the rounds run
 # A then B, one -count each, so that drift in the machine's load hits both
-# alike. Both use BTPG_BENCH_DSN, a cluster this script starts (TCP on
-# 127.0.0.1, pgbench tables at scale $SCALE for select-only). The figures
+# alike. OVERLAY names files copied from the working tree into both
+# revisions (the same benchmark code on both sides). Both use
+# BTPG_BENCH_DSN, a cluster this script starts (TCP on 127.0.0.1,
+# pgbench tables at scale $SCALE for select-only). The figures
 # to read are cpu-µs/op (this process's user + sys CPU per operation) and
 # ops/s. Output: $OUT/a.txt, $OUT/b.txt and benchstat's table.
 set -euo pipefail
@@ -17,6 +20,7 @@ cd "$(dirname "$0")/.."
 [ $# = 2 ] || { echo "usage: $0 REV_A REV_B" >&2; exit 2; }
 ROUNDS=${ROUNDS:-5} BENCH=${BENCH:-EngineSelect1} SCALE=${SCALE:-1} OUT=${OUT:-$(mktemp -d /tmp/btpgab.XXXXXX)}
 
+mkdir -p "$OUT"
 . bench/pg-cluster.sh # sets TMP, DSN
 
 build() { # rev binary
@@ -25,6 +29,7 @@ build() { # rev binary
 		src="$TMP/src-$(basename "$2")"
 		mkdir -p "$src"
 		git archive "$1" | tar -x -C "$src"
+		for f in ${OVERLAY:-}; do cp "$f" "$src/$f"; done
 	fi
 	(cd "$src" && go test -c -o "$2" ./runners/pgload)
 }
@@ -34,7 +39,7 @@ build "$2" "$TMP/b.test"
 : >"$OUT/b.txt"
 for round in $(seq "$ROUNDS"); do
 	for side in a b; do
-		BTPG_BENCH_DSN=$DSN "$TMP/$side.test" -test.run '^$' -test.bench "$BENCH" -test.count 1 |
+		BTPG_BENCH_DSN=$DSN "$TMP/$side.test" -test.run '^$' -test.bench "$BENCH" -test.count 1 -test.benchmem |
 			grep '^Benchmark' | tee -a "$OUT/$side.txt"
 	done
 	echo "round $round of $ROUNDS done; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2

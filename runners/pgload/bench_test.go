@@ -22,7 +22,8 @@ import (
 // BenchmarkWorkers measures the runner's workers alone, without the
 // engine: 8 goroutines back to back on the shared test cluster (or on
 // BTPG_BENCH_DSN, where select-only expects pgbench's tables at scale 1 or
-// more). bench/pg-vs-pgbench.sh measures the whole CLI against pgbench.
+// more), reporting ops/s and this process's CPU per operation.
+// bench/pg-vs-pgbench.sh measures the whole CLI against pgbench.
 func BenchmarkWorkers(b *testing.B) {
 	dsn := os.Getenv("BTPG_BENCH_DSN")
 	var setup []string
@@ -59,6 +60,7 @@ func benchWorkers(b *testing.B, g *plan.Group) {
 	var next, errs atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for _, w := range workers {
 		wg.Go(func() {
 			for next.Add(1) <= int64(b.N) {
@@ -69,6 +71,7 @@ func benchWorkers(b *testing.B, g *plan.Group) {
 		})
 	}
 	wg.Wait()
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 	if errs.Load() > 0 {
 		b.Fatalf("%d errors", errs.Load())
