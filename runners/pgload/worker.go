@@ -11,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
@@ -61,12 +60,17 @@ type worker struct {
 	eqb  pgx.ExtendedQueryBuilder
 	text []byte
 	st   *tmpl.State // a flow's virtual user's variables ($var); nil in a mix
+	stop stopWatch   // ends the statement in flight when the step's operations are cancelled
 }
 
 var _ runners.Worker = (*worker)(nil)
 
-// Close does nothing: the connections are the runner's pool's.
-func (w *worker) Close() error { return nil }
+// Close stops the worker's watch of the step; the connections are the
+// runner's pool's.
+func (w *worker) Close() error {
+	w.stop.close()
+	return nil
+}
 
 func newWorker(r *runner, id int, rec *runners.Recorder) *worker {
 	seed := uint64(time.Now().UnixNano())
@@ -85,10 +89,12 @@ type stmtFunc func(ctx context.Context, conn *pgx.Conn, sql string, args []any) 
 // run runs st on a pooled connection. With rr (a flow step that
 // captures) its statements are queries whose first row rr keeps.
 func (w *worker) run(ctx context.Context, st *statement, rr *rowReader) runners.Outcome {
+	qctx, stepCtx := context.Background(), ctx // w.stop ends a statement when ctx ends
 	if w.r.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, w.r.timeout)
 		defer cancel()
+		qctx = ctx // pgx watches the statement's own deadline
 	}
 	pool := w.r.live.Load()
 	if pool == nil {
@@ -103,22 +109,36 @@ func (w *worker) run(ctx context.Context, st *statement, rr *rowReader) runners.
 	if err != nil {
 		return runners.Outcome{Err: Classify(err), Sent: sent, Name: st.name}
 	}
+	defer conn.Release()
+	return w.runOn(stepCtx, qctx, conn.Conn(), st, rr, sent)
+}
+
+// runOn runs st on conn under qctx, ending it if stepCtx ends, and
+// reports the outcome of an operation sent at sent.
+func (w *worker) runOn(stepCtx, qctx context.Context, conn *pgx.Conn, st *statement, rr *rowReader, sent time.Time) runners.Outcome {
+	if !w.stop.begin(stepCtx, conn.PgConn()) {
+		return runners.Outcome{Err: "canceled", Sent: sent, Name: st.name}
+	}
 	args := w.makeArgs(st)
+	var err error
 	switch {
 	case rr != nil && st.sql != "":
-		err = rr.run(ctx, conn.Conn(), st.sql, args)
+		err = rr.run(qctx, conn, st.sql, args)
 	case rr != nil:
-		err = runTx(ctx, conn, st, args, rr.run)
+		err = runTx(qctx, conn, st, args, rr.run)
 	case st.sql != "":
-		err = w.execOne(ctx, conn.Conn(), st.sql, args)
+		err = w.execOne(qctx, conn, st.sql, args)
 	default:
-		err = runTx(ctx, conn, st, args, w.execOne)
+		err = runTx(qctx, conn, st, args, w.execOne)
 	}
-	conn.Release()
-	if err != nil {
-		return runners.Outcome{Err: Classify(err), Sent: sent, Name: st.name}
+	stopped := w.stop.end()
+	switch {
+	case err == nil:
+		return runners.Outcome{Sent: sent, Name: st.name}
+	case stopped:
+		return runners.Outcome{Err: "canceled", Sent: sent, Name: st.name}
 	}
-	return runners.Outcome{Sent: sent, Name: st.name}
+	return runners.Outcome{Err: Classify(err), Sent: sent, Name: st.name}
 }
 
 // execOne runs one statement as a prepared statement cached on the
@@ -158,7 +178,7 @@ func staleStatement(err error) bool {
 
 // runTx runs st's statements as one transaction, each by run; on any
 // failure it rolls back and reports the failure.
-func runTx(ctx context.Context, conn *pgxpool.Conn, st *statement, args []any, run stmtFunc) error {
+func runTx(ctx context.Context, conn *pgx.Conn, st *statement, args []any, run stmtFunc) error {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return err
