@@ -48,7 +48,10 @@ func BenchmarkWorkers(b *testing.B) {
 
 func benchWorkers(b *testing.B, g *plan.Group) {
 	r := newRunner(b, g)
-	ctx := context.Background()
+	// One cancellable context for all workers, as the engine's for a
+	// step's operations.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	if err := r.Prepare(ctx, &runners.StepEnv{Group: g, Load: g.Load}); err != nil {
 		b.Fatal(err)
 	}
