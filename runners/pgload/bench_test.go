@@ -37,12 +37,18 @@ func BenchmarkWorkers(b *testing.B) {
 		"select-only": {SQL: "SELECT abalance FROM pgbench_accounts WHERE aid = $1",
 			Args: []string{"$rand_int:1:100000"}},
 	}
-	for _, name := range []string{"select1", "select-only"} {
-		b.Run(name, func(b *testing.B) {
-			spec := &pgload.Spec{DSN: dsn, Setup: setup, Statements: []pgload.Statement{cases[name]}}
-			setup = nil
-			benchWorkers(b, pgGroup(spec, 8))
-		})
+	for _, conn := range []string{"", pgload.ConnectionPerWorker} {
+		for _, name := range []string{"select1", "select-only"} {
+			full := name
+			if conn != "" {
+				full += "-" + conn
+			}
+			b.Run(full, func(b *testing.B) {
+				spec := &pgload.Spec{DSN: dsn, Setup: setup, Connection: conn, Statements: []pgload.Statement{cases[name]}}
+				setup = nil
+				benchWorkers(b, pgGroup(spec, 8))
+			})
+		}
 	}
 }
 
@@ -84,7 +90,15 @@ func benchWorkers(b *testing.B, g *plan.Group) {
 // BenchmarkEngineSelect1 runs SELECT 1 through the whole engine (a Session
 // of 8 workers for 3 s, one step per b.N) and reports the artifact's
 // throughput and this process's CPU per operation.
-func BenchmarkEngineSelect1(b *testing.B) {
+func BenchmarkEngineSelect1(b *testing.B) { benchEngineSelect1(b, "") }
+
+// BenchmarkEngineSelect1PerWorker is BenchmarkEngineSelect1 with
+// `connection: per-worker`.
+func BenchmarkEngineSelect1PerWorker(b *testing.B) { benchEngineSelect1(b, ", connection: per-worker") }
+
+// benchEngineSelect1 runs the engine benchmark with more keys of the
+// postgres section (", key: value").
+func benchEngineSelect1(b *testing.B, keys string) {
 	dsn := os.Getenv("BTPG_BENCH_DSN")
 	if dsn == "" {
 		dsn = pgtest.Cluster(b).DSN()
@@ -93,7 +107,7 @@ func BenchmarkEngineSelect1(b *testing.B) {
 groups:
   - id: S1
     runner: postgres
-    postgres: {dsn: "`+dsn+`", statements: [{sql: "SELECT 1"}]}
+    postgres: {dsn: "`+dsn+`", statements: [{sql: "SELECT 1"}]`+keys+`}
     load: {concurrency: 8}
     duration: 3s
 `, nil)

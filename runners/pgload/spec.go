@@ -8,7 +8,8 @@
 // service time from when a pooled connection was in hand; the wait for the
 // connection is kept apart as the extra timing "pool_wait". Failures are
 // counted by SQLSTATE ("sqlstate_40001"), or as "timeout", "canceled",
-// "refused" or "other".
+// "refused" or "other". `connection: per-worker` gives each worker a
+// connection of its own in place of the pool (no pool_wait).
 //
 // `flow:` in place of `statements:` makes each worker a virtual user
 // (package flow) that runs the steps in order per iteration: a step's
@@ -37,6 +38,10 @@ type Spec struct {
 	DSN string `yaml:"dsn,required"`
 	// Pool is the pool size; 0 means the step's number of workers.
 	Pool int `yaml:"pool"`
+	// Connection is how workers reach the server: "pool" (the default,
+	// a pool of Pool connections shared by the workers) or "per-worker"
+	// (each worker its own connection, no pool).
+	Connection string `yaml:"connection"`
 	// Setup runs once, before the first step's warmup.
 	Setup []string `yaml:"setup"`
 	// Teardown runs once, when the group ends.
@@ -95,6 +100,10 @@ type Verify struct {
 	Pos plan.Pos `yaml:"-"`
 }
 
+// PerWorker reports whether each worker has a connection of its own
+// (`connection: per-worker`).
+func (s *Spec) PerWorker() bool { return s.Connection == ConnectionPerWorker }
+
 // EmbeddedDSN is the `dsn:` value that starts a throwaway cluster.
 const EmbeddedDSN = "embedded"
 
@@ -147,6 +156,15 @@ func (s *Spec) validate(pos plan.Pos, key string, step []string) []error {
 	}
 	if s.Pool < 0 {
 		bad("pool", "want 0 (the workers) or more, got %d", s.Pool)
+	}
+	switch s.Connection {
+	case "", ConnectionPool:
+	case ConnectionPerWorker:
+		if s.Pool != 0 {
+			bad("pool", "is the size of the shared pool; with connection: %s each worker has a connection of its own", ConnectionPerWorker)
+		}
+	default:
+		bad("connection", "want %q (workers share a pool, the default) or %q (a connection per worker), got %q", ConnectionPool, ConnectionPerWorker, s.Connection)
 	}
 	switch {
 	case len(s.Statements) == 0 && len(s.Flow) == 0:

@@ -19,7 +19,7 @@ import (
 // in-flight work (2 s), each statement counted as cancelled.
 func TestStopEndsStatementsInFlight(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
-	for _, mode := range []string{"", ", connection: per-worker"}[:1] {
+	for _, mode := range []string{"", ", connection: per-worker"} {
 		plan := runnertest.ParsePlan(t, testRegistry, `version: 1
 groups:
   - id: SLEEP

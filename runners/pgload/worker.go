@@ -61,24 +61,29 @@ type worker struct {
 	text []byte
 	st   *tmpl.State // a flow's virtual user's variables ($var); nil in a mix
 	stop stopWatch   // ends the statement in flight when the step's operations are cancelled
+	own  *pgx.Conn   // connection: per-worker: the worker's own; nil with a pool
 }
 
 var _ runners.Worker = (*worker)(nil)
 
-// Close stops the worker's watch of the step; the connections are the
-// runner's pool's.
+// Close stops the worker's watch of the step and gives its own
+// connection, if it has one, back to the runner.
 func (w *worker) Close() error {
 	w.stop.close()
+	if w.own != nil {
+		w.r.conns.give(w.own)
+		w.own = nil
+	}
 	return nil
 }
 
-func newWorker(r *runner, id int, rec *runners.Recorder) *worker {
+func newWorker(r *runner, id int, rec *runners.Recorder, own *pgx.Conn) *worker {
 	seed := uint64(time.Now().UnixNano())
-	return &worker{r: r, id: id, rec: rec, rng: rand.New(rand.NewPCG(seed, uint64(id)))}
+	return &worker{r: r, id: id, rec: rec, rng: rand.New(rand.NewPCG(seed, uint64(id))), own: own}
 }
 
 // Do runs one statement of the mix, picked by weight, on a pooled
-// connection.
+// connection or the worker's own.
 func (w *worker) Do(ctx context.Context) runners.Outcome {
 	return w.run(ctx, w.pick(), nil)
 }
@@ -86,8 +91,9 @@ func (w *worker) Do(ctx context.Context) runners.Outcome {
 // stmtFunc runs one statement on conn.
 type stmtFunc func(ctx context.Context, conn *pgx.Conn, sql string, args []any) error
 
-// run runs st on a pooled connection. With rr (a flow step that
-// captures) its statements are queries whose first row rr keeps.
+// run runs st on a pooled connection, or the worker's own. With rr (a
+// flow step that captures) its statements are queries whose first row rr
+// keeps.
 func (w *worker) run(ctx context.Context, st *statement, rr *rowReader) runners.Outcome {
 	qctx, stepCtx := context.Background(), ctx // w.stop ends a statement when ctx ends
 	if w.r.timeout > 0 {
@@ -95,6 +101,9 @@ func (w *worker) run(ctx context.Context, st *statement, rr *rowReader) runners.
 		ctx, cancel = context.WithTimeout(ctx, w.r.timeout)
 		defer cancel()
 		qctx = ctx // pgx watches the statement's own deadline
+	}
+	if w.own != nil {
+		return w.runOwn(stepCtx, ctx, qctx, st, rr)
 	}
 	pool := w.r.live.Load()
 	if pool == nil {
@@ -111,6 +120,23 @@ func (w *worker) run(ctx context.Context, st *statement, rr *rowReader) runners.
 	}
 	defer conn.Release()
 	return w.runOn(stepCtx, qctx, conn.Conn(), st, rr, sent)
+}
+
+// runOwn runs st on the worker's own connection, sent when Do was called
+// (no wait for a pool). A connection that was closed (by a stop, a
+// timeout or the server) is opened anew under ctx first; the statement is
+// then sent after it, and the wait is part of its latency, as the pool's
+// wait to open a connection would be.
+func (w *worker) runOwn(stepCtx, ctx, qctx context.Context, st *statement, rr *rowReader) runners.Outcome {
+	var sent time.Time // zero: when Do was called
+	if w.own.IsClosed() {
+		conn, err := w.r.conns.connect(ctx)
+		if err != nil {
+			return runners.Outcome{Err: Classify(err), Name: st.name}
+		}
+		w.own, sent = conn, time.Now()
+	}
+	return w.runOn(stepCtx, qctx, w.own, st, rr, sent)
 }
 
 // runOn runs st on conn under qctx, ending it if stepCtx ends, and
