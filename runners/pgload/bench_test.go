@@ -63,9 +63,13 @@ func benchWorkers(b *testing.B, g *plan.Group) {
 	}
 	var workers []runners.Worker
 	for i := range g.Load.Workers() {
-		w, _ := r.NewWorker(i, &runners.Recorder{})
+		w, err := r.NewWorker(i, &runners.Recorder{})
+		if err != nil {
+			b.Fatal(err)
+		}
 		workers = append(workers, w)
 	}
+	defer engine.CloseWorkers(workers)
 	var next, errs atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
@@ -95,6 +99,10 @@ func BenchmarkEngineSelect1(b *testing.B) { benchEngineSelect1(b, "") }
 // BenchmarkEngineSelect1PerWorker is BenchmarkEngineSelect1 with
 // `connection: per-worker`.
 func BenchmarkEngineSelect1PerWorker(b *testing.B) { benchEngineSelect1(b, ", connection: per-worker") }
+
+// BenchmarkEngineSelect1Pipeline is BenchmarkEngineSelect1 with
+// `pipeline: 8` (its ops/s and CPU per operation count statements).
+func BenchmarkEngineSelect1Pipeline(b *testing.B) { benchEngineSelect1(b, ", pipeline: 8") }
 
 // benchEngineSelect1 runs the engine benchmark with more keys of the
 // postgres section (", key: value").

@@ -2,7 +2,6 @@ package pgload
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -57,20 +56,10 @@ func (c *workerConns) fill(ctx context.Context, n int) error {
 	c.idle = c.idle[:min(n, have)]
 	c.mu.Unlock()
 	closeAll(extra)
-	opened := make([]*pgx.Conn, max(n-have, 0))
-	errs := make([]error, len(opened))
-	var wg sync.WaitGroup
-	for i := range opened {
-		wg.Go(func() { opened[i], errs[i] = c.connect(ctx) })
-	}
-	wg.Wait()
-	for _, conn := range opened {
-		if conn != nil {
-			c.give(conn)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("opening %d connections to %s: %w", len(opened), plan.RedactURLs(c.dsn), err)
+	missing := max(n-have, 0)
+	connect := func() (*pgx.Conn, error) { return c.connect(ctx) }
+	if err := openAll(missing, connect, c.give); err != nil {
+		return fmt.Errorf("opening %d connections to %s: %w", missing, plan.RedactURLs(c.dsn), err)
 	}
 	return nil
 }

@@ -196,22 +196,29 @@ func newPool(ctx context.Context, dsn string, size int) (*pgxpool.Pool, error) {
 // warm opens all size connections at once, so the first operations of the
 // step do not pay for connects.
 func warm(ctx context.Context, pool *pgxpool.Pool, size int, dsn string) error {
-	conns := make([]*pgxpool.Conn, size)
-	errs := make([]error, size)
-	var wg sync.WaitGroup
-	for i := range size {
-		wg.Go(func() { conns[i], errs[i] = pool.Acquire(ctx) })
-	}
-	wg.Wait()
-	for _, c := range conns {
-		if c != nil {
-			c.Release()
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	acquire := func() (*pgxpool.Conn, error) { return pool.Acquire(ctx) }
+	if err := openAll(size, acquire, (*pgxpool.Conn).Release); err != nil {
 		return fmt.Errorf("opening %d connections to %s: %w", size, plan.RedactURLs(dsn), redactErr(err, dsn))
 	}
 	return nil
+}
+
+// openAll calls open n times at once, hands each opened connection to
+// keep, and returns the failures joined.
+func openAll[T any](n int, open func() (T, error), keep func(T)) error {
+	opened := make([]T, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { opened[i], errs[i] = open() })
+	}
+	wg.Wait()
+	for i, c := range opened {
+		if errs[i] == nil {
+			keep(c)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func execAll(ctx context.Context, pool *pgxpool.Pool, what string, sqls []string) error {
@@ -235,8 +242,11 @@ func (r *runner) NewWorker(id int, rec *runners.Recorder) (runners.Worker, error
 			return nil, err
 		}
 	}
-	if r.flow != nil {
+	switch {
+	case r.flow != nil:
 		return r.newFlowWorker(id, rec, own), nil
+	case r.spec.Pipeline > 1:
+		return newPipeWorker(newWorker(r, id, rec, own), r.spec.Pipeline), nil
 	}
 	return newWorker(r, id, rec, own), nil
 }

@@ -42,6 +42,10 @@ type Spec struct {
 	// a pool of Pool connections shared by the workers) or "per-worker"
 	// (each worker its own connection, no pool).
 	Connection string `yaml:"connection"`
+	// Pipeline, above 1, makes each operation of a worker a batch of
+	// that many statements of the mix sent at once in pipeline mode,
+	// each recorded by itself (pipeline.go).
+	Pipeline int `yaml:"pipeline"`
 	// Setup runs once, before the first step's warmup.
 	Setup []string `yaml:"setup"`
 	// Teardown runs once, when the group ends.
@@ -138,7 +142,9 @@ func validateGroup(g *plan.Group) []error {
 		return []error{plan.Errorf(g.Pos, "group "+g.ID+": postgres", "missing (required for runner postgres)")}
 	}
 	errs := append(g.LoopProblems(), g.NoData()...)
-	return append(errs, spec.validate(g.SectionPos[Section], "group "+g.ID+": postgres", g.VarNames())...)
+	key := "group " + g.ID + ": postgres"
+	errs = append(errs, spec.pipelineLoadProblems(g, g.SectionPos[Section], key)...)
+	return append(errs, spec.validate(g.SectionPos[Section], key, g.VarNames())...)
 }
 
 // Validate reports every problem of the section; pos is where it starts
@@ -166,6 +172,7 @@ func (s *Spec) validate(pos plan.Pos, key string, step []string) []error {
 	default:
 		bad("connection", "want %q (workers share a pool, the default) or %q (a connection per worker), got %q", ConnectionPool, ConnectionPerWorker, s.Connection)
 	}
+	errs = append(errs, s.pipelineProblems(pos, key)...)
 	switch {
 	case len(s.Statements) == 0 && len(s.Flow) == 0:
 		bad("statements", "want at least one statement (or a flow: of steps)")

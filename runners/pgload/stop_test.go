@@ -16,10 +16,11 @@ import (
 
 // TestStopEndsStatementsInFlight runs statements that would sleep a
 // minute through the engine for 1 s: the step ends after its grace for
-// in-flight work (2 s), each statement counted as cancelled.
+// in-flight work (2 s), each statement counted as cancelled (each of a
+// pipeline's batch of 3).
 func TestStopEndsStatementsInFlight(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
-	for _, mode := range []string{"", ", connection: per-worker"} {
+	for mode, want := range map[string]int64{"": 4, ", connection: per-worker": 4, ", pipeline: 3": 12} {
 		plan := runnertest.ParsePlan(t, testRegistry, `version: 1
 groups:
   - id: SLEEP
@@ -40,8 +41,8 @@ groups:
 		if took > 1500*time.Millisecond+engine.DefaultGrace+5*time.Second {
 			t.Errorf("%q: the step took %v, want about 1 s and the %v grace", mode, took, engine.DefaultGrace)
 		}
-		if st.Errors != 4 || st.ErrorKinds["canceled"] != 4 {
-			t.Errorf("%q: requests %d errors %d %v, want 4 cancelled", mode, st.Requests, st.Errors, st.ErrorKinds)
+		if st.Errors != want || st.ErrorKinds["canceled"] != want {
+			t.Errorf("%q: requests %d errors %d %v, want %d cancelled", mode, st.Requests, st.Errors, st.ErrorKinds, want)
 		}
 	}
 }

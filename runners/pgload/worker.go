@@ -95,6 +95,20 @@ type stmtFunc func(ctx context.Context, conn *pgx.Conn, sql string, args []any) 
 // flow step that captures) its statements are queries whose first row rr
 // keeps.
 func (w *worker) run(ctx context.Context, st *statement, rr *rowReader) runners.Outcome {
+	return w.withConn(ctx, st.name, func(stepCtx, qctx context.Context, conn *pgx.Conn, sent time.Time) runners.Outcome {
+		return w.runOn(stepCtx, qctx, conn, st, rr, sent)
+	})
+}
+
+// connOp is one operation on conn, sent at sent, its statements run under
+// qctx and stopped when stepCtx ends.
+type connOp func(stepCtx, qctx context.Context, conn *pgx.Conn, sent time.Time) runners.Outcome
+
+// withConn runs op on a pooled connection, or the worker's own, under
+// ctx and the group's timeout. Without a connection (the pool's wait or
+// a reconnect failed) it returns the failure, named name, without
+// running op.
+func (w *worker) withConn(ctx context.Context, name string, op connOp) runners.Outcome {
 	qctx, stepCtx := context.Background(), ctx // w.stop ends a statement when ctx ends
 	if w.r.timeout > 0 {
 		var cancel context.CancelFunc
@@ -103,11 +117,11 @@ func (w *worker) run(ctx context.Context, st *statement, rr *rowReader) runners.
 		qctx = ctx // pgx watches the statement's own deadline
 	}
 	if w.own != nil {
-		return w.runOwn(stepCtx, ctx, qctx, st, rr)
+		return w.withOwn(stepCtx, ctx, qctx, name, op)
 	}
 	pool := w.r.live.Load()
 	if pool == nil {
-		return runners.Outcome{Err: "other", Name: st.name}
+		return runners.Outcome{Err: "other", Name: name}
 	}
 	asked := time.Now()
 	conn, err := pool.Acquire(ctx)
@@ -116,27 +130,27 @@ func (w *worker) run(ctx context.Context, st *statement, rr *rowReader) runners.
 		w.rec.Extra("pool_wait", sent.Sub(asked))
 	}
 	if err != nil {
-		return runners.Outcome{Err: Classify(err), Sent: sent, Name: st.name}
+		return runners.Outcome{Err: Classify(err), Sent: sent, Name: name}
 	}
 	defer conn.Release()
-	return w.runOn(stepCtx, qctx, conn.Conn(), st, rr, sent)
+	return op(stepCtx, qctx, conn.Conn(), sent)
 }
 
-// runOwn runs st on the worker's own connection, sent when Do was called
+// withOwn runs op on the worker's own connection, sent when Do was called
 // (no wait for a pool). A connection that was closed (by a stop, a
-// timeout or the server) is opened anew under ctx first; the statement is
-// then sent after it, and the wait is part of its latency, as the pool's
-// wait to open a connection would be.
-func (w *worker) runOwn(stepCtx, ctx, qctx context.Context, st *statement, rr *rowReader) runners.Outcome {
+// timeout or the server) is opened anew under ctx first; op is then sent
+// after it, and the wait is part of its latency, as the pool's wait to
+// open a connection would be.
+func (w *worker) withOwn(stepCtx, ctx, qctx context.Context, name string, op connOp) runners.Outcome {
 	var sent time.Time // zero: when Do was called
 	if w.own.IsClosed() {
 		conn, err := w.r.conns.connect(ctx)
 		if err != nil {
-			return runners.Outcome{Err: Classify(err), Name: st.name}
+			return runners.Outcome{Err: Classify(err), Name: name}
 		}
 		w.own, sent = conn, time.Now()
 	}
-	return w.runOn(stepCtx, qctx, w.own, st, rr, sent)
+	return op(stepCtx, qctx, w.own, sent)
 }
 
 // runOn runs st on conn under qctx, ending it if stepCtx ends, and
@@ -157,14 +171,19 @@ func (w *worker) runOn(stepCtx, qctx context.Context, conn *pgx.Conn, st *statem
 	default:
 		err = runTx(qctx, conn, st, args, w.execOne)
 	}
-	stopped := w.stop.end()
+	return runners.Outcome{Err: kindOf(err, w.stop.end()), Sent: sent, Name: st.name}
+}
+
+// kindOf is err's kind (Classify), "canceled" when the step's operations
+// were cancelled while it ran (stopped), "" for no error.
+func kindOf(err error, stopped bool) string {
 	switch {
 	case err == nil:
-		return runners.Outcome{Sent: sent, Name: st.name}
+		return ""
 	case stopped:
-		return runners.Outcome{Err: "canceled", Sent: sent, Name: st.name}
+		return "canceled"
 	}
-	return runners.Outcome{Err: Classify(err), Sent: sent, Name: st.name}
+	return Classify(err)
 }
 
 // execOne runs one statement as a prepared statement cached on the
@@ -185,14 +204,19 @@ func (w *worker) execOne(ctx context.Context, conn *pgx.Conn, sql string, args [
 	for rr.NextRow() { // each row read and dropped
 	}
 	_, err = rr.Close()
-	if staleStatement(err) {
-		// The schema changed under the prepared statement: prepare it
-		// again next time.
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		_ = conn.Deallocate(dctx, sql)
-		cancel()
-	}
+	forgetStale(ctx, conn, sql, err)
 	return err
+}
+
+// forgetStale deallocates sql's prepared statement when err says the
+// schema changed under it, so that it is prepared again next time.
+func forgetStale(ctx context.Context, conn *pgx.Conn, sql string, err error) {
+	if !staleStatement(err) {
+		return
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	_ = conn.Deallocate(dctx, sql)
+	cancel()
 }
 
 // staleStatement reports whether err says a prepared statement no longer
