@@ -4,13 +4,14 @@
 #
 #   bench/pg-ab.sh main HEAD                      # BenchmarkEngineSelect1, 5 rounds
 #   ROUNDS=8 BENCH='Workers' bench/pg-ab.sh c4b6d33 .   # "." is the working tree
-#   OVERLAY=runners/pgload/bench_test.go bench/pg-ab.sh c4b6d33 HEAD
+#   OVERLAY=runners/pgload/bench_test.go OVERLAY_REV=9fc88a6 bench/pg-ab.sh c4b6d33 HEAD
 #
 # Each revision's test binary (go test -c of runners/pgload) is built from
 # `git archive` of it (or from the working tree for "."); the rounds run
 # A then B, one -count each, so that drift in the machine's load hits both
-# alike. OVERLAY names files copied from the working tree into both
-# revisions (the same benchmark code on both sides). Both use
+# alike. OVERLAY names files copied into both revisions (the same
+# benchmark code on both sides), from revision OVERLAY_REV or else from
+# the working tree. Both use
 # BTPG_BENCH_DSN, a cluster this script starts (TCP on 127.0.0.1,
 # pgbench tables at scale $SCALE for select-only). The figures
 # to read are cpu-µs/op (this process's user + sys CPU per operation) and
@@ -29,7 +30,9 @@ build() { # rev binary
 		src="$TMP/src-$(basename "$2")"
 		mkdir -p "$src"
 		git archive "$1" | tar -x -C "$src"
-		for f in ${OVERLAY:-}; do cp "$f" "$src/$f"; done
+		for f in ${OVERLAY:-}; do
+			if [ -n "${OVERLAY_REV:-}" ]; then git show "$OVERLAY_REV:$f" >"$src/$f"; else cp "$f" "$src/$f"; fi
+		done
 	fi
 	(cd "$src" && go test -c -o "$2" ./runners/pgload)
 }
