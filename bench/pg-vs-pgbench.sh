@@ -5,6 +5,7 @@
 #   bench/pg-vs-pgbench.sh            # 3 repetitions of 10 s per tool and workload
 #   REPS=5 DUR=20 CLIENTS=16 bench/pg-vs-pgbench.sh
 #   CONNECTION=per-worker bench/pg-vs-pgbench.sh   # benchtui's postgres.connection
+#   PIPELINE=8 bench/pg-vs-pgbench.sh               # benchtui's postgres.pipeline (pgbench's is not)
 #
 # Workloads: "select1" (pgbench -f with SELECT 1;) and "select-only"
 # (pgbench -S: SELECT abalance FROM pgbench_accounts WHERE aid = random).
@@ -21,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REPS=${REPS:-3} DUR=${DUR:-10} CLIENTS=${CLIENTS:-8} THREADS=${THREADS:-2} SCALE=${SCALE:-10}
-CONNECTION=${CONNECTION:-pool}
+CONNECTION=${CONNECTION:-} PIPELINE=${PIPELINE:-} # empty: the plan does not set it
 
 command -v jq >/dev/null || { echo "no jq: apt-get install jq" >&2; exit 2; }
 . bench/pg-cluster.sh # sets TMP, BIN, PORT, DSN; loads pgbench -i -s $SCALE
@@ -35,7 +36,8 @@ groups:
     runner: postgres
     postgres:
       dsn: $DSN
-      connection: $CONNECTION
+      ${CONNECTION:+connection: $CONNECTION}
+      ${PIPELINE:+pipeline: $PIPELINE}
       statements: [{name: select1, sql: "SELECT 1"}]
     load: {concurrency: $CLIENTS}
     warmup: 0s
@@ -44,7 +46,8 @@ groups:
     runner: postgres
     postgres:
       dsn: $DSN
-      connection: $CONNECTION
+      ${CONNECTION:+connection: $CONNECTION}
+      ${PIPELINE:+pipeline: $PIPELINE}
       statements:
         - {name: select-only, sql: "SELECT abalance FROM pgbench_accounts WHERE aid = \$1", args: ["\$rand_int:1:$((SCALE * 100000))"]}
     load: {concurrency: $CLIENTS}
@@ -98,7 +101,7 @@ for rep in $(seq "$REPS"); do
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 echo
-echo "median of $REPS, $CLIENTS clients, ${DUR}s each, benchtui connection: $CONNECTION; $("$BIN/postgres" --version); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "median of $REPS, $CLIENTS clients, ${DUR}s each, benchtui connection: ${CONNECTION:-default}, pipeline: ${PIPELINE:-off}; $("$BIN/postgres" --version); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 header median
 for w in select1 select-only; do
 	m=()
