@@ -38,11 +38,11 @@ groups:
 PLAN
 }
 printf '%-22s %9s' client queries
-for e in write read sendto recvfrom epoll_pwait poll ppoll futex nanosleep cs; do printf ' %8s' "$e"; done
+for e in write read sendto recvfrom epoll_pwait poll ppoll futex nanosleep cs; do printf ' %11s' "$e"; done
 echo
 report() { # label queries perf-file
 	printf '%-22s %9d' "$1" "$2"
-	awk -F, -v n="$2" '$3 ~ /syscalls|context-switches/ { printf " %8.2f", $1 / n }' "$3"
+	awk -F, -v n="$2" '$3 ~ /syscalls|context-switches/ { printf " %11.2f", $1 / n }' "$3"
 	echo
 }
 out=$TMP/pgbench
