@@ -4,6 +4,8 @@
 #
 #   bench/pg-vs-pgbench.sh            # 3 repetitions of 10 s per tool and workload
 #   REPS=5 DUR=20 CLIENTS=16 bench/pg-vs-pgbench.sh
+#   CONNECTION=per-worker bench/pg-vs-pgbench.sh   # benchtui's postgres.connection
+#   PIPELINE=8 bench/pg-vs-pgbench.sh               # benchtui's postgres.pipeline (pgbench's is not)
 #
 # Workloads: "select1" (pgbench -f with SELECT 1;) and "select-only"
 # (pgbench -S: SELECT abalance FROM pgbench_accounts WHERE aid = random).
@@ -20,40 +22,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REPS=${REPS:-3} DUR=${DUR:-10} CLIENTS=${CLIENTS:-8} THREADS=${THREADS:-2} SCALE=${SCALE:-10}
+CONNECTION=${CONNECTION:-} PIPELINE=${PIPELINE:-} # empty: the plan does not set it
 
-bindir() {
-	if command -v initdb >/dev/null; then dirname "$(readlink -f "$(command -v initdb)")"; return; fi
-	ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -V | tail -1
-}
-BIN=$(bindir)
-[ -x "$BIN/pg_ctl" ] || { echo "no postgres binaries: apt-get install postgresql" >&2; exit 2; }
-command -v pgbench >/dev/null || { echo "no pgbench: apt-get install postgresql-contrib" >&2; exit 2; }
 command -v jq >/dev/null || { echo "no jq: apt-get install jq" >&2; exit 2; }
-
-TMP=$(mktemp -d /tmp/btpgb.XXXXXX)
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-cleanup() {
-	as_pg "$BIN/pg_ctl" stop -s -m immediate -D "$TMP/data" >/dev/null 2>&1 || true
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-[ "$(id -u)" = 0 ] && chown postgres "$TMP"
-
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-as_pg "$BIN/initdb" -D "$TMP/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >/dev/null
-cat >>"$TMP/data/postgresql.conf" <<EOF
-fsync = off
-synchronous_commit = off
-full_page_writes = off
-listen_addresses = '127.0.0.1'
-unix_socket_directories = '$TMP'
-max_connections = 200
-shared_buffers = '256MB'
-EOF
-as_pg "$BIN/pg_ctl" start -w -s -D "$TMP/data" -l "$TMP/postgres.log" -o "-p $PORT"
-export PGHOST=127.0.0.1 PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres
-pgbench -i -q -s "$SCALE" >/dev/null 2>&1
+. bench/pg-cluster.sh # sets TMP, BIN, PORT, DSN; loads pgbench -i -s $SCALE
 echo 'SELECT 1;' >"$TMP/select1.sql"
 
 go build -o "$TMP/benchtui" ./cmd/benchtui
@@ -63,7 +35,9 @@ groups:
   - id: select1
     runner: postgres
     postgres:
-      dsn: postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable
+      dsn: $DSN
+      ${CONNECTION:+connection: $CONNECTION}
+      ${PIPELINE:+pipeline: $PIPELINE}
       statements: [{name: select1, sql: "SELECT 1"}]
     load: {concurrency: $CLIENTS}
     warmup: 0s
@@ -71,7 +45,9 @@ groups:
   - id: select-only
     runner: postgres
     postgres:
-      dsn: postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable
+      dsn: $DSN
+      ${CONNECTION:+connection: $CONNECTION}
+      ${PIPELINE:+pipeline: $PIPELINE}
       statements:
         - {name: select-only, sql: "SELECT abalance FROM pgbench_accounts WHERE aid = \$1", args: ["\$rand_int:1:$((SCALE * 100000))"]}
     load: {concurrency: $CLIENTS}
@@ -125,7 +101,7 @@ for rep in $(seq "$REPS"); do
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 echo
-echo "median of $REPS, $CLIENTS clients, ${DUR}s each; $("$BIN/postgres" --version); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "median of $REPS, $CLIENTS clients, ${DUR}s each, benchtui connection: ${CONNECTION:-default}, pipeline: ${PIPELINE:-off}; $("$BIN/postgres" --version); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 header median
 for w in select1 select-only; do
 	m=()

@@ -118,8 +118,8 @@ type flowWorker struct {
 
 var _ runners.Iterator = (*flowWorker)(nil)
 
-func (r *runner) newFlowWorker(id int, rec *runners.Recorder) *flowWorker {
-	w := newWorker(r, id, rec)
+func (r *runner) newFlowWorker(id int, rec *runners.Recorder, own *pgx.Conn) *flowWorker {
+	w := newWorker(r, id, rec, own)
 	w.st = tmpl.NewState(nil)
 	return &flowWorker{worker: w, user: r.flow.NewUser(w.st, rec)}
 }

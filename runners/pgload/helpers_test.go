@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/pgload/pgtest"
 	"github.com/benchtui/benchtui/runners/plan"
@@ -73,11 +74,13 @@ func drive(t *testing.T, r runners.Runner, g *plan.Group, total int) *artifacts.
 	var mu sync.Mutex
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var workers []runners.Worker
 	for i := range g.Load.Workers() {
 		w, err := r.NewWorker(i, &runners.Recorder{})
 		if err != nil {
 			t.Fatalf("worker: %v", err)
 		}
+		workers = append(workers, w)
 		wg.Go(func() {
 			for next.Add(1) <= int64(total) {
 				out := w.Do(ctx)
@@ -92,6 +95,9 @@ func drive(t *testing.T, r runners.Runner, g *plan.Group, total int) *artifacts.
 		})
 	}
 	wg.Wait()
+	if err := engine.CloseWorkers(workers); err != nil { // as the engine does, before Finish
+		t.Fatalf("closing workers: %v", err)
+	}
 	found, err := r.Finish(ctx, step, runners.Summary{Requests: res.Requests, Errors: res.Errors})
 	if err != nil {
 		t.Fatalf("finish: %v", err)

@@ -38,6 +38,7 @@ type runner struct {
 	dsn      string     // resolved: the embedded cluster's, once started
 	pool     *pgxpool.Pool
 	poolSize int
+	conns    *workerConns // connection: per-worker; nil with a pool
 	setUp    bool
 	embedded *Embedded
 }
@@ -83,11 +84,7 @@ func (r *runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 		return err
 	}
 	r.step = step.StepValues()
-	size := r.spec.Pool
-	if size <= 0 {
-		size = step.Load.Workers()
-	}
-	size = max(size, 1)
+	size := r.poolSizeFor(step)
 	if r.pool == nil || r.poolSize != size {
 		if r.pool != nil {
 			r.pool.Close()
@@ -104,6 +101,9 @@ func (r *runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 	if err := warm(ctx, r.pool, size, r.dsn); err != nil {
 		return err
 	}
+	if err := r.openWorkerConns(ctx, step); err != nil {
+		return err
+	}
 	// In a distributed run only shard 0 sets up (before the start time)
 	// and so tears down: once for the run, not once per shard.
 	if !r.setUp && step.Shard.Index == 0 {
@@ -113,6 +113,35 @@ func (r *runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 		r.setUp = true
 	}
 	return nil
+}
+
+// poolSizeFor is the pool's size for step: `pool`, else the workers; with
+// a connection per worker, one for setup, verify and teardown.
+func (r *runner) poolSizeFor(step *runners.StepEnv) int {
+	if r.spec.PerWorker() {
+		return 1
+	}
+	size := r.spec.Pool
+	if size <= 0 {
+		size = step.Load.Workers()
+	}
+	return max(size, 1)
+}
+
+// openWorkerConns opens a connection for each of the step's workers, with
+// `connection: per-worker`.
+func (r *runner) openWorkerConns(ctx context.Context, step *runners.StepEnv) error {
+	if !r.spec.PerWorker() {
+		return nil
+	}
+	if r.conns == nil {
+		c, err := newWorkerConns(r.dsn)
+		if err != nil {
+			return err
+		}
+		r.conns = c
+	}
+	return r.conns.fill(ctx, step.Load.Workers())
 }
 
 func (r *runner) startEmbedded(ctx context.Context, step *runners.StepEnv) error {
@@ -169,22 +198,29 @@ func newPool(ctx context.Context, dsn string, size int) (*pgxpool.Pool, error) {
 // warm opens all size connections at once, so the first operations of the
 // step do not pay for connects.
 func warm(ctx context.Context, pool *pgxpool.Pool, size int, dsn string) error {
-	conns := make([]*pgxpool.Conn, size)
-	errs := make([]error, size)
-	var wg sync.WaitGroup
-	for i := range size {
-		wg.Go(func() { conns[i], errs[i] = pool.Acquire(ctx) })
-	}
-	wg.Wait()
-	for _, c := range conns {
-		if c != nil {
-			c.Release()
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	acquire := func() (*pgxpool.Conn, error) { return pool.Acquire(ctx) }
+	if err := openAll(size, acquire, (*pgxpool.Conn).Release); err != nil {
 		return fmt.Errorf("opening %d connections to %s: %w", size, plan.RedactURLs(dsn), redactErr(err, dsn))
 	}
 	return nil
+}
+
+// openAll calls open n times at once, hands each opened connection to
+// keep, and returns the failures joined.
+func openAll[T any](n int, open func() (T, error), keep func(T)) error {
+	opened := make([]T, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { opened[i], errs[i] = open() })
+	}
+	wg.Wait()
+	for i, c := range opened {
+		if errs[i] == nil {
+			keep(c)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func execAll(ctx context.Context, pool *pgxpool.Pool, what string, sqls []string) error {
@@ -197,13 +233,24 @@ func execAll(ctx context.Context, pool *pgxpool.Pool, what string, sqls []string
 	return nil
 }
 
-// NewWorker returns a worker with its own random source; in a flow, a
-// virtual user with its own variables.
+// NewWorker returns a worker with its own random source (and, with
+// `connection: per-worker`, its own connection); in a flow, a virtual
+// user with its own variables.
 func (r *runner) NewWorker(id int, rec *runners.Recorder) (runners.Worker, error) {
-	if r.flow != nil {
-		return r.newFlowWorker(id, rec), nil
+	var own *pgx.Conn
+	if r.conns != nil {
+		var err error
+		if own, err = r.conns.take(); err != nil {
+			return nil, err
+		}
 	}
-	return newWorker(r, id, rec), nil
+	switch {
+	case r.flow != nil:
+		return r.newFlowWorker(id, rec, own), nil
+	case r.spec.Pipeline > 1:
+		return newPipeWorker(newWorker(r, id, rec, own), r.spec.Pipeline), nil
+	}
+	return newWorker(r, id, rec, own), nil
 }
 
 // Finish runs the verify queries of the postgres section and of the
@@ -240,6 +287,9 @@ func (r *runner) Close() error {
 		r.pool.Close()
 		r.pool = nil
 		r.live.Store(nil)
+	}
+	if r.conns != nil {
+		r.conns.close()
 	}
 	if r.embedded != nil {
 		errs = append(errs, r.embedded.Stop())

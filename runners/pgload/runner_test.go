@@ -267,22 +267,28 @@ func TestPoolFollowsTheStepAndIsWarm(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	g := pgGroup(&pgload.Spec{DSN: dsn, Statements: []pgload.Statement{{SQL: "SELECT 1"}}}, 3)
 	r := newRunner(t, g)
-	sessions := "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
 	for _, workers := range []int{3, 7} {
 		step := &runners.StepEnv{Group: g, Load: plan.Load{Concurrency: workers}}
 		if err := r.Prepare(context.Background(), step); err != nil {
 			t.Fatal(err)
 		}
-		// Backends of the closed smaller pool exit asynchronously.
-		got := query[int64](t, dsn, sessions)
-		for deadline := time.Now().Add(3 * time.Second); got > int64(workers) && time.Now().Before(deadline); {
-			time.Sleep(20 * time.Millisecond)
-			got = query[int64](t, dsn, sessions)
-		}
-		if got != int64(workers) {
+		if got := waitSessions(t, dsn, workers); got != int64(workers) {
 			t.Errorf("%d connections open after Prepare for %d workers", got, workers)
 		}
 	}
+}
+
+// waitSessions returns the number of other connections to dsn's database
+// once it is down to want, or after 3 s: the backends of closed
+// connections exit asynchronously.
+func waitSessions(t *testing.T, dsn string, want int) int64 {
+	t.Helper()
+	got := query[int64](t, dsn, sessions)
+	for deadline := time.Now().Add(3 * time.Second); got > int64(want) && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		got = query[int64](t, dsn, sessions)
+	}
+	return got
 }
 
 // TestSecretsNeverReachTheArtifact: a token in the title, in a statement

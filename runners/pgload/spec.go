@@ -8,7 +8,8 @@
 // service time from when a pooled connection was in hand; the wait for the
 // connection is kept apart as the extra timing "pool_wait". Failures are
 // counted by SQLSTATE ("sqlstate_40001"), or as "timeout", "canceled",
-// "refused" or "other".
+// "refused" or "other". `connection: per-worker` gives each worker a
+// connection of its own in place of the pool (no pool_wait).
 //
 // `flow:` in place of `statements:` makes each worker a virtual user
 // (package flow) that runs the steps in order per iteration: a step's
@@ -37,6 +38,14 @@ type Spec struct {
 	DSN string `yaml:"dsn,required"`
 	// Pool is the pool size; 0 means the step's number of workers.
 	Pool int `yaml:"pool"`
+	// Connection is how workers reach the server: "pool" (the default,
+	// a pool of Pool connections shared by the workers) or "per-worker"
+	// (each worker its own connection, no pool).
+	Connection string `yaml:"connection"`
+	// Pipeline, above 1, makes each operation of a worker a batch of
+	// that many statements of the mix sent at once in pipeline mode,
+	// each recorded by itself (pipeline.go).
+	Pipeline int `yaml:"pipeline"`
 	// Setup runs once, before the first step's warmup.
 	Setup []string `yaml:"setup"`
 	// Teardown runs once, when the group ends.
@@ -95,6 +104,10 @@ type Verify struct {
 	Pos plan.Pos `yaml:"-"`
 }
 
+// PerWorker reports whether each worker has a connection of its own
+// (`connection: per-worker`).
+func (s *Spec) PerWorker() bool { return s.Connection == ConnectionPerWorker }
+
 // EmbeddedDSN is the `dsn:` value that starts a throwaway cluster.
 const EmbeddedDSN = "embedded"
 
@@ -139,7 +152,9 @@ func validateGroup(g *plan.Group) []error {
 		return []error{plan.Errorf(g.Pos, "group "+g.ID+": postgres", "missing (required for runner postgres)")}
 	}
 	errs := append(g.LoopProblems(), g.NoData()...)
-	return append(errs, spec.validate(g.SectionPos[Section], "group "+g.ID+": postgres", g.VarNames())...)
+	key := "group " + g.ID + ": postgres"
+	errs = append(errs, spec.pipelineLoadProblems(g, g.SectionPos[Section], key)...)
+	return append(errs, spec.validate(g.SectionPos[Section], key, g.VarNames())...)
 }
 
 // Validate reports every problem of the section; pos is where it starts
@@ -158,6 +173,16 @@ func (s *Spec) validate(pos plan.Pos, key string, step []string) []error {
 	if s.Pool < 0 {
 		bad("pool", "want 0 (the workers) or more, got %d", s.Pool)
 	}
+	switch s.Connection {
+	case "", ConnectionPool:
+	case ConnectionPerWorker:
+		if s.Pool != 0 {
+			bad("pool", "is the size of the shared pool; with connection: %s each worker has a connection of its own", ConnectionPerWorker)
+		}
+	default:
+		bad("connection", "want %q (workers share a pool, the default) or %q (a connection per worker), got %q", ConnectionPool, ConnectionPerWorker, s.Connection)
+	}
+	errs = append(errs, s.pipelineProblems(pos, key)...)
 	switch {
 	case len(s.Statements) == 0 && len(s.Flow) == 0:
 		bad("statements", "want at least one statement (or a flow: of steps)")

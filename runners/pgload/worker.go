@@ -11,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
@@ -58,22 +57,33 @@ type worker struct {
 	rec  *runners.Recorder
 	rng  *rand.Rand
 	args []any // reused between operations
+	eqb  pgx.ExtendedQueryBuilder
 	text []byte
 	st   *tmpl.State // a flow's virtual user's variables ($var); nil in a mix
+	stop stopWatch   // ends the statement in flight when the step's operations are cancelled
+	own  *pgx.Conn   // connection: per-worker: the worker's own; nil with a pool
 }
 
 var _ runners.Worker = (*worker)(nil)
 
-// Close does nothing: the connections are the runner's pool's.
-func (w *worker) Close() error { return nil }
+// Close stops the worker's watch of the step and gives its own
+// connection, if it has one, back to the runner.
+func (w *worker) Close() error {
+	w.stop.close()
+	if w.own != nil {
+		w.r.conns.give(w.own)
+		w.own = nil
+	}
+	return nil
+}
 
-func newWorker(r *runner, id int, rec *runners.Recorder) *worker {
+func newWorker(r *runner, id int, rec *runners.Recorder, own *pgx.Conn) *worker {
 	seed := uint64(time.Now().UnixNano())
-	return &worker{r: r, id: id, rec: rec, rng: rand.New(rand.NewPCG(seed, uint64(id)))}
+	return &worker{r: r, id: id, rec: rec, rng: rand.New(rand.NewPCG(seed, uint64(id))), own: own}
 }
 
 // Do runs one statement of the mix, picked by weight, on a pooled
-// connection.
+// connection or the worker's own.
 func (w *worker) Do(ctx context.Context) runners.Outcome {
 	return w.run(ctx, w.pick(), nil)
 }
@@ -81,17 +91,37 @@ func (w *worker) Do(ctx context.Context) runners.Outcome {
 // stmtFunc runs one statement on conn.
 type stmtFunc func(ctx context.Context, conn *pgx.Conn, sql string, args []any) error
 
-// run runs st on a pooled connection. With rr (a flow step that
-// captures) its statements are queries whose first row rr keeps.
+// run runs st on a pooled connection, or the worker's own. With rr (a
+// flow step that captures) its statements are queries whose first row rr
+// keeps.
 func (w *worker) run(ctx context.Context, st *statement, rr *rowReader) runners.Outcome {
+	return w.withConn(ctx, st.name, func(stepCtx, qctx context.Context, conn *pgx.Conn, sent time.Time) runners.Outcome {
+		return w.runOn(stepCtx, qctx, conn, st, rr, sent)
+	})
+}
+
+// connOp is one operation on conn, sent at sent, its statements run under
+// qctx and stopped when stepCtx ends.
+type connOp func(stepCtx, qctx context.Context, conn *pgx.Conn, sent time.Time) runners.Outcome
+
+// withConn runs op on a pooled connection, or the worker's own, under
+// ctx and the group's timeout. Without a connection (the pool's wait or
+// a reconnect failed) it returns the failure, named name, without
+// running op.
+func (w *worker) withConn(ctx context.Context, name string, op connOp) runners.Outcome {
+	qctx, stepCtx := context.Background(), ctx // w.stop ends a statement when ctx ends
 	if w.r.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, w.r.timeout)
 		defer cancel()
+		qctx = ctx // pgx watches the statement's own deadline
+	}
+	if w.own != nil {
+		return w.withOwn(stepCtx, ctx, qctx, name, op)
 	}
 	pool := w.r.live.Load()
 	if pool == nil {
-		return runners.Outcome{Err: "other", Name: st.name}
+		return runners.Outcome{Err: "other", Name: name}
 	}
 	asked := time.Now()
 	conn, err := pool.Acquire(ctx)
@@ -100,45 +130,93 @@ func (w *worker) run(ctx context.Context, st *statement, rr *rowReader) runners.
 		w.rec.Extra("pool_wait", sent.Sub(asked))
 	}
 	if err != nil {
-		return runners.Outcome{Err: Classify(err), Sent: sent, Name: st.name}
+		return runners.Outcome{Err: Classify(err), Sent: sent, Name: name}
+	}
+	defer conn.Release()
+	return op(stepCtx, qctx, conn.Conn(), sent)
+}
+
+// withOwn runs op on the worker's own connection, sent when Do was called
+// (no wait for a pool). A connection that was closed (by a stop, a
+// timeout or the server) is opened anew under ctx first; op is then sent
+// after it, and the wait is part of its latency, as the pool's wait to
+// open a connection would be.
+func (w *worker) withOwn(stepCtx, ctx, qctx context.Context, name string, op connOp) runners.Outcome {
+	var sent time.Time // zero: when Do was called
+	if w.own.IsClosed() {
+		conn, err := w.r.conns.connect(ctx)
+		if err != nil {
+			return runners.Outcome{Err: Classify(err), Name: name}
+		}
+		w.own, sent = conn, time.Now()
+	}
+	return op(stepCtx, qctx, w.own, sent)
+}
+
+// runOn runs st on conn under qctx, ending it if stepCtx ends, and
+// reports the outcome of an operation sent at sent.
+func (w *worker) runOn(stepCtx, qctx context.Context, conn *pgx.Conn, st *statement, rr *rowReader, sent time.Time) runners.Outcome {
+	if !w.stop.begin(stepCtx, conn.PgConn()) {
+		return runners.Outcome{Err: "canceled", Sent: sent, Name: st.name}
 	}
 	args := w.makeArgs(st)
+	var err error
 	switch {
 	case rr != nil && st.sql != "":
-		err = rr.run(ctx, conn.Conn(), st.sql, args)
+		err = rr.run(qctx, conn, st.sql, args)
 	case rr != nil:
-		err = runTx(ctx, conn, st, args, rr.run)
+		err = runTx(qctx, conn, st, args, rr.run)
 	case st.sql != "":
-		err = execOne(ctx, conn.Conn(), st.sql, args)
+		err = w.execOne(qctx, conn, st.sql, args)
 	default:
-		err = runTx(ctx, conn, st, args, execOne)
+		err = runTx(qctx, conn, st, args, w.execOne)
 	}
-	conn.Release()
-	if err != nil {
-		return runners.Outcome{Err: Classify(err), Sent: sent, Name: st.name}
+	return runners.Outcome{Err: kindOf(err, w.stop.end()), Sent: sent, Name: st.name}
+}
+
+// kindOf is err's kind (Classify), "canceled" when the step's operations
+// were cancelled while it ran (stopped), "" for no error.
+func kindOf(err error, stopped bool) string {
+	switch {
+	case err == nil:
+		return ""
+	case stopped:
+		return "canceled"
 	}
-	return runners.Outcome{Sent: sent, Name: st.name}
+	return Classify(err)
 }
 
 // execOne runs one statement as a prepared statement cached on the
-// connection. pgx sends a statement without arguments by the simple
-// protocol (parsed and planned anew each time); preparing it under its own
-// text makes Exec use the prepared one, as with arguments.
-func execOne(ctx context.Context, conn *pgx.Conn, sql string, args []any) error {
-	if len(args) == 0 {
-		if _, err := conn.Prepare(ctx, sql, sql); err != nil {
-			return err
-		}
+// connection under its own text, on the connection's pgconn: its
+// arguments encoded by w's query builder (pgx's own, reused between
+// operations) and its rows read to the end without being copied or
+// scanned. pgx would send a statement without arguments by the simple
+// protocol (parsed and planned anew each time).
+func (w *worker) execOne(ctx context.Context, conn *pgx.Conn, sql string, args []any) error {
+	sd, err := conn.Prepare(ctx, sql, sql)
+	if err != nil {
+		return err
 	}
-	_, err := conn.Exec(ctx, sql, args...)
-	if len(args) == 0 && staleStatement(err) {
-		// The schema changed under the prepared statement: prepare it
-		// again next time.
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		_ = conn.Deallocate(dctx, sql)
-		cancel()
+	if err = w.eqb.Build(conn.TypeMap(), sd, args); err != nil {
+		return err
 	}
+	rr := conn.PgConn().ExecStatement(ctx, sd, w.eqb.ParamValues, w.eqb.ParamFormats, w.eqb.ResultFormats)
+	for rr.NextRow() { // each row read and dropped
+	}
+	_, err = rr.Close()
+	forgetStale(ctx, conn, sql, err)
 	return err
+}
+
+// forgetStale deallocates sql's prepared statement when err says the
+// schema changed under it, so that it is prepared again next time.
+func forgetStale(ctx context.Context, conn *pgx.Conn, sql string, err error) {
+	if !staleStatement(err) {
+		return
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	_ = conn.Deallocate(dctx, sql)
+	cancel()
 }
 
 // staleStatement reports whether err says a prepared statement no longer
@@ -150,7 +228,7 @@ func staleStatement(err error) bool {
 
 // runTx runs st's statements as one transaction, each by run; on any
 // failure it rolls back and reports the failure.
-func runTx(ctx context.Context, conn *pgxpool.Conn, st *statement, args []any, run stmtFunc) error {
+func runTx(ctx context.Context, conn *pgx.Conn, st *statement, args []any, run stmtFunc) error {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return err
