@@ -260,7 +260,7 @@ func TestOverloadReportsWhatTheServerServed(t *testing.T) {
 	served := int64(len(done))
 	mu.Unlock()
 	if st.Requests != served {
-		t.Errorf("artifact counts %d requests, the server served %d", st.Requests, served)
+		t.Errorf("artifact counts %d requests (errors %v), the server served %d", st.Requests, st.ErrorKinds, served)
 	}
 	// An average of the window lies within the server's slowest and
 	// fastest whole second (5% room for the seconds' edges); on a busy

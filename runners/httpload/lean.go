@@ -105,6 +105,7 @@ func hasLength(r *Request) bool {
 type leanConn struct {
 	addr    string
 	conn    net.Conn
+	wire    *wire
 	br      *bufio.Reader
 	timeout time.Duration
 	dialer  net.Dialer
@@ -125,7 +126,7 @@ func (c *leanConn) close() {
 	if c.conn != nil {
 		c.live.Store(nil)
 		c.conn.Close()
-		c.conn, c.br = nil, nil
+		c.conn, c.wire, c.br = nil, nil, nil
 	}
 }
 
@@ -177,7 +178,8 @@ func (c *leanConn) try(ctx context.Context, req *leanRequest, sink *replySink) (
 			return 0, err
 		}
 		c.conn, c.addr = conn, req.addr
-		c.br = bufio.NewReaderSize(conn, 16<<10)
+		c.wire = newWire(conn)
+		c.br = bufio.NewReaderSize(c.wire, 16<<10)
 		c.deadlineAt = time.Time{}
 		c.live.Store(&conn) // a copy: the watcher never reads c.conn
 		if ctx.Err() != nil {
@@ -189,7 +191,7 @@ func (c *leanConn) try(ctx context.Context, req *leanRequest, sink *replySink) (
 		c.conn.SetDeadline(now.Add(c.timeout))
 		c.deadlineAt = now
 	}
-	if _, err := c.conn.Write(req.wire); err != nil {
+	if err := c.send(req.wire); err != nil {
 		c.close()
 		return 0, err
 	}
@@ -198,6 +200,17 @@ func (c *leanConn) try(ctx context.Context, req *leanRequest, sink *replySink) (
 		c.close()
 	}
 	return code, err
+}
+
+// send writes a request, or queues it for the read of its reply
+// (wire.send): queued only when nothing is buffered, since the reply's
+// read must then reach the socket.
+func (c *leanConn) send(b []byte) error {
+	if c.br.Buffered() > 0 {
+		_, err := c.conn.Write(b)
+		return err
+	}
+	return c.wire.send(b)
 }
 
 // readResponse reads one response and discards its body, or reads into
