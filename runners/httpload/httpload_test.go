@@ -32,13 +32,19 @@ func runGroup(t *testing.T, group string, vars map[string]string) *artifacts.Art
 }
 
 func TestClosedLoopAccuracyAndCounts(t *testing.T) {
+	for _, client := range mixClients {
+		t.Run(client, func(t *testing.T) { testClosedLoopAccuracyAndCounts(t, client) })
+	}
+}
+
+func testClosedLoopAccuracyAndCounts(t *testing.T, client string) {
 	srv, served := runnertest.CountingServer(t, 20*time.Millisecond)
 	a := runGroup(t, fmt.Sprintf(`  - id: acc
     runner: http
-    http: {requests: [{url: "%s/x"}]}
+    http: {requests: [{url: "%s/x"}], client: %s}
     load: {concurrency: 4}
     duration: 2s
-`, srv.URL), nil)
+`, srv.URL, client), nil)
 	st := a.Steps[0]
 	// Never below the server's 20 ms; on a busy machine (two CPU burners
 	// and the race detector: 26 ms measured) the scheduler adds a few ms,
@@ -91,8 +97,12 @@ func TestOpenLoopSeesStalls(t *testing.T) {
 // clients are the two HTTP/1.1 clients every behaviour test runs with.
 var clients = []string{"auto", "net/http"}
 
+// mixClients are the clients the tests of request mixes run with: on
+// Linux client: epoll too (epoll_linux_test.go).
+var mixClients = []string{"auto", "net/http"}
+
 func TestErrorKinds(t *testing.T) {
-	for _, client := range clients {
+	for _, client := range mixClients {
 		t.Run(client, func(t *testing.T) { testErrorKinds(t, client) })
 	}
 }
@@ -146,10 +156,15 @@ func TestKeepAliveReusesAndFreshReconnects(t *testing.T) {
 	}
 	srv.Start()
 	t.Cleanup(srv.Close)
-	for _, c := range []struct {
+	type setting struct {
 		conn, client string
 		few          bool
-	}{{"keep-alive", "auto", true}, {"fresh", "auto", false}, {"keep-alive", "net/http", true}, {"fresh", "net/http", false}} {
+	}
+	var settings []setting
+	for _, client := range mixClients {
+		settings = append(settings, setting{"keep-alive", client, true}, setting{"fresh", client, false})
+	}
+	for _, c := range settings {
 		conns.Store(0)
 		st := runGroup(t, fmt.Sprintf(`  - id: c
     runner: http
