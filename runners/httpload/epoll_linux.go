@@ -49,12 +49,11 @@ func (r *epollRunner) Drive(ctx context.Context, env *runners.StepEnv) error {
 	if ops == nil {
 		ops = ctx
 	}
-	targets := resolveTargets(r.lean)
 	n := max(env.Load.Workers(), 1)
 	env.SetUnits(n)
 	loops := make([]*evLoop, min(runtime.GOMAXPROCS(0), n))
 	for i := range loops {
-		l, err := newEvLoop(r.Runner, env, targets)
+		l, err := newEvLoop(r.Runner, env)
 		if err != nil {
 			closeLoops(loops)
 			return err
@@ -92,7 +91,8 @@ type target struct {
 	err    error
 }
 
-// resolveTargets resolves each request's host:port once.
+// resolveTargets resolves each request's host:port once, for one loop
+// (a unix.Sockaddr is written by every connect that uses it).
 func resolveTargets(reqs []leanRequest) map[string]target {
 	out := map[string]target{}
 	for _, lr := range reqs {
@@ -141,7 +141,7 @@ type evLoop struct {
 // wakeData marks the eventfd's events; a connection's carry its index.
 const wakeData = -1
 
-func newEvLoop(r *Runner, env *runners.StepEnv, targets map[string]target) (*evLoop, error) {
+func newEvLoop(r *Runner, env *runners.StepEnv) (*evLoop, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("epoll: %w", err)
@@ -151,7 +151,7 @@ func newEvLoop(r *Runner, env *runners.StepEnv, targets map[string]target) (*evL
 		unix.Close(epfd)
 		return nil, fmt.Errorf("eventfd: %w", err)
 	}
-	l := &evLoop{r: r, env: env, targets: targets, epfd: epfd, wakefd: wakefd,
+	l := &evLoop{r: r, env: env, targets: resolveTargets(r.lean), epfd: epfd, wakefd: wakefd,
 		scanEvery: min(max(r.timeout()/10, time.Millisecond), 100*time.Millisecond)}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakeData}
 	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev); err != nil {
