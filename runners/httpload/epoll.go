@@ -36,9 +36,6 @@ func epollProblems(g *plan.Group, s *Spec, pos plan.Pos, key string) []error {
 	if g.Data != nil {
 		why = append(why, "it reads no data file")
 	}
-	if g.Load.OpenLoop() || g.Sweep["rate"] != nil {
-		why = append(why, "it runs closed loops only (load.concurrency, no rate)")
-	}
 	if g.Counted() {
 		why = append(why, "it runs for a duration (no iterations)")
 	}

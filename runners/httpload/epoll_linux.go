@@ -39,10 +39,7 @@ func newEpollRunner(r *Runner) (runners.Runner, error) {
 // Drive runs the step's connections until ctx ends and their requests
 // out have finished, or env.Ops (the grace for them) ends.
 func (r *epollRunner) Drive(ctx context.Context, env *runners.StepEnv) error {
-	switch {
-	case env.Load.OpenLoop():
-		return errors.New("client: epoll runs closed loops only")
-	case env.Shard.Active():
+	if env.Shard.Active() {
 		return errors.New("client: epoll does not run sharded")
 	}
 	ops := env.Ops
@@ -62,6 +59,12 @@ func (r *epollRunner) Drive(ctx context.Context, env *runners.StepEnv) error {
 	}
 	for id := range n {
 		loops[id%len(loops)].addConn(id, env.Recorder(id))
+	}
+	if env.Load.OpenLoop() {
+		start, paused := time.Now(), env.Gate().PausedTotal()
+		for i, l := range loops {
+			l.sched = &schedule{start: start, rate: env.Load.Rate, stride: int64(len(loops)), offset: int64(i), pausedBefore: paused}
+		}
 	}
 	errs := make([]error, len(loops))
 	var wg sync.WaitGroup
@@ -133,6 +136,10 @@ type evLoop struct {
 	stopping, paused bool
 	scanEvery        time.Duration // how often requests' deadlines are checked
 	scanned          time.Time
+	// sched is the loop's share of an open loop's arrivals; nil for a
+	// closed loop. noPwait2: the kernel has no epoll_pwait2.
+	sched    *schedule
+	noPwait2 bool
 	// wakeMu guards the eventfd against a wake-up (from a context's
 	// AfterFunc) racing the loop's close.
 	wakeMu sync.Mutex
@@ -210,11 +217,15 @@ func (l *evLoop) run(loadCtx, opCtx context.Context) error {
 			return nil
 		}
 		l.paused = l.env.Gate().Paused()
-		l.startReady(now)
+		if l.sched != nil {
+			l.arrivals(now)
+		} else {
+			l.startReady(now)
+		}
 		if l.stopping && l.busy == 0 {
 			return nil
 		}
-		n, err := unix.EpollWait(l.epfd, l.events, l.waitMS())
+		n, err := l.epollWait(l.waitFor(now))
 		now = time.Now()
 		if err != nil && err != unix.EINTR {
 			return fmt.Errorf("epoll_wait: %w", err)
@@ -229,17 +240,26 @@ func (l *evLoop) run(loadCtx, opCtx context.Context) error {
 	}
 }
 
-// waitMS is how long epoll_wait may block: not at all with requests to
-// send, up to the next deadline check with requests out or a pause to
-// watch, else until a wake-up.
-func (l *evLoop) waitMS() int {
-	switch {
-	case len(l.ready) > 0 && !l.paused && !l.stopping:
-		return 0
-	case l.busy > 0 || l.paused:
-		return int(max(l.scanEvery.Milliseconds(), 1))
+// waitFor is how long epoll_wait may block (-1: until an event): in a
+// closed loop not at all with requests to send; in an open loop until
+// the next arrival; and no longer than the next deadline check with
+// requests out or a pause to watch.
+func (l *evLoop) waitFor(now time.Time) time.Duration {
+	wait := time.Duration(-1)
+	if l.busy > 0 || l.paused {
+		wait = l.scanEvery
 	}
-	return -1
+	switch {
+	case l.stopping || l.paused:
+		return wait
+	case l.sched != nil && wait < 0:
+		return l.untilNext(now)
+	case l.sched != nil:
+		return min(wait, l.untilNext(now))
+	case len(l.ready) > 0:
+		return 0
+	}
+	return wait
 }
 
 // startReady sends the next request of every idle connection, unless
@@ -299,9 +319,12 @@ func (l *evLoop) idleEvent(c *evConn) {
 }
 
 // start sends connection c's next request of the mix, due now.
-func (l *evLoop) start(c *evConn, now time.Time) {
+func (l *evLoop) start(c *evConn, now time.Time) { l.startAt(c, now, now) }
+
+// startAt sends connection c's next request of the mix, due at due, now.
+func (l *evLoop) startAt(c *evConn, due, now time.Time) {
 	c.req = l.r.mix[c.rnd.IntN(len(l.r.mix))]
-	c.due, c.deadline, c.retried = now, now.Add(l.r.timeout()), false
+	c.due, c.sent, c.deadline, c.retried = due, now, now.Add(l.r.timeout()), false
 	l.busy++
 	l.env.AddInFlight(1)
 	l.send(c, now)
@@ -437,7 +460,7 @@ func (l *evLoop) fail(c *evConn, now time.Time, err error) {
 
 // finish records c's request and makes c idle, ready for its next.
 func (l *evLoop) finish(c *evConn, now time.Time, out runners.Outcome) {
-	c.rec.Record(c.due, c.due, now, out)
+	c.rec.Record(c.due, c.sent, now, out)
 	l.env.AddInFlight(-1)
 	l.busy--
 	c.req = -1
@@ -468,14 +491,14 @@ type evConn struct {
 	rec   *runners.Recorder
 	rnd   *rand.Rand
 	reply *replyReader
-	// The request out: its index (-1: idle), due and deadline times, the
+	// The request out: its index (-1: idle), due, send and deadline times, the
 	// bytes not yet written, whether it went on a reused connection and
 	// whether it was retried.
-	req             int
-	due, deadline   time.Time
-	pending         []byte
-	connecting      bool
-	reused, retried bool
+	req                 int
+	due, sent, deadline time.Time
+	pending             []byte
+	connecting          bool
+	reused, retried     bool
 }
 
 // connected reports how the connect of c's socket ended.

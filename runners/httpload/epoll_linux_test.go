@@ -127,7 +127,6 @@ func TestEpollStopsMidRequest(t *testing.T) {
 // at its key.
 func TestEpollPlanErrors(t *testing.T) {
 	for name, c := range map[string]struct{ http, load string }{
-		"open loop": {`{client: epoll, requests: [{url: "http://127.0.0.1:1/"}]}`, `{rate: 10}`},
 		"flow":      {`{client: epoll, flow: [{url: "http://127.0.0.1:1/"}]}`, `{concurrency: 1}`},
 		"template":  {`{client: epoll, requests: [{url: "http://127.0.0.1:1/{{seq}}"}]}`, `{concurrency: 1}`},
 		"https":     {`{client: epoll, requests: [{url: "https://127.0.0.1:1/"}]}`, `{concurrency: 1}`},

@@ -63,10 +63,43 @@ func testClosedLoopAccuracyAndCounts(t *testing.T, client string) {
 	}
 }
 
+// TestOpenLoopAccuracyAndCounts: an open loop at 100/s against a server
+// that answers in 20 ms: latency, measured from each arrival's due time,
+// is the server's 20 ms (up to 1.5x it on a busy machine), the server
+// served what the artifact counts, and the offered rate is the set one.
+func TestOpenLoopAccuracyAndCounts(t *testing.T) {
+	for _, client := range mixClients {
+		t.Run(client, func(t *testing.T) {
+			srv, served := runnertest.CountingServer(t, 20*time.Millisecond)
+			st := runGroup(t, fmt.Sprintf(`  - id: open
+    runner: http
+    http: {requests: [{url: "%s/x"}], client: %s}
+    load: {rate: 100, max_in_flight: 20}
+    duration: 2s
+`, srv.URL, client), nil).Steps[0]
+			if p50 := st.LatencyMS.P50; p50 < 20 || p50 > 30 {
+				t.Errorf("p50 = %.2fms, want from the server's 20ms up to 1.5x it", p50)
+			}
+			if st.Requests != served.Load() || st.Errors != 0 || st.Dropped != 0 {
+				t.Errorf("requests=%d errors=%d dropped=%d, server served %d", st.Requests, st.Errors, st.Dropped, served.Load())
+			}
+			if math.Abs(st.OfferedRPS/100-1) > 0.05 {
+				t.Errorf("offered %.1f/s, want the set 100/s", st.OfferedRPS)
+			}
+		})
+	}
+}
+
 // TestOpenLoopSeesStalls: a server that stalls 0.5 s in every 2.5 s. A
 // closed loop would wait politely and hide the stall (coordinated
 // omission); an open loop keeps sending, so p99 shows it and p50 does not.
 func TestOpenLoopSeesStalls(t *testing.T) {
+	for _, client := range mixClients {
+		t.Run(client, func(t *testing.T) { testOpenLoopSeesStalls(t, client) })
+	}
+}
+
+func testOpenLoopSeesStalls(t *testing.T, client string) {
 	start := time.Now()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		phase := time.Since(start) % (2500 * time.Millisecond)
@@ -77,10 +110,10 @@ func TestOpenLoopSeesStalls(t *testing.T) {
 	t.Cleanup(srv.Close)
 	st := runGroup(t, fmt.Sprintf(`  - id: stall
     runner: http
-    http: {requests: [{url: "%s/"}]}
+    http: {requests: [{url: "%s/"}], client: %s}
     load: {rate: 100, max_in_flight: 200}
     duration: 5s
-`, srv.URL), nil).Steps[0]
+`, srv.URL, client), nil).Steps[0]
 	if st.LatencyMS.P99 < 350 {
 		t.Errorf("p99 = %.1fms, want above 350ms: the stall must show", st.LatencyMS.P99)
 	}
@@ -250,6 +283,12 @@ func TestHTTP2OverTLSAndH2C(t *testing.T) {
 // as offered. The 100 requests queued at the end finish in the drain: counted
 // in the window they would add a third.
 func TestOverloadReportsWhatTheServerServed(t *testing.T) {
+	for _, client := range mixClients {
+		t.Run(client, func(t *testing.T) { testOverloadReportsWhatTheServerServed(t, client) })
+	}
+}
+
+func testOverloadReportsWhatTheServerServed(t *testing.T, client string) {
 	var (
 		slots = make(chan struct{}, 2)
 		mu    sync.Mutex
@@ -266,10 +305,10 @@ func TestOverloadReportsWhatTheServerServed(t *testing.T) {
 	defer srv.Close()
 	st := runGroup(t, fmt.Sprintf(`  - id: over
     runner: http
-    http: {requests: [{url: "%s/x"}]}
+    http: {requests: [{url: "%s/x"}], client: %s}
     load: {rate: 200, max_in_flight: 100}
     duration: 3s
-`, srv.URL), nil).Steps[0]
+`, srv.URL, client), nil).Steps[0]
 	mu.Lock()
 	perSecond := countPerSecond(done)
 	served := int64(len(done))

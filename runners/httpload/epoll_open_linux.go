@@ -1,0 +1,112 @@
+//go:build linux
+
+package httpload
+
+import (
+	"math"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/benchtui/benchtui/runners/engine"
+)
+
+// schedule is one loop's share of an open loop's arrivals, as the
+// engine's dispatcher computes them: the step's arrival g is due at start
+// + g/rate + the time paused since, whatever the server does; the loop
+// owns the arrivals g = k*stride + offset, so that its loops together
+// keep the step's rate.
+type schedule struct {
+	start          time.Time
+	rate           float64
+	stride, offset int64
+	next           int64         // the loop's next arrival, k
+	pausedBefore   time.Duration // the gate's paused total at start
+	shift          time.Duration // paused since start
+}
+
+// maxArrival bounds arrival indexes (as the engine's dispatcher does), so
+// that an absurd rate cannot overflow them.
+const maxArrival = int64(1) << 53
+
+// due is when the loop's arrival k is due.
+func (s *schedule) due(k int64) time.Time {
+	g := k*s.stride + s.offset
+	return s.start.Add(s.shift + time.Duration(float64(g)*float64(time.Second)/s.rate))
+}
+
+// lastDue is the loop's last arrival due by now (s.next-1: none). Past
+// maxArrival (or at an infinite rate, where the product may be NaN) every
+// arrival is due: one per wake-up, sent or dropped.
+func (s *schedule) lastDue(now time.Time) int64 {
+	f := now.Sub(s.start.Add(s.shift)).Seconds() * s.rate
+	if !(f < float64(maxArrival)) {
+		return max(s.next, maxArrival/s.stride)
+	}
+	g := int64(math.Floor(f))
+	if g < s.offset {
+		return s.next - 1
+	}
+	return (g - s.offset) / s.stride
+}
+
+// arrivals sends the arrivals due by now on idle connections, each
+// measured from its due time; those that find every connection busy are
+// dropped and counted, as the engine's open loop does. It sends at most
+// one arrival per connection per wake-up.
+func (l *evLoop) arrivals(now time.Time) {
+	if l.stopping || l.paused {
+		return
+	}
+	s := l.sched
+	s.shift = l.env.Gate().PausedTotal() - s.pausedBefore
+	last := s.lastDue(now)
+	for ; s.next <= last; s.next++ {
+		if len(l.ready) == 0 {
+			l.env.Recorder(0).Drop(last - s.next + 1)
+			s.next = last + 1
+			return
+		}
+		c := l.ready[len(l.ready)-1]
+		l.ready = l.ready[:len(l.ready)-1]
+		due := s.due(s.next)
+		if now.Sub(due) > engine.LateAfter {
+			c.rec.Count(engine.CounterLate, 1)
+		}
+		l.startAt(c, due, now)
+	}
+}
+
+// untilNext is how long until the loop's next arrival is due.
+func (l *evLoop) untilNext(now time.Time) time.Duration {
+	return max(l.sched.due(l.sched.next).Sub(now), 0)
+}
+
+// epollWait waits up to d for events (d < 0: until one comes) with the
+// nanosecond timeout of epoll_pwait2 (Linux 5.11), or in milliseconds,
+// rounded up, where the kernel lacks it.
+func (l *evLoop) epollWait(d time.Duration) (int, error) {
+	if d < 0 || d%time.Millisecond == 0 || l.noPwait2 {
+		return unix.EpollWait(l.epfd, l.events, waitMS(d))
+	}
+	ts := unix.NsecToTimespec(int64(d))
+	n, _, errno := unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])),
+		uintptr(len(l.events)), uintptr(unsafe.Pointer(&ts)), 0, 0)
+	if errno == unix.ENOSYS {
+		l.noPwait2 = true
+		return unix.EpollWait(l.epfd, l.events, waitMS(d))
+	}
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// waitMS is d in epoll_wait's milliseconds, rounded up (-1: no limit).
+func waitMS(d time.Duration) int {
+	if d < 0 {
+		return -1
+	}
+	return int(min((d+time.Millisecond-1)/time.Millisecond, math.MaxInt32))
+}
