@@ -127,9 +127,9 @@ func TestEpollStopsMidRequest(t *testing.T) {
 // at its key.
 func TestEpollPlanErrors(t *testing.T) {
 	for name, c := range map[string]struct{ http, load string }{
-		"flow":      {`{client: epoll, flow: [{url: "http://127.0.0.1:1/"}]}`, `{concurrency: 1}`},
-		"template":  {`{client: epoll, requests: [{url: "http://127.0.0.1:1/{{seq}}"}]}`, `{concurrency: 1}`},
-		"https":     {`{client: epoll, requests: [{url: "https://127.0.0.1:1/"}]}`, `{concurrency: 1}`},
+		"flow":     {`{client: epoll, flow: [{url: "http://127.0.0.1:1/"}]}`, `{concurrency: 1}`},
+		"template": {`{client: epoll, requests: [{url: "http://127.0.0.1:1/{{seq}}"}]}`, `{concurrency: 1}`},
+		"https":    {`{client: epoll, requests: [{url: "https://127.0.0.1:1/"}]}`, `{concurrency: 1}`},
 	} {
 		err := parseErr(fmt.Sprintf("  - id: g\n    runner: http\n    http: %s\n    load: %s\n    duration: 1s\n", c.http, c.load))
 		if err == nil || !strings.Contains(err.Error(), "group g: http.client: epoll: it") {
