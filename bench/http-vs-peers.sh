@@ -9,6 +9,7 @@
 #   REPS=5 DUR=20 bench/http-vs-peers.sh
 #   SOAK=600 bench/http-vs-peers.sh        # also: benchtui alone for 600 s, its own RSS
 #   CLIENT=epoll bench/http-vs-peers.sh    # the plan's http.client (default auto)
+#   CLIENT="auto epoll" bench/http-vs-peers.sh   # each, interleaved (benchtui-auto, benchtui-epoll)
 #   BASE=main bench/http-vs-peers.sh       # also benchtui built from git revision BASE ("base")
 #   TOOLS="benchtui wrk" bench/http-vs-peers.sh   # leave fortio out
 #
@@ -40,8 +41,15 @@ groups:
     duration: ${DUR}s
 EOF
 }
-plan "$out/plan.yaml" "$CLIENT"
 plan "$out/base.yaml" auto
+for c in $CLIENT; do plan "$out/plan-$c.yaml" "$c"; done
+if [ "$CLIENT" = "${CLIENT% *}" ]; then  # one client: the tool is "benchtui"
+  cp "$out/plan-$CLIENT.yaml" "$out/plan.yaml"
+  benchtuis=benchtui
+else
+  benchtuis=$(for c in $CLIENT; do printf 'benchtui-%s ' "$c"; done)
+  TOOLS=${TOOLS/benchtui/$benchtuis}
+fi
 
 # cpu_of CMD...: runs CMD pinned to cpu0; prints its user+sys CPU seconds on fd 3.
 cpu_of() {
@@ -59,6 +67,7 @@ if [ -n "${BASE:-}" ]; then
 fi
 
 run_benchtui() { run_binary "$out/benchtui" "$out/plan.yaml"; }
+for c in $CLIENT; do eval "run_benchtui-$c() { run_binary \"\$out/benchtui\" \"\$out/plan-$c.yaml\"; }"; done
 run_base() { run_binary "$out/base" "$out/base.yaml"; }
 # run_binary BINARY PLAN: one pinned benchtui run; prints "rps requests".
 run_binary() {
@@ -80,13 +89,13 @@ run_wrk() {
   awk '/Requests\/sec/{rps=$2} /requests in/{n=$1} END{print rps, n}' "$out/stdout"
 }
 
-printf '%-9s %3s %12s %14s %8s\n' tool rep req/s req/cpu-s cpu-s
+printf '%-15s %3s %12s %14s %8s\n' tool rep req/s req/cpu-s cpu-s
 for rep in $(seq "$REPS"); do
   for tool in $TOOLS; do
     read -r rps n < <("run_$tool")
     cpu=$(cat "$out/cpu")
     per=$(python3 -c "print(round($n / $cpu) if $cpu > 0 else 0)")
-    printf '%-9s %3d %12.0f %14s %8s\n' "$tool" "$rep" "$rps" "$per" "$cpu" | tee -a "$out/results"
+    printf '%-15s %3d %12.0f %14s %8s\n' "$tool" "$rep" "$rps" "$per" "$cpu" | tee -a "$out/results"
   done
 done
 
@@ -99,14 +108,17 @@ for line in open(sys.argv[1]):
 med = {t: (st.median(r for r, _ in v), st.median(p for _, p in v)) for t, v in rows.items()}
 print("\nmedians")
 for t, (r, p) in med.items():
-    print(f"{t:9s} {r:12.0f} req/s {p:12.0f} req/cpu-s")
-peers = {t: v for t, v in med.items() if t not in ("benchtui", "base")}
+    print(f"{t:15s} {r:12.0f} req/s {p:12.0f} req/cpu-s")
+ours = [t for t in med if t == "base" or t.startswith("benchtui")]
+peers = {t: v for t, v in med.items() if t not in ours}
 best_r = max(v[0] for v in peers.values()); best_p = max(v[1] for v in peers.values())
-b = med["benchtui"]
-print(f"\nbenchtui / best peer: throughput {b[0]/best_r:.2f}, requests per CPU-second {b[1]/best_p:.2f}")
-if "base" in med:
-    print(f"base / best peer: requests per CPU-second {med['base'][1]/best_p:.2f}; "
-          f"benchtui / base: {b[1]/med['base'][1]:.2f}")
+print()
+for t in ours:
+    b = med[t]
+    line = f"{t} / best peer: throughput {b[0]/best_r:.2f}, requests per CPU-second {b[1]/best_p:.2f}"
+    if "base" in med and t != "base":
+        line += f"; / base: {b[1]/med['base'][1]:.2f}"
+    print(line)
 PY
 
 if [ -n "${SOAK:-}" ]; then
