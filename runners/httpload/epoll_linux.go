@@ -58,7 +58,7 @@ func (r *epollRunner) Drive(ctx context.Context, env *runners.StepEnv) error {
 		loops[i] = l
 	}
 	for id := range n {
-		loops[id%len(loops)].addConn(id, env.Recorder(id))
+		loops[id%len(loops)].addConn(id, env.Recorder(id), r.pipeline())
 	}
 	if env.Load.OpenLoop() {
 		start, paused := time.Now(), env.Gate().PausedTotal()
@@ -129,8 +129,9 @@ type evLoop struct {
 	wakefd  int
 	conns   []*evConn
 	events  []unix.EpollEvent
-	ready   []*evConn // idle, to send their next request
-	busy    int       // connections with a request out
+	ready   []*evConn // a connection per free slot, to send its next request
+	dirty   []*evConn // connections with requests queued to write
+	busy    int       // requests out
 	// stopping: the load ended, nothing more is sent; paused: the step's
 	// gate is closed, read once per wake-up.
 	stopping, paused bool
@@ -168,12 +169,15 @@ func newEvLoop(r *Runner, env *runners.StepEnv) (*evLoop, error) {
 	return l, nil
 }
 
-// addConn gives the loop the connection of worker id.
-func (l *evLoop) addConn(id int, rec *runners.Recorder) {
-	c := &evConn{index: int32(len(l.conns)), fd: -1, req: -1, rec: rec, reply: newReplyReader(),
+// addConn gives the loop the connection of worker id, with slots
+// requests out at a time (http.pipeline).
+func (l *evLoop) addConn(id int, rec *runners.Recorder, slots int) {
+	c := &evConn{index: int32(len(l.conns)), fd: -1, rec: rec, reply: newReplyReader(),
 		rnd: rand.New(rand.NewPCG(uint64(id)+1, uint64(time.Now().UnixNano())))}
 	l.conns = append(l.conns, c)
-	l.ready = append(l.ready, c)
+	for range slots {
+		l.ready = append(l.ready, c)
+	}
 	l.events = append(l.events, unix.EpollEvent{})
 }
 
@@ -222,6 +226,7 @@ func (l *evLoop) run(loadCtx, opCtx context.Context) error {
 		} else {
 			l.startReady(now)
 		}
+		l.flushDirty(now)
 		if l.stopping && l.busy == 0 {
 			return nil
 		}
@@ -262,7 +267,7 @@ func (l *evLoop) waitFor(now time.Time) time.Duration {
 	return wait
 }
 
-// startReady sends the next request of every idle connection, unless
+// startReady sends a request on every free slot, unless
 // the load has ended or is paused.
 func (l *evLoop) startReady(now time.Time) {
 	if l.stopping || l.paused {
@@ -271,7 +276,7 @@ func (l *evLoop) startReady(now time.Time) {
 	ready := l.ready
 	l.ready = l.ready[len(l.ready):]
 	for _, c := range ready {
-		l.start(c, now)
+		l.startAt(c, now, now)
 	}
 	if len(l.ready) == 0 {
 		l.ready = ready[:0] // reuse the array
@@ -289,7 +294,7 @@ func (l *evLoop) event(ev unix.EpollEvent, now time.Time) {
 	if c.fd < 0 || ev.Pad != c.gen {
 		return // for a socket closed since
 	}
-	if c.req < 0 {
+	if len(c.out) == 0 {
 		l.idleEvent(c)
 		return
 	}
@@ -302,7 +307,7 @@ func (l *evLoop) event(ev unix.EpollEvent, now time.Time) {
 			return
 		}
 	}
-	if len(c.pending) > 0 && !l.flush(c, now) {
+	if c.woff < len(c.wbuf) && !l.flush(c, now) {
 		return
 	}
 	if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
@@ -316,209 +321,4 @@ func (l *evLoop) idleEvent(c *evConn) {
 	if _, err := unix.Read(c.fd, c.reply.Space()); err != unix.EAGAIN {
 		c.closeFD()
 	}
-}
-
-// start sends connection c's next request of the mix, due now.
-func (l *evLoop) start(c *evConn, now time.Time) { l.startAt(c, now, now) }
-
-// startAt sends connection c's next request of the mix, due at due, now.
-func (l *evLoop) startAt(c *evConn, due, now time.Time) {
-	c.req = l.r.mix[c.rnd.IntN(len(l.r.mix))]
-	c.due, c.sent, c.deadline, c.retried = due, now, now.Add(l.r.timeout()), false
-	l.busy++
-	l.env.AddInFlight(1)
-	l.send(c, now)
-}
-
-// send writes c's request, dialling first when c has no connection to
-// its address.
-func (l *evLoop) send(c *evConn, now time.Time) {
-	lr := &l.r.lean[c.req]
-	if c.fd >= 0 && c.addr != lr.addr {
-		c.closeFD()
-	}
-	c.reused = c.fd >= 0
-	if c.fd < 0 {
-		if err := l.dial(c, lr.addr); err != nil {
-			l.fail(c, now, err)
-			return
-		}
-	}
-	c.pending = lr.wire
-	if !c.connecting {
-		l.flush(c, now)
-	}
-}
-
-// dial opens a non-blocking socket to addr and registers it, edge
-// triggered for reads and writes (a write's edge comes only after one
-// found the socket's buffer full, so no per-request epoll_ctl).
-func (l *evLoop) dial(c *evConn, addr string) error {
-	t := l.targets[addr]
-	if t.err != nil {
-		return t.err
-	}
-	fd, err := unix.Socket(t.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1) // as Go's dialer does
-	err = unix.Connect(fd, t.sa)
-	if err != nil && err != unix.EINPROGRESS {
-		unix.Close(fd)
-		return err
-	}
-	c.gen++
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: c.index, Pad: c.gen}
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		unix.Close(fd)
-		return err
-	}
-	c.fd, c.addr, c.connecting = fd, addr, err != nil
-	c.reply.Reset()
-	return nil
-}
-
-// flush writes what the socket takes of c's request; it reports false
-// when the request failed.
-func (l *evLoop) flush(c *evConn, now time.Time) bool {
-	for len(c.pending) > 0 {
-		n, err := unix.Write(c.fd, c.pending)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EAGAIN:
-			return true // the rest when the socket's buffer has room
-		case err != nil:
-			l.fail(c, now, err)
-			return false
-		}
-		c.pending = c.pending[n:]
-	}
-	return true
-}
-
-// read reads c's socket until it has nothing more, framing replies.
-func (l *evLoop) read(c *evConn, now time.Time) {
-	head := l.r.lean[c.req].head
-	for c.req >= 0 {
-		space := c.reply.Space()
-		n, err := unix.Read(c.fd, space)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EAGAIN:
-			return
-		case err != nil:
-			l.fail(c, now, err)
-			return
-		case n == 0:
-			if done, err := c.reply.EOF(); done {
-				l.complete(c, now)
-			} else {
-				l.fail(c, now, err)
-			}
-			return
-		}
-		done, err := c.reply.Feed(n, head)
-		switch {
-		case err != nil:
-			l.fail(c, now, err)
-			return
-		case done:
-			l.complete(c, now)
-			return
-		case n < len(space):
-			return // drained: the next bytes bring an edge
-		}
-	}
-}
-
-// complete records c's reply, ended at now.
-func (l *evLoop) complete(c *evConn, now time.Time) {
-	f := c.reply.Framing()
-	req := &l.r.reqs[c.req]
-	if !f.keep {
-		c.closeFD()
-	}
-	l.finish(c, now, outcome(req, f.code, statusKind(req, f.code)))
-}
-
-// fail ends c's request with err, or sends it once more on a new
-// connection when a reused one turned out closed by the server before any
-// byte of the reply came (as the goroutine client and net/http do).
-func (l *evLoop) fail(c *evConn, now time.Time, err error) {
-	retry := c.reused && !c.retried && !c.reply.Started() && isReset(err)
-	c.closeFD()
-	if retry {
-		c.retried = true
-		l.send(c, now)
-		return
-	}
-	l.finish(c, now, outcome(&l.r.reqs[c.req], 0, Classify(err)))
-}
-
-// finish records c's request and makes c idle, ready for its next.
-func (l *evLoop) finish(c *evConn, now time.Time, out runners.Outcome) {
-	c.rec.Record(c.due, c.sent, now, out)
-	l.env.AddInFlight(-1)
-	l.busy--
-	c.req = -1
-	c.pending = nil
-	l.ready = append(l.ready, c)
-}
-
-// expire fails the requests past their deadline, or every request out
-// when all is set (the grace for them ended).
-func (l *evLoop) expire(now time.Time, all bool) {
-	for _, c := range l.conns {
-		if c.req >= 0 && (all || now.After(c.deadline)) {
-			c.retried = true // a timeout is never retried
-			l.fail(c, now, errTimedOut)
-		}
-	}
-}
-
-// errTimedOut is a request past its timeout; it classifies as "timeout".
-var errTimedOut = fmt.Errorf("request timed out: %w", context.DeadlineExceeded)
-
-// evConn is one worker's connection in a loop.
-type evConn struct {
-	index int32 // in its loop's conns: the epoll events' data
-	gen   int32 // counts its sockets, so that a closed one's events are ignored
-	fd    int   // -1: not connected
-	addr  string
-	rec   *runners.Recorder
-	rnd   *rand.Rand
-	reply *replyReader
-	// The request out: its index (-1: idle), due, send and deadline times, the
-	// bytes not yet written, whether it went on a reused connection and
-	// whether it was retried.
-	req                 int
-	due, sent, deadline time.Time
-	pending             []byte
-	connecting          bool
-	reused, retried     bool
-}
-
-// connected reports how the connect of c's socket ended.
-func (c *evConn) connected() error {
-	c.connecting = false
-	errno, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR)
-	if err != nil {
-		return err
-	}
-	if errno != 0 {
-		return unix.Errno(errno)
-	}
-	return nil
-}
-
-// closeFD closes c's socket, which leaves its loop's epoll with it.
-func (c *evConn) closeFD() {
-	if c.fd >= 0 {
-		unix.Close(c.fd)
-		c.fd = -1
-	}
-	c.connecting = false
 }

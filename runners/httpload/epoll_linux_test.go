@@ -6,8 +6,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
 func init() { mixClients = append(mixClients, clientEpoll) }
@@ -134,6 +137,71 @@ func TestEpollPlanErrors(t *testing.T) {
 		err := parseErr(fmt.Sprintf("  - id: g\n    runner: http\n    http: %s\n    load: %s\n    duration: 1s\n", c.http, c.load))
 		if err == nil || !strings.Contains(err.Error(), "group g: http.client: epoll: it") {
 			t.Errorf("%s: %v, want an error at http.client", name, err)
+		}
+	}
+}
+
+// TestEpollPipelineCountsHonestly: 8 requests pipelined on each of 2
+// connections to a server that answers each in 5 ms, one after another:
+// the server served what the artifact counts, and each request's latency
+// runs from its own send, so it includes the wait behind the 7 before it
+// (about 40 ms), not the 5 ms a client timing only the first would see.
+func TestEpollPipelineCountsHonestly(t *testing.T) {
+	srv, served := runnertest.CountingServer(t, 5*time.Millisecond)
+	st := runGroup(t, fmt.Sprintf(`  - id: pipe
+    runner: http
+    http: {client: epoll, pipeline: 8, requests: [{url: "%s/a"}, {url: "%s/b", method: HEAD}]}
+    load: {concurrency: 2}
+    duration: 2s
+`, srv.URL, srv.URL), nil).Steps[0]
+	t.Logf("requests=%d served=%d p50=%.1fms throughput=%.0f/s", st.Requests, served.Load(), st.LatencyMS.P50, st.ThroughputRPS)
+	if st.Requests != served.Load() || st.Errors != 0 {
+		t.Errorf("requests=%d errors=%d %v, the server served %d", st.Requests, st.Errors, st.ErrorKinds, served.Load())
+	}
+	if p50 := st.LatencyMS.P50; p50 < 35 || p50 > 70 {
+		t.Errorf("p50 = %.1fms, want about 8 x 5ms: each request from its own send", p50)
+	}
+	// 2 connections of 5 ms a reply: at most 400/s, and near it.
+	if st.ThroughputRPS > 420 || st.ThroughputRPS < 200 {
+		t.Errorf("throughput %.0f/s, want near the server's 400/s", st.ThroughputRPS)
+	}
+}
+
+// TestEpollPipelineServerCloses: a server that closes the connection
+// after every third reply leaves the requests pipelined behind it
+// unanswered: they fail or are sent again, and no success is counted that
+// the server did not serve.
+func TestEpollPipelineServerCloses(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1)%3 == 0 {
+			w.Header().Set("Connection", "close")
+		}
+	}))
+	t.Cleanup(srv.Close)
+	st := runGroup(t, fmt.Sprintf(`  - id: closes
+    runner: http
+    http: {client: epoll, pipeline: 4, requests: [{url: "%s/"}]}
+    load: {concurrency: 2}
+    duration: 1s
+`, srv.URL), nil).Steps[0]
+	if ok := st.Requests - st.Errors; ok == 0 || ok > n.Load() {
+		t.Errorf("%d succeeded (%d requests, errors %v), the server answered %d", ok, st.Requests, st.ErrorKinds, n.Load())
+	}
+}
+
+// TestPipelinePlanErrors: a pipeline needs client: epoll, kept-alive
+// connections, one host:port, and a depth in range.
+func TestPipelinePlanErrors(t *testing.T) {
+	for http, want := range map[string]string{
+		`{pipeline: 4, requests: [{url: "http://127.0.0.1:1/"}]}`:                                      "pipeline: needs client: epoll",
+		`{client: epoll, pipeline: 4, connection: fresh, requests: [{url: "http://127.0.0.1:1/"}]}`:    "not connection: fresh",
+		`{client: epoll, pipeline: 4, requests: [{url: "http://127.0.0.1:1/"}, {url: "http://h:2/"}]}`: "goes to one host:port",
+		`{client: epoll, pipeline: 5000, requests: [{url: "http://127.0.0.1:1/"}]}`:                    "want 1 to 1024",
+	} {
+		err := parseErr("  - id: g\n    runner: http\n    http: " + http + "\n    load: {concurrency: 1}\n    duration: 1s\n")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", http, err, want)
 		}
 	}
 }

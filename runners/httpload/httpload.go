@@ -40,6 +40,10 @@ type Spec struct {
 	// requests, net/http otherwise), "net/http", or "epoll" (Linux: the
 	// lean client driven by event loops; epoll.go).
 	Client string `yaml:"client"`
+	// Pipeline, with client: epoll, keeps up to this many requests out on
+	// each connection (HTTP/1.1 pipelining; default 1: none). Each is
+	// measured from its own send; replies are matched in order.
+	Pipeline int `yaml:"pipeline"`
 }
 
 // Request is one entry of the weighted request mix.
