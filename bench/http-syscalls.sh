@@ -7,13 +7,15 @@
 #   bench/http-syscalls.sh                  # 5 s each
 #   CLIENT=epoll DUR=10 bench/http-syscalls.sh
 #
-# CLIENT is the plan's http.client for benchtui (default: auto).
+# CLIENT is the plan's http.client for benchtui (default: auto); PIPELINE,
+# with CLIENT=epoll, its http.pipeline.
 # Needs: perf with the syscalls tracepoints, wrk, taskset, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR=${DUR:-5}
 CONNS=${CONNS:-50}
 CLIENT=${CLIENT:-auto}
+PIPELINE=${PIPELINE:-1}
 out=$(mktemp -d /tmp/btsys.XXXXXX)
 trap 'kill "$server_pid" 2>/dev/null || true; wait 2>/dev/null; rm -rf "$out"' EXIT
 
@@ -24,7 +26,7 @@ version: 1
 groups:
   - id: sys
     runner: http
-    http: {requests: [{url: "$url"}], client: $CLIENT}
+    http: {requests: [{url: "$url"}], client: $CLIENT, pipeline: $PIPELINE}
     load: {concurrency: $CONNS}
     duration: ${DUR}s
 EOF
@@ -51,7 +53,7 @@ PY
 rm -rf "$out/art"
 perf stat -x, -e "$events" -o "$out/perf" taskset -c 0 "$out/benchtui" run "$out/plan.yaml" -o "$out/art" >/dev/null 2>&1
 n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"][0]["requests"])' "$out"/art/sys-*.json)
-counted "benchtui ($CLIENT)" "$n"
+counted "benchtui ($CLIENT, pipeline $PIPELINE)" "$n"
 
 perf stat -x, -e "$events" -o "$out/perf" taskset -c 0 wrk -t1 -c"$CONNS" -d"${DUR}s" "$url" >"$out/wrk"
 n=$(awk '/requests in/{print $1}' "$out/wrk")

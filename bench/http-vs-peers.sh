@@ -10,6 +10,7 @@
 #   SOAK=600 bench/http-vs-peers.sh        # also: benchtui alone for 600 s, its own RSS
 #   CLIENT=epoll bench/http-vs-peers.sh    # the plan's http.client (default auto)
 #   CLIENT="auto epoll" bench/http-vs-peers.sh   # each, interleaved (benchtui-auto, benchtui-epoll)
+#   CLIENT="epoll epoll:8" bench/http-vs-peers.sh  # CLIENT:N is http.pipeline N
 #   BASE=main bench/http-vs-peers.sh       # also benchtui built from git revision BASE ("base")
 #   TOOLS="benchtui wrk" bench/http-vs-peers.sh   # leave fortio out
 #
@@ -29,14 +30,16 @@ trap 'kill "$server_pid" 2>/dev/null || true; wait 2>/dev/null; rm -rf "$out"' E
 . bench/pinned-demo.sh   # sets server_pid and addr
 url="http://$addr/ping"
 
-# plan FILE CLIENT: the one-group plan, with http.client CLIENT.
+# plan FILE CLIENT[:PIPELINE]: the one-group plan, with http.client CLIENT.
 plan() {
+  local client=${2%%:*} depth=1
+  [ "$client" = "$2" ] || depth=${2#*:}
   cat >"$1" <<EOF
 version: 1
 groups:
   - id: peers
     runner: http
-    http: {requests: [{url: "$url"}], client: $2}
+    http: {requests: [{url: "$url"}], client: $client, pipeline: $depth}
     load: {concurrency: $CONNS}
     duration: ${DUR}s
 EOF
