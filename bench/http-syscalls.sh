@@ -31,30 +31,40 @@ groups:
     duration: ${DUR}s
 EOF
 
-events=raw_syscalls:sys_enter
+events=task-clock,context-switches,raw_syscalls:sys_enter
 for s in read write epoll_wait epoll_pwait futex nanosleep sched_yield getpid tgkill rt_sigreturn; do
   events="$events,syscalls:sys_enter_$s"
 done
 
-# counted NAME REQUESTS: prints the perf counts in $out/perf per request.
+# counted NAME REQUESTS: prints the perf counts in $out/perf and the user
+# and system CPU in $out/time per request (task-clock and CPU in µs).
 counted() {
-  python3 - "$1" "$2" "$out/perf" <<'PY'
+  python3 - "$1" "$2" "$out/perf" "$out/time" <<'PY'
 import sys
 name, n = sys.argv[1], float(sys.argv[2])
 rows = []
 for line in open(sys.argv[3]):
     f = line.split(",")
     if len(f) > 2 and f[0].strip().replace(".", "").isdigit():
-        rows.append((f[2].split(":")[-1].replace("sys_enter_", ""), float(f[0]) / n))
-print(f"{name}: {int(n)} requests; per request: " + ", ".join(f"{k} {v:.2f}" for k, v in rows if v >= 0.005))
+        v = float(f[0]) / n
+        if f[2] == "task-clock":
+            v *= 1000  # msec per request, as µs
+        rows.append((f[2].split(":")[-1].replace("sys_enter_", ""), v))
+u, s = map(float, open(sys.argv[4]).read().split())
+print(f"{name}: {int(n)} requests; per request: user {u / n * 1e6:.2f} µs, sys {s / n * 1e6:.2f} µs, " +
+      ", ".join(f"{k} {v:.2f}" for k, v in rows if v >= 0.005))
 PY
+}
+# measured CMD...: runs CMD pinned to cpu0 under perf stat and time.
+measured() {
+  /usr/bin/env time -f '%U %S' -o "$out/time" perf stat -x, -e "$events" -o "$out/perf" taskset -c 0 "$@"
 }
 
 rm -rf "$out/art"
-perf stat -x, -e "$events" -o "$out/perf" taskset -c 0 "$out/benchtui" run "$out/plan.yaml" -o "$out/art" >/dev/null 2>&1
+measured "$out/benchtui" run "$out/plan.yaml" -o "$out/art" >/dev/null 2>&1
 n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"][0]["requests"])' "$out"/art/sys-*.json)
 counted "benchtui ($CLIENT, pipeline $PIPELINE)" "$n"
 
-perf stat -x, -e "$events" -o "$out/perf" taskset -c 0 wrk -t1 -c"$CONNS" -d"${DUR}s" "$url" >"$out/wrk"
+measured wrk -t1 -c"$CONNS" -d"${DUR}s" "$url" >"$out/wrk"
 n=$(awk '/requests in/{print $1}' "$out/wrk")
 counted wrk "$n"

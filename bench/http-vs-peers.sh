@@ -32,14 +32,14 @@ url="http://$addr/ping"
 
 # plan FILE CLIENT[:PIPELINE]: the one-group plan, with http.client CLIENT.
 plan() {
-  local client=${2%%:*} depth=1
-  [ "$client" = "$2" ] || depth=${2#*:}
+  local client=${2%%:*} depth=""
+  [ "$client" = "$2" ] || depth=", pipeline: ${2#*:}"
   cat >"$1" <<EOF
 version: 1
 groups:
   - id: peers
     runner: http
-    http: {requests: [{url: "$url"}], client: $client, pipeline: $depth}
+    http: {requests: [{url: "$url"}], client: $client$depth}
     load: {concurrency: $CONNS}
     duration: ${DUR}s
 EOF
