@@ -5,9 +5,6 @@ package httpload
 import (
 	"math"
 	"time"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/benchtui/benchtui/runners/engine"
 )
@@ -81,32 +78,4 @@ func (l *evLoop) arrivals(now time.Time) {
 // untilNext is how long until the loop's next arrival is due.
 func (l *evLoop) untilNext(now time.Time) time.Duration {
 	return max(l.sched.due(l.sched.next).Sub(now), 0)
-}
-
-// epollWait waits up to d for events (d < 0: until one comes) with the
-// nanosecond timeout of epoll_pwait2 (Linux 5.11), or in milliseconds,
-// rounded up, where the kernel lacks it.
-func (l *evLoop) epollWait(d time.Duration) (int, error) {
-	if d < 0 || d%time.Millisecond == 0 || l.noPwait2 {
-		return unix.EpollWait(l.epfd, l.events, waitMS(d))
-	}
-	ts := unix.NsecToTimespec(int64(d))
-	n, _, errno := unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])),
-		uintptr(len(l.events)), uintptr(unsafe.Pointer(&ts)), 0, 0)
-	if errno == unix.ENOSYS {
-		l.noPwait2 = true
-		return unix.EpollWait(l.epfd, l.events, waitMS(d))
-	}
-	if errno != 0 {
-		return 0, errno
-	}
-	return int(n), nil
-}
-
-// waitMS is d in epoll_wait's milliseconds, rounded up (-1: no limit).
-func waitMS(d time.Duration) int {
-	if d < 0 {
-		return -1
-	}
-	return int(min((d+time.Millisecond-1)/time.Millisecond, math.MaxInt32))
 }
