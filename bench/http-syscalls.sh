@@ -8,7 +8,8 @@
 #   CLIENT=epoll DUR=10 bench/http-syscalls.sh
 #
 # CLIENT is the plan's http.client for benchtui (default: auto); PIPELINE,
-# with CLIENT=epoll, its http.pipeline.
+# with CLIENT=epoll, its http.pipeline; BASE=REV measures benchtui built
+# from git revision REV instead of this tree.
 # Needs: perf with the syscalls tracepoints, wrk, taskset, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,19 +21,24 @@ out=$(mktemp -d /tmp/btsys.XXXXXX)
 trap 'kill "$server_pid" 2>/dev/null || true; wait 2>/dev/null; rm -rf "$out"' EXIT
 
 . bench/pinned-demo.sh   # sets server_pid and addr
+if [ -n "${BASE:-}" ]; then
+  mkdir -p "$out/src"
+  git archive "$BASE" | tar -x -C "$out/src"
+  (cd "$out/src" && go build -o "$out/benchtui" ./cmd/benchtui)
+fi
 url="http://$addr/ping"
 cat >"$out/plan.yaml" <<EOF
 version: 1
 groups:
   - id: sys
     runner: http
-    http: {requests: [{url: "$url"}], client: $CLIENT, pipeline: $PIPELINE}
+    http: {requests: [{url: "$url"}], client: $CLIENT$([ "$PIPELINE" = 1 ] || echo ", pipeline: $PIPELINE")}
     load: {concurrency: $CONNS}
     duration: ${DUR}s
 EOF
 
 events=task-clock,context-switches,raw_syscalls:sys_enter
-for s in read write epoll_wait epoll_pwait futex nanosleep sched_yield getpid tgkill rt_sigreturn; do
+for s in read write epoll_wait epoll_pwait epoll_pwait2 futex nanosleep sched_yield getpid tgkill rt_sigreturn; do
   events="$events,syscalls:sys_enter_$s"
 done
 
@@ -63,7 +69,7 @@ measured() {
 rm -rf "$out/art"
 measured "$out/benchtui" run "$out/plan.yaml" -o "$out/art" >/dev/null 2>&1
 n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"][0]["requests"])' "$out"/art/sys-*.json)
-counted "benchtui ($CLIENT, pipeline $PIPELINE)" "$n"
+counted "benchtui${BASE:+ $BASE} ($CLIENT, pipeline $PIPELINE)" "$n"
 
 measured wrk -t1 -c"$CONNS" -d"${DUR}s" "$url" >"$out/wrk"
 n=$(awk '/requests in/{print $1}' "$out/wrk")

@@ -17,6 +17,12 @@ type wire struct {
 	conn    net.Conn
 	raw     syscall.RawConn // nil: plain Write and Read
 	pending []byte          // a request the next Read writes first
+	// onReady is the poller's callback (made once: a closure per Read
+	// would allocate); p, n and err are its read's buffer and result.
+	onReady func(fd uintptr) bool
+	p       []byte
+	n       int
+	err     error
 }
 
 func newWire(conn net.Conn) *wire {
@@ -24,6 +30,7 @@ func newWire(conn net.Conn) *wire {
 	if sc, ok := conn.(syscall.Conn); ok {
 		w.raw, _ = sc.SyscallConn()
 	}
+	w.onReady = w.ready
 	return w
 }
 
@@ -43,16 +50,10 @@ func (w *wire) Read(p []byte) (int, error) {
 	if w.pending == nil {
 		return w.conn.Read(p)
 	}
-	var n int
-	var err error
-	werr := w.raw.Read(func(fd uintptr) bool {
-		if w.pending != nil {
-			err = w.writeQueued(int(fd))
-			return err != nil || w.pending != nil // wait for the reply once written
-		}
-		n, err = readFD(int(fd), p)
-		return err != syscall.EAGAIN
-	})
+	w.p, w.n, w.err = p, 0, nil
+	werr := w.raw.Read(w.onReady)
+	n, err := w.n, w.err
+	w.p, w.err = nil, nil
 	switch {
 	case werr != nil:
 		w.pending = nil
@@ -71,6 +72,17 @@ func (w *wire) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	return n, nil
+}
+
+// ready is the poller's callback: it writes the queued request, then
+// reads once the reply has come; it reports whether it is done.
+func (w *wire) ready(fd uintptr) bool {
+	if w.pending != nil {
+		w.err = w.writeQueued(int(fd))
+		return w.err != nil || w.pending != nil // wait for the reply once written
+	}
+	w.n, w.err = readFD(int(fd), w.p)
+	return w.err != syscall.EAGAIN
 }
 
 // writeQueued writes what the socket takes of the queued request; what it
