@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners"
 )
 
 // schedule is one loop's share of an open loop's arrivals, as the
@@ -68,8 +68,8 @@ func (l *evLoop) arrivals(now time.Time) {
 		c := l.ready[len(l.ready)-1]
 		l.ready = l.ready[:len(l.ready)-1]
 		due := s.due(s.next)
-		if now.Sub(due) > engine.LateAfter {
-			c.rec.Count(engine.CounterLate, 1)
+		if now.Sub(due) > runners.LateAfter {
+			c.rec.Count(runners.CounterLate, 1)
 		}
 		l.startAt(c, due, now)
 	}
