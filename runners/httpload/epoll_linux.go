@@ -138,12 +138,9 @@ type evLoop struct {
 	scanEvery        time.Duration // how often requests' deadlines are checked
 	scanned          time.Time
 	// sched is the loop's share of an open loop's arrivals; nil for a
-	// closed loop. noPwait2: the kernel has no epoll_pwait2. yielded and
-	// lastEvents: when the loop last yielded and last had events
-	// (epoll_wait_linux.go).
-	sched               *schedule
-	noPwait2            bool
-	yielded, lastEvents time.Time
+	// closed loop. noPwait2: the kernel has no epoll_pwait2.
+	sched    *schedule
+	noPwait2 bool
 	// wakeMu guards the eventfd against a wake-up (from a context's
 	// AfterFunc) racing the loop's close.
 	wakeMu sync.Mutex
@@ -233,7 +230,7 @@ func (l *evLoop) run(loadCtx, opCtx context.Context) error {
 		if l.stopping && l.busy == 0 {
 			return nil
 		}
-		n, err := l.epollWait(l.waitFor(now), now)
+		n, err := l.epollWait(l.waitFor(now))
 		now = time.Now()
 		if err != nil {
 			return fmt.Errorf("epoll_wait: %w", err)

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -204,4 +205,11 @@ func TestPipelinePlanErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %q", http, err, want)
 		}
 	}
+}
+
+// TestEpollOneP: on one P (a generator pinned to one core, shared here
+// with the server) counts and latency stay the server's.
+func TestEpollOneP(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	testClosedLoopAccuracyAndCounts(t, clientEpoll)
 }

@@ -4,44 +4,20 @@ package httpload
 
 import (
 	"math"
-	"runtime"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// A loop with work waits for its events without giving up its P: a
-// blocking system call that holds one makes sysmon take the P back and
-// keep waking (every 20 µs while it finds such calls), and each of its
-// wake-ups is a context switch on the generator's core; a raw epoll_wait
-// is invisible to it. Such a wait is short (rawWait at the most, and the
-// loop yields to the other goroutines every yieldEvery), and only while
-// events came within idleAfter; an idle loop blocks the ordinary way.
-const (
-	rawWait    = time.Millisecond
-	idleAfter  = 10 * time.Millisecond
-	yieldEvery = time.Millisecond
-)
-
-// epollWait waits up to d for events (d < 0: until one comes).
-func (l *evLoop) epollWait(d time.Duration, now time.Time) (int, error) {
-	if now.Sub(l.yielded) >= yieldEvery {
-		runtime.Gosched() // the engine's goroutines, on one P
-		l.yielded = now
-	}
-	if d >= 0 && d <= rawWait || now.Sub(l.lastEvents) < idleAfter {
-		n, err := l.wait(min(uint64(d), uint64(rawWait)), unix.RawSyscall6)
-		if n > 0 {
-			l.lastEvents = now
-		}
-		return n, err
-	}
-	n, err := l.wait(uint64(d), unix.Syscall6)
-	if n > 0 {
-		l.lastEvents = time.Now()
-	}
-	return n, err
+// epollWait waits up to d for events (d < 0: until one comes). It blocks
+// in the system call the ordinary way, handing its P back to the runtime.
+// (A raw epoll_wait that kept the P while the loop had work cut the
+// context switches sysmon causes, 0.32 to 0.09 per request, but delayed
+// every other goroutine of the process: an in-process 20 ms server's p50
+// rose to 26 ms with two Ps and 37 ms with one; docs/perf-http.md.)
+func (l *evLoop) epollWait(d time.Duration) (int, error) {
+	return l.wait(uint64(d), unix.Syscall6)
 }
 
 // syscall6 is unix.Syscall6 or unix.RawSyscall6.
