@@ -8,6 +8,11 @@
 #   bench/http-vs-peers.sh                 # 3 x 10s
 #   REPS=5 DUR=20 bench/http-vs-peers.sh
 #   SOAK=600 bench/http-vs-peers.sh        # also: benchtui alone for 600 s, its own RSS
+#   CLIENT=epoll bench/http-vs-peers.sh    # the plan's http.client (default auto)
+#   CLIENT="auto epoll" bench/http-vs-peers.sh   # each, interleaved (benchtui-auto, benchtui-epoll)
+#   CLIENT="epoll epoll:8" bench/http-vs-peers.sh  # CLIENT:N is http.pipeline N
+#   BASE=main bench/http-vs-peers.sh       # also benchtui built from git revision BASE ("base")
+#   TOOLS="benchtui wrk" bench/http-vs-peers.sh   # leave fortio out
 #
 # Needs: wrk (apt-get install wrk), fortio (go install fortio.org/fortio@v1.66.5),
 # taskset, python3. Loopback only.
@@ -16,6 +21,8 @@ cd "$(dirname "$0")/.."
 REPS=${REPS:-3}
 DUR=${DUR:-10}
 CONNS=${CONNS:-50}
+CLIENT=${CLIENT:-auto}
+TOOLS=${TOOLS:-benchtui fortio wrk}
 FORTIO=${FORTIO:-$(command -v fortio || echo "$HOME/go/bin/fortio")}
 out=$(mktemp -d /tmp/btpeers.XXXXXX)
 trap 'kill "$server_pid" 2>/dev/null || true; wait 2>/dev/null; rm -rf "$out"' EXIT
@@ -23,15 +30,29 @@ trap 'kill "$server_pid" 2>/dev/null || true; wait 2>/dev/null; rm -rf "$out"' E
 . bench/pinned-demo.sh   # sets server_pid and addr
 url="http://$addr/ping"
 
-cat >"$out/plan.yaml" <<EOF
+# plan FILE CLIENT[:PIPELINE]: the one-group plan, with http.client CLIENT.
+plan() {
+  local client=${2%%:*} depth=""
+  [ "$client" = "$2" ] || depth=", pipeline: ${2#*:}"
+  cat >"$1" <<EOF
 version: 1
 groups:
   - id: peers
     runner: http
-    http: {requests: [{url: "$url"}]}
+    http: {requests: [{url: "$url"}], client: $client$depth}
     load: {concurrency: $CONNS}
     duration: ${DUR}s
 EOF
+}
+plan "$out/base.yaml" auto
+for c in $CLIENT; do plan "$out/plan-$c.yaml" "$c"; done
+if [ "$CLIENT" = "${CLIENT% *}" ]; then  # one client: the tool is "benchtui"
+  cp "$out/plan-$CLIENT.yaml" "$out/plan.yaml"
+  benchtuis=benchtui
+else
+  benchtuis=$(for c in $CLIENT; do printf 'benchtui-%s ' "$c"; done)
+  TOOLS=${TOOLS/benchtui/$benchtuis}
+fi
 
 # cpu_of CMD...: runs CMD pinned to cpu0; prints its user+sys CPU seconds on fd 3.
 cpu_of() {
@@ -41,9 +62,20 @@ cpu_of() {
   awk '{printf "%.3f", $1+$2}' "$out/time" >&3
 }
 
-run_benchtui() {
+if [ -n "${BASE:-}" ]; then
+  mkdir -p "$out/src"
+  git archive "$BASE" | tar -x -C "$out/src"
+  (cd "$out/src" && go build -o "$out/base" ./cmd/benchtui)
+  TOOLS="base $TOOLS"
+fi
+
+run_benchtui() { run_binary "$out/benchtui" "$out/plan.yaml"; }
+for c in $CLIENT; do eval "run_benchtui-$c() { run_binary \"\$out/benchtui\" \"\$out/plan-$c.yaml\"; }"; done
+run_base() { run_binary "$out/base" "$out/base.yaml"; }
+# run_binary BINARY PLAN: one pinned benchtui run; prints "rps requests".
+run_binary() {
   rm -rf "$out/art"
-  cpu_of "$out/benchtui" run "$out/plan.yaml" -o "$out/art" 3>"$out/cpu"
+  cpu_of "$1" run "$2" -o "$out/art" 3>"$out/cpu"
   python3 - "$out"/art/peers-*.json <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["steps"][0]
@@ -60,13 +92,13 @@ run_wrk() {
   awk '/Requests\/sec/{rps=$2} /requests in/{n=$1} END{print rps, n}' "$out/stdout"
 }
 
-printf '%-9s %3s %12s %14s %8s\n' tool rep req/s req/cpu-s cpu-s
+printf '%-15s %3s %12s %14s %8s\n' tool rep req/s req/cpu-s cpu-s
 for rep in $(seq "$REPS"); do
-  for tool in benchtui fortio wrk; do
+  for tool in $TOOLS; do
     read -r rps n < <("run_$tool")
     cpu=$(cat "$out/cpu")
     per=$(python3 -c "print(round($n / $cpu) if $cpu > 0 else 0)")
-    printf '%-9s %3d %12.0f %14s %8s\n' "$tool" "$rep" "$rps" "$per" "$cpu" | tee -a "$out/results"
+    printf '%-15s %3d %12.0f %14s %8s\n' "$tool" "$rep" "$rps" "$per" "$cpu" | tee -a "$out/results"
   done
 done
 
@@ -79,11 +111,17 @@ for line in open(sys.argv[1]):
 med = {t: (st.median(r for r, _ in v), st.median(p for _, p in v)) for t, v in rows.items()}
 print("\nmedians")
 for t, (r, p) in med.items():
-    print(f"{t:9s} {r:12.0f} req/s {p:12.0f} req/cpu-s")
-peers = {t: v for t, v in med.items() if t != "benchtui"}
+    print(f"{t:15s} {r:12.0f} req/s {p:12.0f} req/cpu-s")
+ours = [t for t in med if t == "base" or t.startswith("benchtui")]
+peers = {t: v for t, v in med.items() if t not in ours}
 best_r = max(v[0] for v in peers.values()); best_p = max(v[1] for v in peers.values())
-b = med["benchtui"]
-print(f"\nbenchtui / best peer: throughput {b[0]/best_r:.2f}, requests per CPU-second {b[1]/best_p:.2f}")
+print()
+for t in ours:
+    b = med[t]
+    line = f"{t} / best peer: throughput {b[0]/best_r:.2f}, requests per CPU-second {b[1]/best_p:.2f}"
+    if "base" in med and t != "base":
+        line += f"; / base: {b[1]/med['base'][1]:.2f}"
+    print(line)
 PY
 
 if [ -n "${SOAK:-}" ]; then

@@ -23,3 +23,13 @@ func SleepUntil(ctx context.Context, t time.Time) bool {
 		return false
 	}
 }
+
+// LateAfter is how long after its due time an open-loop arrival may be
+// sent before it counts as late: the generator fell behind its schedule
+// (its latency, measured from the due time, includes the wait). The
+// engine's open loop and runners that drive their own count it.
+const LateAfter = time.Millisecond
+
+// CounterLate counts late arrivals while a step runs; the artifact has
+// them as steps[].late.
+const CounterLate = "late"

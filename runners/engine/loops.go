@@ -248,13 +248,11 @@ func ClosedLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 }
 
 // LateAfter is how long after its due time an open-loop arrival may be
-// sent before it counts as late: the generator fell behind its schedule
-// (its latency, measured from the due time, includes the wait).
-const LateAfter = time.Millisecond
+// sent before it counts as late (runners.LateAfter).
+const LateAfter = runners.LateAfter
 
-// CounterLate counts late arrivals while a step runs; the artifact has
-// them as steps[].late.
-const CounterLate = "late"
+// CounterLate counts late arrivals while a step runs (runners.CounterLate).
+const CounterLate = runners.CounterLate
 
 // OpenLoop dispatches arrivals at l.Env.Load.Rate: arrival i is due at
 // start + i/rate + paused time, computed from the start and never from the

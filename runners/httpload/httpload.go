@@ -37,8 +37,13 @@ type Spec struct {
 	Timeout            plan.Duration `yaml:"timeout"`
 	InsecureSkipVerify bool          `yaml:"insecure_skip_verify"`
 	// Client is "auto" (default: the lean HTTP/1.1 client for plain http://
-	// requests, net/http otherwise) or "net/http".
+	// requests, net/http otherwise), "net/http", or "epoll" (Linux: the
+	// lean client driven by event loops; epoll.go).
 	Client string `yaml:"client"`
+	// Pipeline, with client: epoll, keeps up to this many requests out on
+	// each connection (HTTP/1.1 pipelining; default 1: none). Each is
+	// measured from its own send; replies are matched in order.
+	Pipeline int `yaml:"pipeline"`
 }
 
 // Request is one entry of the weighted request mix.
@@ -79,6 +84,7 @@ func validate(g *plan.Group) []error {
 	key := "group " + g.ID + ": http"
 	errs := append(g.LoopProblems(), spec.Validate(g.SectionPos[Section], key)...)
 	errs = append(errs, spec.FlowProblems(g, g.SectionPos[Section], key)...)
+	errs = append(errs, epollProblems(g, spec, g.SectionPos[Section], key)...)
 	return append(errs, spec.TemplateProblems(g, g.SectionPos[Section], key)...)
 }
 
@@ -110,8 +116,8 @@ func (s *Spec) Validate(pos plan.Pos, key string) []error {
 	if !slices.Contains([]string{"", "keep-alive", "fresh"}, s.Connection) {
 		errs = append(errs, plan.Errorf(pos, key+".connection", "want keep-alive or fresh, got %q", s.Connection))
 	}
-	if !slices.Contains([]string{"", "auto", "net/http"}, s.Client) {
-		errs = append(errs, plan.Errorf(pos, key+".client", "want auto or net/http, got %q", s.Client))
+	if !slices.Contains([]string{"", "auto", "net/http", clientEpoll}, s.Client) {
+		errs = append(errs, plan.Errorf(pos, key+".client", "want auto, net/http or epoll, got %q", s.Client))
 	}
 	if !slices.Contains([]string{"", "http1", "h2", "h2c"}, s.Protocol) {
 		errs = append(errs, plan.Errorf(pos, key+".protocol", "want http1, h2 or h2c, got %q", s.Protocol))
@@ -146,6 +152,9 @@ func New(g *plan.Group, _ *runners.RunEnv) (runners.Runner, error) {
 	r := newRunner(spec, g)
 	if r.err != nil {
 		return nil, fmt.Errorf("group %s: %w", g.ID, r.err)
+	}
+	if spec.Client == clientEpoll {
+		return newEpollRunner(r)
 	}
 	return r, nil
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -105,6 +104,7 @@ func hasLength(r *Request) bool {
 type leanConn struct {
 	addr    string
 	conn    net.Conn
+	wire    *wire
 	br      *bufio.Reader
 	timeout time.Duration
 	dialer  net.Dialer
@@ -125,7 +125,7 @@ func (c *leanConn) close() {
 	if c.conn != nil {
 		c.live.Store(nil)
 		c.conn.Close()
-		c.conn, c.br = nil, nil
+		c.conn, c.wire, c.br = nil, nil, nil
 	}
 }
 
@@ -177,7 +177,8 @@ func (c *leanConn) try(ctx context.Context, req *leanRequest, sink *replySink) (
 			return 0, err
 		}
 		c.conn, c.addr = conn, req.addr
-		c.br = bufio.NewReaderSize(conn, 16<<10)
+		c.wire = newWire(conn)
+		c.br = bufio.NewReaderSize(c.wire, 16<<10)
 		c.deadlineAt = time.Time{}
 		c.live.Store(&conn) // a copy: the watcher never reads c.conn
 		if ctx.Err() != nil {
@@ -189,7 +190,7 @@ func (c *leanConn) try(ctx context.Context, req *leanRequest, sink *replySink) (
 		c.conn.SetDeadline(now.Add(c.timeout))
 		c.deadlineAt = now
 	}
-	if _, err := c.conn.Write(req.wire); err != nil {
+	if err := c.send(req.wire); err != nil {
 		c.close()
 		return 0, err
 	}
@@ -200,6 +201,17 @@ func (c *leanConn) try(ctx context.Context, req *leanRequest, sink *replySink) (
 	return code, err
 }
 
+// send writes a request, or queues it for the read of its reply
+// (wire.send): queued only when nothing is buffered, since the reply's
+// read must then reach the socket.
+func (c *leanConn) send(b []byte) error {
+	if c.br.Buffered() > 0 {
+		_, err := c.conn.Write(b)
+		return err
+	}
+	return c.wire.send(b)
+}
+
 // readResponse reads one response and discards its body, or reads into
 // sink what its captures need. keep is false when the server will close
 // the connection.
@@ -208,46 +220,30 @@ func readResponse(br *bufio.Reader, head bool, sink *replySink) (code int, keep 
 	if err != nil {
 		return 0, false, err
 	}
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
-		return 0, false, fmt.Errorf("malformed status line %q", line)
-	}
-	code, err = strconv.Atoi(string(line[9:12]))
+	f, err := parseStatus(line)
 	if err != nil {
-		return 0, false, fmt.Errorf("malformed status line %q", line)
+		return 0, false, err
 	}
-	keep = line[7] == '1'
-	length, chunked := int64(-1), false
 	for {
 		h, err := br.ReadSlice('\n')
 		if err != nil {
-			return code, false, err
+			return f.code, false, err
 		}
 		if len(h) <= 2 {
 			break
 		}
-		name, value, _ := bytes.Cut(bytes.TrimRight(h, "\r\n"), []byte(":"))
-		value = bytes.TrimSpace(value)
-		switch {
-		case asciiEqual(name, "content-length"):
-			length, err = strconv.ParseInt(string(value), 10, 64)
-			if err != nil {
-				return code, false, fmt.Errorf("bad Content-Length %q", value)
-			}
-		case asciiEqual(name, "transfer-encoding"):
-			chunked = bytes.Contains(bytes.ToLower(value), []byte("chunked"))
-		case asciiEqual(name, "connection"):
-			keep = keep && !bytes.EqualFold(value, []byte("close"))
+		if err := f.field(h, sink); err != nil {
+			return f.code, false, err
 		}
-		sink.header(name, value)
 	}
-	if head || code == 204 || code == 304 || code/100 == 1 {
-		return code, keep, nil
+	if f.bodyless(head) {
+		return f.code, f.keep, nil
 	}
-	keep = keep && (chunked || length >= 0)
+	f.delimit()
 	if sink.wantsBody() {
-		return code, keep, sink.readBody(br, length, chunked)
+		return f.code, f.keep, sink.readBody(br, f.length, f.chunked)
 	}
-	return code, keep, discardBody(br, length, chunked)
+	return f.code, f.keep, discardBody(br, f.length, f.chunked)
 }
 
 func discardBody(br *bufio.Reader, length int64, chunked bool) error {
@@ -270,10 +266,9 @@ func readChunked(br *bufio.Reader, keep io.Writer) error {
 		if err != nil {
 			return err
 		}
-		sizeHex, _, _ := strings.Cut(strings.TrimSpace(string(line)), ";")
-		size, err := strconv.ParseInt(sizeHex, 16, 64)
+		size, err := chunkSize(line)
 		if err != nil {
-			return fmt.Errorf("bad chunk size %q", line)
+			return err
 		}
 		if size == 0 {
 			for { // trailers, up to the empty line

@@ -74,20 +74,22 @@ func awaitSession(t *testing.T, s *engine.Session, cancel context.CancelFunc, fr
 func TestOpenLoopAbsurdRateEndsOnTime(t *testing.T) {
 	// 1e300 and +Inf (set past validation, which may refuse them) make
 	// every arrival due at once.
-	for _, rate := range []float64{1e8, 1e12, 1e300, math.Inf(1)} {
-		t.Run(fmt.Sprintf("rate=%g", rate), func(t *testing.T) { testAbsurdRate(t, rate) })
+	for _, client := range mixClients {
+		for _, rate := range []float64{1e8, 1e12, 1e300, math.Inf(1)} {
+			t.Run(fmt.Sprintf("%s/rate=%g", client, rate), func(t *testing.T) { testAbsurdRate(t, client, rate) })
+		}
 	}
 }
 
-func testAbsurdRate(t *testing.T, rate float64) {
+func testAbsurdRate(t *testing.T, client string, rate float64) {
 	srv, served := runnertest.CountingServer(t, 0)
 	start := time.Now()
 	s, cancel := runawaySession(t, fmt.Sprintf(`  - id: absurd
     runner: http
-    http: {requests: [{url: "%s/x"}]}
+    http: {requests: [{url: "%s/x"}], client: %s}
     load: {rate: 1, max_in_flight: 8}
     duration: 2s
-`, srv.URL), func(g *plan.Group) { g.Load.Rate = rate })
+`, srv.URL, client), func(g *plan.Group) { g.Load.Rate = rate })
 	took := awaitSession(t, s, cancel, start, 6*time.Second)
 	if err := s.Err(); err != nil {
 		t.Fatal(err)
