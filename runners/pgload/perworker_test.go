@@ -14,9 +14,6 @@ import (
 	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
-// sessions counts the other connections to the database.
-const sessions = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-
 // TestPerWorkerConnectionsCountEveryRow: with a connection per worker
 // every insert, plain or in a transaction, is counted once and is a row
 // in the database, and each worker has its own backend.

@@ -278,6 +278,9 @@ func TestPoolFollowsTheStepAndIsWarm(t *testing.T) {
 	}
 }
 
+// sessions counts the other connections to the database.
+const sessions = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+
 // waitSessions returns the number of other connections to dsn's database
 // once it is down to want, or after 3 s: the backends of closed
 // connections exit asynchronously.
