@@ -74,8 +74,12 @@ func awaitSession(t *testing.T, s *engine.Session, cancel context.CancelFunc, fr
 func TestOpenLoopAbsurdRateEndsOnTime(t *testing.T) {
 	// 1e300 and +Inf (set past validation, which may refuse them) make
 	// every arrival due at once.
-	for _, client := range mixClients {
-		for _, rate := range []float64{1e8, 1e12, 1e300, math.Inf(1)} {
+	for i, client := range mixClients {
+		rates := []float64{1e8, 1e12, 1e300, math.Inf(1)}
+		if i > 0 { // the first client takes every rate, the others the ends (a suite of 5 minutes)
+			rates = []float64{1e8, math.Inf(1)}
+		}
+		for _, rate := range rates {
 			t.Run(fmt.Sprintf("%s/rate=%g", client, rate), func(t *testing.T) { testAbsurdRate(t, client, rate) })
 		}
 	}
