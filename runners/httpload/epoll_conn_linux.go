@@ -44,12 +44,10 @@ type sent struct {
 
 // startAt puts connection c's next request of the mix, due at due, on
 // the wire: it is queued and written with whatever else c has queued when
-// the loop's pass ends (flushDirty), so that a pipelined connection's
+// the loop's pass ends (Flush), so that a pipelined connection's
 // requests go in one write.
 func (l *evLoop) startAt(c *evConn, due, now time.Time) {
 	s := sent{req: l.r.mix[c.rnd.IntN(len(l.r.mix))], due: due, sent: now, deadline: now.Add(l.r.timeout())}
-	l.busy++
-	l.env.AddInFlight(1)
 	if len(c.out) == 0 {
 		c.retried = false
 	}
@@ -98,8 +96,7 @@ func (l *evLoop) dial(c *evConn, addr string) error {
 		return err
 	}
 	c.gen++
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: c.index, Pad: c.gen}
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+	if err := l.Register(fd, c.index, c.gen); err != nil {
 		unix.Close(fd)
 		return err
 	}
@@ -108,8 +105,8 @@ func (l *evLoop) dial(c *evConn, addr string) error {
 	return nil
 }
 
-// flushDirty writes every connection that has requests queued.
-func (l *evLoop) flushDirty(now time.Time) {
+// Flush writes every connection that has requests queued.
+func (l *evLoop) Flush(now time.Time) {
 	for _, c := range l.dirty {
 		c.dirty = false
 		if c.fd >= 0 && !c.connecting {
@@ -227,15 +224,13 @@ func (l *evLoop) fail(c *evConn, now time.Time, err error) {
 // finish records request s of c and frees its slot for the next.
 func (l *evLoop) finish(c *evConn, s sent, now time.Time, out runners.Outcome) {
 	c.rec.Record(s.due, s.sent, now, out)
-	l.env.AddInFlight(-1)
-	l.busy--
-	l.ready = append(l.ready, c)
+	l.Done(int(c.index))
 }
 
-// expire fails the connections whose oldest request is past its
+// Expire fails the connections whose oldest request is past its
 // deadline, or every request out when all is set (the grace for them
 // ended). A timeout is never retried.
-func (l *evLoop) expire(now time.Time, all bool) {
+func (l *evLoop) Expire(now time.Time, all bool) {
 	for _, c := range l.conns {
 		if len(c.out) > 0 && (all || now.After(c.out[0].deadline)) {
 			c.retried = true

@@ -1,12 +1,10 @@
 //go:build linux
 
-package httpload
+package evloop
 
 import (
 	"math"
 	"time"
-
-	"github.com/benchtui/benchtui/runners"
 )
 
 // schedule is one loop's share of an open loop's arrivals, as the
@@ -46,36 +44,4 @@ func (s *schedule) lastDue(now time.Time) int64 {
 		return s.next - 1
 	}
 	return (g - s.offset) / s.stride
-}
-
-// arrivals sends the arrivals due by now on idle connections, each
-// measured from its due time; those that find every connection busy are
-// dropped and counted, as the engine's open loop does. It sends at most
-// one arrival per connection per wake-up.
-func (l *evLoop) arrivals(now time.Time) {
-	if l.stopping || l.paused {
-		return
-	}
-	s := l.sched
-	s.shift = l.env.Gate().PausedTotal() - s.pausedBefore
-	last := s.lastDue(now)
-	for ; s.next <= last; s.next++ {
-		if len(l.ready) == 0 {
-			l.env.Recorder(0).Drop(last - s.next + 1)
-			s.next = last + 1
-			return
-		}
-		c := l.ready[len(l.ready)-1]
-		l.ready = l.ready[:len(l.ready)-1]
-		due := s.due(s.next)
-		if now.Sub(due) > runners.LateAfter {
-			c.rec.Count(runners.CounterLate, 1)
-		}
-		l.startAt(c, due, now)
-	}
-}
-
-// untilNext is how long until the loop's next arrival is due.
-func (l *evLoop) untilNext(now time.Time) time.Duration {
-	return max(l.sched.due(l.sched.next).Sub(now), 0)
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package httpload
+package evloop
 
 import (
 	"math"
@@ -16,7 +16,7 @@ import (
 // context switches sysmon causes, 0.32 to 0.09 per request, but delayed
 // every other goroutine of the process: an in-process 20 ms server's p50
 // rose to 26 ms with two Ps and 37 ms with one; docs/perf-http.md.)
-func (l *evLoop) epollWait(d time.Duration) (int, error) {
+func (l *Loop) epollWait(d time.Duration) (int, error) {
 	return l.wait(uint64(d), unix.Syscall6)
 }
 
@@ -27,7 +27,7 @@ type syscall6 func(trap, a1, a2, a3, a4, a5, a6 uintptr) (r1, r2 uintptr, err un
 // through call: epoll_pwait2's nanosecond timeout (Linux 5.11), or
 // epoll_pwait's milliseconds, rounded up, where the kernel lacks it. An
 // interrupted wait returns no events.
-func (l *evLoop) wait(d uint64, call syscall6) (int, error) {
+func (l *Loop) wait(d uint64, call syscall6) (int, error) {
 	events := uintptr(unsafe.Pointer(&l.events[0]))
 	var n uintptr
 	errno := unix.ENOSYS

@@ -1,0 +1,330 @@
+//go:build linux
+
+package evloop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/benchtui/benchtui/runners"
+)
+
+// Supported says whether the epoll clients run here: Linux only.
+const Supported = true
+
+// Handler is a protocol's side of one loop: its connections, numbered as
+// the loop's (AddConn), their requests and their replies.
+type Handler interface {
+	// Start puts connection conn's next request, due at due, on its way
+	// (queued for Flush, or waiting for a connection); the loop has
+	// counted it out. Each request ends in the loop's Done.
+	Start(conn int, due, now time.Time)
+	// Flush writes what the pass's Starts queued.
+	Flush(now time.Time)
+	// Event handles an epoll event of one of the handler's sockets
+	// (ev.Fd and ev.Pad as given to Register).
+	Event(ev unix.EpollEvent, now time.Time)
+	// Woken is called when the loop was woken by Wake (another goroutine
+	// has something for the handler, or the load ended).
+	Woken(now time.Time)
+	// Expire ends the requests past their deadline, or every request out
+	// when all is set (the grace for them ended).
+	Expire(now time.Time, all bool)
+	// Close closes the handler's sockets; the loop is done.
+	Close()
+}
+
+// Loop is one event loop: its epoll instance, an eventfd that wakes it,
+// and the slots of its connections (a request out each, or up to a
+// pipeline's depth).
+type Loop struct {
+	env    *runners.StepEnv
+	h      Handler
+	epfd   int
+	wakefd int
+	events []unix.EpollEvent
+	recs   []*runners.Recorder // per connection
+	ready  []int               // a connection per free slot, to send its next request
+	busy   int                 // requests out
+	// stopping: the load ended, nothing more is sent; paused: the step's
+	// gate is closed, read once per wake-up.
+	stopping, paused bool
+	scanEvery        time.Duration // how often requests' deadlines are checked
+	scanned          time.Time
+	// sched is the loop's share of an open loop's arrivals; nil for a
+	// closed loop. noPwait2: the kernel has no epoll_pwait2.
+	sched    *schedule
+	noPwait2 bool
+	// wakeMu guards the eventfd against a wake-up (from a context's
+	// AfterFunc, or a handler's goroutine) racing the loop's close.
+	wakeMu sync.Mutex
+}
+
+// wakeData marks the eventfd's events; a handler's carry its own data.
+const wakeData = -1
+
+// Drive runs a step's load on loops, one per GOMAXPROCS (at most one per
+// worker): newHandler makes the handler of each loop, add gives it worker
+// id's connection (one per worker of the load, dealt round the loops). It
+// returns when ctx has ended and the requests out have finished, or when
+// env.Ops (the grace for them) ends. scanEvery is how often deadlines are
+// checked.
+func Drive[H Handler](ctx context.Context, env *runners.StepEnv, scanEvery time.Duration,
+	newHandler func(*Loop) (H, error), add func(h H, id int)) error {
+	ops := env.Ops
+	if ops == nil {
+		ops = ctx
+	}
+	n := max(env.Load.Workers(), 1)
+	env.SetUnits(n)
+	loops := make([]*Loop, min(runtime.GOMAXPROCS(0), n))
+	handlers := make([]H, len(loops))
+	for i := range loops {
+		l, err := newLoop(env, scanEvery)
+		if err != nil {
+			closeLoops(loops)
+			return err
+		}
+		loops[i] = l
+		if handlers[i], err = newHandler(l); err != nil {
+			closeLoops(loops)
+			return err
+		}
+		l.h = handlers[i]
+	}
+	for id := range n {
+		add(handlers[id%len(loops)], id)
+	}
+	if env.Load.OpenLoop() {
+		start, paused := time.Now(), env.Gate().PausedTotal()
+		for i, l := range loops {
+			l.sched = &schedule{start: start, rate: env.Load.Rate, stride: int64(len(loops)), offset: int64(i), pausedBefore: paused}
+		}
+	}
+	errs := make([]error, len(loops))
+	var wg sync.WaitGroup
+	for i, l := range loops {
+		wg.Go(func() {
+			defer env.Contain()
+			defer l.close()
+			errs[i] = l.run(ctx, ops)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func closeLoops(loops []*Loop) {
+	for _, l := range loops {
+		if l != nil {
+			l.close()
+		}
+	}
+}
+
+func newLoop(env *runners.StepEnv, scanEvery time.Duration) (*Loop, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("epoll: %w", err)
+	}
+	wakefd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, fmt.Errorf("eventfd: %w", err)
+	}
+	l := &Loop{env: env, epfd: epfd, wakefd: wakefd, scanEvery: scanEvery, events: make([]unix.EpollEvent, 1)}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakeData}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev); err != nil {
+		l.close()
+		return nil, fmt.Errorf("epoll: %w", err)
+	}
+	return l, nil
+}
+
+// AddConn adds a connection, worker id's, with slots requests out at a
+// time, and returns its number in the loop.
+func (l *Loop) AddConn(id, slots int) int {
+	conn := len(l.recs)
+	l.recs = append(l.recs, l.env.Recorder(id))
+	for range slots {
+		l.ready = append(l.ready, conn)
+	}
+	l.events = append(l.events, unix.EpollEvent{})
+	return conn
+}
+
+// Recorder is connection conn's recorder (its worker's).
+func (l *Loop) Recorder(conn int) *runners.Recorder { return l.recs[conn] }
+
+// Register adds socket fd to the loop, edge triggered for reads and
+// writes (a write's edge comes only after one found the socket's buffer
+// full, so no epoll_ctl per request); its events carry data and gen as
+// Fd and Pad. A socket leaves the loop when it is closed.
+func (l *Loop) Register(fd int, data, gen int32) error {
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: data, Pad: gen}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		return fmt.Errorf("epoll: %w", err)
+	}
+	return nil
+}
+
+// Done ends one request out on connection conn, and frees its slot for
+// the next.
+func (l *Loop) Done(conn int) {
+	l.env.AddInFlight(-1)
+	l.busy--
+	l.ready = append(l.ready, conn)
+}
+
+// Wake makes the loop's epoll_wait return, and the handler's Woken run;
+// any goroutine may call it.
+func (l *Loop) Wake() {
+	l.wakeMu.Lock()
+	defer l.wakeMu.Unlock()
+	if l.wakefd >= 0 {
+		one := [8]byte{1}
+		unix.Write(l.wakefd, one[:])
+	}
+}
+
+// close closes the handler's sockets, the epoll instance and the eventfd.
+func (l *Loop) close() {
+	if l.h != nil {
+		l.h.Close()
+	}
+	l.wakeMu.Lock()
+	defer l.wakeMu.Unlock()
+	if l.epfd >= 0 {
+		unix.Close(l.epfd)
+		unix.Close(l.wakefd)
+		l.epfd, l.wakefd = -1, -1
+	}
+}
+
+// run is the loop: it starts the free slots' requests, waits for events,
+// and reads each wake-up's clock once, which is the end of every reply
+// the handler completes and the due time of the requests sent after them.
+func (l *Loop) run(loadCtx, opCtx context.Context) error {
+	defer context.AfterFunc(loadCtx, l.Wake)()
+	defer context.AfterFunc(opCtx, l.Wake)()
+	now := time.Now()
+	l.scanned = now
+	for {
+		l.stopping = l.stopping || loadCtx.Err() != nil
+		if opCtx.Err() != nil {
+			l.h.Expire(now, true)
+			return nil
+		}
+		l.paused = l.env.Gate().Paused()
+		if l.sched != nil {
+			l.arrivals(now)
+		} else {
+			l.startReady(now)
+		}
+		l.h.Flush(now)
+		if l.stopping && l.busy == 0 {
+			return nil
+		}
+		n, err := l.epollWait(l.waitFor(now))
+		now = time.Now()
+		if err != nil {
+			return fmt.Errorf("epoll_wait: %w", err)
+		}
+		for _, ev := range l.events[:max(n, 0)] {
+			if ev.Fd == wakeData {
+				var b [8]byte
+				unix.Read(l.wakefd, b[:])
+				l.h.Woken(now)
+				continue
+			}
+			l.h.Event(ev, now)
+		}
+		if now.Sub(l.scanned) >= l.scanEvery {
+			l.h.Expire(now, false)
+			l.scanned = now
+		}
+	}
+}
+
+// waitFor is how long epoll_wait may block (-1: until an event): in a
+// closed loop not at all with requests to send; in an open loop until
+// the next arrival; and no longer than the next deadline check with
+// requests out or a pause to watch.
+func (l *Loop) waitFor(now time.Time) time.Duration {
+	wait := time.Duration(-1)
+	if l.busy > 0 || l.paused {
+		wait = l.scanEvery
+	}
+	switch {
+	case l.stopping || l.paused:
+		return wait
+	case l.sched != nil && wait < 0:
+		return l.untilNext(now)
+	case l.sched != nil:
+		return min(wait, l.untilNext(now))
+	case len(l.ready) > 0:
+		return 0
+	}
+	return wait
+}
+
+// start counts a request out on conn and hands it to the handler.
+func (l *Loop) start(conn int, due, now time.Time) {
+	l.busy++
+	l.env.AddInFlight(1)
+	l.h.Start(conn, due, now)
+}
+
+// startReady sends a request on every free slot, unless the load has
+// ended or is paused.
+func (l *Loop) startReady(now time.Time) {
+	if l.stopping || l.paused {
+		return
+	}
+	ready := l.ready
+	l.ready = l.ready[len(l.ready):]
+	for _, conn := range ready {
+		l.start(conn, now, now)
+	}
+	if len(l.ready) == 0 {
+		l.ready = ready[:0] // reuse the array
+	}
+}
+
+// arrivals sends the arrivals due by now on free slots, each measured
+// from its due time; those that find every slot busy are dropped and
+// counted, as the engine's open loop does. It sends at most one arrival
+// per slot per wake-up.
+func (l *Loop) arrivals(now time.Time) {
+	if l.stopping || l.paused {
+		return
+	}
+	s := l.sched
+	s.shift = l.env.Gate().PausedTotal() - s.pausedBefore
+	last := s.lastDue(now)
+	for ; s.next <= last; s.next++ {
+		if len(l.ready) == 0 {
+			l.env.Recorder(0).Drop(last - s.next + 1)
+			s.next = last + 1
+			return
+		}
+		conn := l.ready[len(l.ready)-1]
+		l.ready = l.ready[:len(l.ready)-1]
+		due := s.due(s.next)
+		if now.Sub(due) > runners.LateAfter {
+			l.recs[conn].Count(runners.CounterLate, 1)
+		}
+		l.start(conn, due, now)
+	}
+}
+
+// untilNext is how long until the loop's next arrival is due.
+func (l *Loop) untilNext(now time.Time) time.Duration {
+	return max(l.sched.due(l.sched.next).Sub(now), 0)
+}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package evloop
+
+// Supported says whether the epoll clients run here: Linux only.
+const Supported = false
