@@ -1,8 +1,6 @@
 package runners
 
 import (
-	"strconv"
-
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/benchtui/benchtui/artifacts"
@@ -79,9 +77,9 @@ func (n *Named) Add(o *Named) {
 func (r *Recorder) named(name string, latency int64, errKind string, status int) {
 	if status > 0 {
 		if r.status == nil {
-			r.status = map[string]int64{}
+			r.status = map[int]int64{}
 		}
-		r.status[strconv.Itoa(status)]++
+		r.status[status]++
 	}
 	if name == "" {
 		return

@@ -1,6 +1,7 @@
 package runners
 
 import (
+	"strconv"
 	"sync"
 	"time"
 
@@ -25,7 +26,7 @@ type Recorder struct {
 	kinds    map[string]int64
 	counters map[string]int64
 	names    map[string]*Named // by the operations' Outcome.Name
-	status   map[string]int64  // by the operations' Outcome.Status
+	status   map[int]int64     // by the operations' Outcome.Status (keyed so, no string per operation)
 	// load, when set, names every operation recorded here after one of a
 	// group's several loads (LoadName), and counts its drops under it.
 	load string
@@ -157,6 +158,18 @@ type Interval struct {
 	Status map[string]int64
 }
 
+// statusNames is counts by status code, keyed by the code's text.
+func statusNames(byCode map[int]int64) map[string]int64 {
+	if byCode == nil {
+		return nil
+	}
+	out := make(map[string]int64, len(byCode))
+	for code, n := range byCode {
+		out[strconv.Itoa(code)] = n
+	}
+	return out
+}
+
 // Swap hands back what was collected and starts afresh with the spare
 // histograms, which must be empty. The engine calls it on every tick.
 func (r *Recorder) Swap(spareLat, spareSvc *hdrhistogram.Histogram) Interval {
@@ -164,7 +177,7 @@ func (r *Recorder) Swap(spareLat, spareSvc *hdrhistogram.Histogram) Interval {
 	iv := Interval{
 		Latency: r.latency, Service: r.service, Extra: r.extra,
 		Requests: r.requests, Errors: r.errors, Dropped: r.dropped,
-		Kinds: r.kinds, Counters: r.counters, Named: r.names, Status: r.status,
+		Kinds: r.kinds, Counters: r.counters, Named: r.names, Status: statusNames(r.status),
 	}
 	r.latency, r.service = spareLat, spareSvc
 	r.extra, r.kinds, r.counters, r.names, r.status = nil, nil, nil, nil, nil

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
 
@@ -70,7 +69,8 @@ type Loop struct {
 const wakeData = -1
 
 // Drive runs a step's load on loops, one per GOMAXPROCS (at most one per
-// worker): newHandler makes the handler of each loop, add gives it worker
+// worker), with one P more than them while they run (reserveP):
+// newHandler makes the handler of each loop, add gives it worker
 // id's connection (one per worker of the load, dealt round the loops). It
 // returns when ctx has ended and the requests out have finished, or when
 // env.Ops (the grace for them) ends. scanEvery is how often deadlines are
@@ -83,7 +83,9 @@ func Drive[H Handler](ctx context.Context, env *runners.StepEnv, scanEvery time.
 	}
 	n := max(env.Load.Workers(), 1)
 	env.SetUnits(n)
-	loops := make([]*Loop, min(runtime.GOMAXPROCS(0), n))
+	procs, release := reserveP()
+	defer release()
+	loops := make([]*Loop, min(procs, n))
 	handlers := make([]H, len(loops))
 	for i := range loops {
 		l, err := newLoop(env, scanEvery)
