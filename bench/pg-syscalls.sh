@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # pg-syscalls.sh: system calls and context switches per query of pgbench
 # -M prepared and of benchtui's postgres runner (connection: pool, per-worker,
-# and pool with pipeline: 8), SELECT 1, CLIENTS clients for DUR seconds
+# pool with pipeline: 8, client: epoll), SELECT 1, CLIENTS clients for DUR seconds
 # each, counted by `perf stat` over the client process (its threads too)
 # on one throwaway cluster.
 #
@@ -48,7 +48,7 @@ report() { # label queries perf-file
 out=$TMP/pgbench
 perfcount "$out" pgbench -n -M prepared -c "$CLIENTS" -j 2 -T "$DUR" -f "$TMP/select1.sql"
 report "pgbench -M prepared" "$(awk '/number of transactions actually processed/ { print $NF }' "$out.log" | cut -d/ -f1)" "$out.perf"
-for mode in pool:"" per-worker:", connection: per-worker" pipeline-8:", pipeline: 8"; do
+for mode in pool:"" per-worker:", connection: per-worker" pipeline-8:", pipeline: 8" epoll:", client: epoll"; do
 	label=${mode%%:*}
 	plan "${mode#*:}" >"$TMP/$label.yaml"
 	out=$TMP/bt-$label

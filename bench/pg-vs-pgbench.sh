@@ -6,6 +6,7 @@
 #   REPS=5 DUR=20 CLIENTS=16 bench/pg-vs-pgbench.sh
 #   CONNECTION=per-worker bench/pg-vs-pgbench.sh   # benchtui's postgres.connection
 #   PIPELINE=8 bench/pg-vs-pgbench.sh               # benchtui's postgres.pipeline (pgbench's is not)
+#   CLIENT=epoll bench/pg-vs-pgbench.sh             # benchtui's postgres.client
 #
 # Workloads: "select1" (pgbench -f with SELECT 1;) and "select-only"
 # (pgbench -S: SELECT abalance FROM pgbench_accounts WHERE aid = random).
@@ -22,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REPS=${REPS:-3} DUR=${DUR:-10} CLIENTS=${CLIENTS:-8} THREADS=${THREADS:-2} SCALE=${SCALE:-10}
-CONNECTION=${CONNECTION:-} PIPELINE=${PIPELINE:-} # empty: the plan does not set it
+CONNECTION=${CONNECTION:-} PIPELINE=${PIPELINE:-} CLIENT=${CLIENT:-} # empty: the plan does not set it
 
 command -v jq >/dev/null || { echo "no jq: apt-get install jq" >&2; exit 2; }
 . bench/pg-cluster.sh # sets TMP, BIN, PORT, DSN; loads pgbench -i -s $SCALE
@@ -38,6 +39,7 @@ groups:
       dsn: $DSN
       ${CONNECTION:+connection: $CONNECTION}
       ${PIPELINE:+pipeline: $PIPELINE}
+      ${CLIENT:+client: $CLIENT}
       statements: [{name: select1, sql: "SELECT 1"}]
     load: {concurrency: $CLIENTS}
     warmup: 0s
@@ -48,6 +50,7 @@ groups:
       dsn: $DSN
       ${CONNECTION:+connection: $CONNECTION}
       ${PIPELINE:+pipeline: $PIPELINE}
+      ${CLIENT:+client: $CLIENT}
       statements:
         - {name: select-only, sql: "SELECT abalance FROM pgbench_accounts WHERE aid = \$1", args: ["\$rand_int:1:$((SCALE * 100000))"]}
     load: {concurrency: $CLIENTS}
@@ -101,7 +104,7 @@ for rep in $(seq "$REPS"); do
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 echo
-echo "median of $REPS, $CLIENTS clients, ${DUR}s each, benchtui connection: ${CONNECTION:-default}, pipeline: ${PIPELINE:-off}; $("$BIN/postgres" --version); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "median of $REPS, $CLIENTS clients, ${DUR}s each, benchtui client: ${CLIENT:-pgx}, connection: ${CONNECTION:-default}, pipeline: ${PIPELINE:-off}; $("$BIN/postgres" --version); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 header median
 for w in select1 select-only; do
 	m=()

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/evloop"
 )
 
 // evConn is one worker's connection in a loop.
@@ -120,7 +121,7 @@ func (l *evLoop) Flush(now time.Time) {
 // c's requests failed.
 func (l *evLoop) flush(c *evConn, now time.Time) bool {
 	for c.woff < len(c.wbuf) {
-		n, err := unix.Write(c.fd, c.wbuf[c.woff:])
+		n, err := evloop.Write(c.fd, c.wbuf[c.woff:])
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -140,7 +141,7 @@ func (l *evLoop) flush(c *evConn, now time.Time) bool {
 func (l *evLoop) read(c *evConn, now time.Time) {
 	for len(c.out) > 0 {
 		space := c.reply.Space()
-		n, err := unix.Read(c.fd, space)
+		n, err := evloop.Read(c.fd, space)
 		switch {
 		case err == unix.EINTR:
 			continue

@@ -3,6 +3,7 @@
 package pgload_test
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -10,13 +11,17 @@ import (
 	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
-// TestPipelineCountsEveryStatement: batches of 8 statements, on a pool and
-// on a connection per worker, count each statement once under its name,
+// TestPipelineCountsEveryStatement: batches of 8 statements, on a pool, on
+// a connection per worker and through the epoll client, count each statement once under its name,
 // as the database's rows confirm; a statement that fails (a duplicate
 // key, from the 11th on) fails alone, the rest of its batch succeeding.
 func TestPipelineCountsEveryStatement(t *testing.T) {
-	for _, conn := range []string{"pool", "per-worker"} {
-		t.Run(conn, func(t *testing.T) {
+	modes := []string{"connection: pool", "connection: per-worker"}
+	if runtime.GOOS == "linux" {
+		modes = append(modes, "client: epoll") // 8 statements out per connection
+	}
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
 			dsn := pgtest.NewDatabase(t)
 			a := runnertest.RunPlan(t, testRegistry, `version: 1
 groups:
@@ -24,7 +29,7 @@ groups:
     runner: postgres
     postgres:
       dsn: "${DSN}"
-      connection: `+conn+`
+      `+mode+`
       pipeline: 8
       setup: ["CREATE TABLE a(id bigint PRIMARY KEY)", "CREATE TABLE b(id bigint PRIMARY KEY)", "CREATE TABLE c(id bigint PRIMARY KEY)"]
       statements:

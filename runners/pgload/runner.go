@@ -69,6 +69,9 @@ func newRunner(g *plan.Group, env *runners.RunEnv) (runners.Runner, error) {
 	if total == 0 {
 		return nil, fmt.Errorf("group %s: no statement has a weight", g.ID)
 	}
+	if spec.Epoll() {
+		return newEpollRunner(r)
+	}
 	return r, nil
 }
 

@@ -46,6 +46,9 @@ type Spec struct {
 	// that many statements of the mix sent at once in pipeline mode,
 	// each recorded by itself (pipeline.go).
 	Pipeline int `yaml:"pipeline"`
+	// Client is "pgx" (the default) or "epoll" (epoll.go): event loops
+	// that speak the protocol themselves, a connection per worker.
+	Client string `yaml:"client"`
 	// Setup runs once, before the first step's warmup.
 	Setup []string `yaml:"setup"`
 	// Teardown runs once, when the group ends.
@@ -105,8 +108,8 @@ type Verify struct {
 }
 
 // PerWorker reports whether each worker has a connection of its own
-// (`connection: per-worker`).
-func (s *Spec) PerWorker() bool { return s.Connection == ConnectionPerWorker }
+// (`connection: per-worker`, or the epoll client's).
+func (s *Spec) PerWorker() bool { return s.Connection == ConnectionPerWorker || s.Epoll() }
 
 // EmbeddedDSN is the `dsn:` value that starts a throwaway cluster.
 const EmbeddedDSN = "embedded"
@@ -154,6 +157,7 @@ func validateGroup(g *plan.Group) []error {
 	errs := append(g.LoopProblems(), g.NoData()...)
 	key := "group " + g.ID + ": postgres"
 	errs = append(errs, spec.pipelineLoadProblems(g, g.SectionPos[Section], key)...)
+	errs = append(errs, spec.epollLoadProblems(g, g.SectionPos[Section], key)...)
 	return append(errs, spec.validate(g.SectionPos[Section], key, g.VarNames())...)
 }
 
@@ -183,6 +187,7 @@ func (s *Spec) validate(pos plan.Pos, key string, step []string) []error {
 		bad("connection", "want %q (workers share a pool, the default) or %q (a connection per worker), got %q", ConnectionPool, ConnectionPerWorker, s.Connection)
 	}
 	errs = append(errs, s.pipelineProblems(pos, key)...)
+	errs = append(errs, s.clientProblems(pos, key)...)
 	switch {
 	case len(s.Statements) == 0 && len(s.Flow) == 0:
 		bad("statements", "want at least one statement (or a flow: of steps)")

@@ -246,18 +246,22 @@ func runTx(ctx context.Context, conn *pgx.Conn, st *statement, args []any, run s
 	return tx.Commit(ctx)
 }
 
-func (w *worker) pick() *statement {
-	stmts := w.r.stmts
-	if len(stmts) == 1 {
-		return stmts[0]
+// pick picks a statement of the mix by weight.
+func (w *worker) pick() *statement { return w.r.stmts[w.pickIndex()] }
+
+// pickIndex picks a statement of the mix by weight: its index.
+func (w *worker) pickIndex() int {
+	cum := w.r.cum
+	if len(cum) == 1 {
+		return 0
 	}
-	n := w.rng.IntN(w.r.cum[len(w.r.cum)-1])
-	for i, c := range w.r.cum {
+	n := w.rng.IntN(cum[len(cum)-1])
+	for i, c := range cum {
 		if n < c {
-			return stmts[i]
+			return i
 		}
 	}
-	return stmts[len(stmts)-1]
+	return len(cum) - 1
 }
 
 func (w *worker) makeArgs(st *statement) []any {
