@@ -7,6 +7,7 @@
 #   CONNECTION=per-worker bench/pg-vs-pgbench.sh   # benchtui's postgres.connection
 #   PIPELINE=8 bench/pg-vs-pgbench.sh               # benchtui's postgres.pipeline (pgbench's is not)
 #   CLIENT=epoll bench/pg-vs-pgbench.sh             # benchtui's postgres.client
+#   PIN=1 bench/pg-vs-pgbench.sh                    # the server on cpu1, each client on cpu0
 #
 # Workloads: "select1" (pgbench -f with SELECT 1;) and "select-only"
 # (pgbench -S: SELECT abalance FROM pgbench_accounts WHERE aid = random).
@@ -27,6 +28,15 @@ CONNECTION=${CONNECTION:-} PIPELINE=${PIPELINE:-} CLIENT=${CLIENT:-} # empty: th
 
 command -v jq >/dev/null || { echo "no jq: apt-get install jq" >&2; exit 2; }
 . bench/pg-cluster.sh # sets TMP, BIN, PORT, DSN; loads pgbench -i -s $SCALE
+# PIN=1 is the pinned setup of http-vs-peers.sh: the server (postmaster,
+# its children and the backends it forks) on cpu1, the client on cpu0, so
+# that a client's CPU per query is what decides its throughput.
+ON_CPU0=()
+if [ -n "${PIN:-}" ]; then
+	postmaster=$(head -1 "$TMP/data/postmaster.pid")
+	for pid in "$postmaster" $(pgrep -P "$postmaster"); do taskset -a -p -c 1 "$pid" >/dev/null; done
+	ON_CPU0=(taskset -c 0)
+fi
 echo 'SELECT 1;' >"$TMP/select1.sql"
 
 go build -o "$TMP/benchtui" ./cmd/benchtui
@@ -66,7 +76,7 @@ TIMEFORMAT='%U %S'
 pgbench_run() { # workload protocol
 	local args=(-f "$TMP/select1.sql") out="$TMP/pgbench-$RANDOM"
 	[ "$1" = select-only ] && args=(-S)
-	{ time pgbench -n -M "$2" -c "$CLIENTS" -j "$THREADS" -T "$DUR" "${args[@]}" >"$out" 2>/dev/null; } 2>"$out.cpu"
+	{ time "${ON_CPU0[@]}" pgbench -n -M "$2" -c "$CLIENTS" -j "$THREADS" -T "$DUR" "${args[@]}" >"$out" 2>/dev/null; } 2>"$out.cpu"
 	local tps fails
 	tps=$(awk '/^tps = / { print $3; exit }' "$out")
 	fails=$(awk '/number of failed transactions/ { print $5; exit }' "$out")
@@ -75,7 +85,7 @@ pgbench_run() { # workload protocol
 }
 benchtui_run() { # workload
 	local out="$TMP/out-$1-$RANDOM"
-	{ time "$TMP/benchtui" run "$TMP/plan.yaml" -g "$1" -o "$out" >"$out.log" 2>&1; } 2>"$out.cpu" ||
+	{ time "${ON_CPU0[@]}" "$TMP/benchtui" run "$TMP/plan.yaml" -g "$1" -o "$out" >"$out.log" 2>&1; } 2>"$out.cpu" ||
 		{ cat "$out.log" >&2; exit 1; }
 	local rps errs
 	read -r rps errs < <(jq -r '.steps[0] | "\(.throughput_rps) \(.errors)"' "$out"/"$1"-*.json)
@@ -104,7 +114,7 @@ for rep in $(seq "$REPS"); do
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 echo
-echo "median of $REPS, $CLIENTS clients, ${DUR}s each, benchtui client: ${CLIENT:-pgx}, connection: ${CONNECTION:-default}, pipeline: ${PIPELINE:-off}; $("$BIN/postgres" --version); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "median of $REPS, $CLIENTS clients, ${DUR}s each, pinned: ${PIN:-no}, benchtui client: ${CLIENT:-pgx}, connection: ${CONNECTION:-default}, pipeline: ${PIPELINE:-off}; $("$BIN/postgres" --version); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 header median
 for w in select1 select-only; do
 	m=()
