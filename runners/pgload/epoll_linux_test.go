@@ -112,3 +112,41 @@ func TestEpollPlanErrors(t *testing.T) {
 		t.Errorf("client: epoll, connection: per-worker: %v", err)
 	}
 }
+
+// TestEpollSweepReopens: the sockets the loops take from pgx are closed
+// with their step, and the next step of a sweep opens its own: each step
+// runs every worker, and the rows are the group's requests.
+func TestEpollSweepReopens(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	a := runnertest.RunPlan(t, testRegistry, `version: 1
+groups:
+  - id: EPS
+    runner: postgres
+    postgres:
+      dsn: "${DSN}"
+      client: epoll
+      setup: ["CREATE TABLE hits(id bigint PRIMARY KEY, w int)"]
+      statements: [{sql: "INSERT INTO hits VALUES ($1, $2)", args: [$seq, $worker]}]
+      verify:
+        - {name: rows, sql: "SELECT count(*) FROM hits", expect: "{{group.requests}}"}
+    load: {concurrency: 2}
+    sweep: {concurrency: [2, 4]}
+    duration: 300ms
+`, map[string]string{"DSN": dsn})
+	if len(a.Steps) != 2 {
+		t.Fatalf("%d steps, want 2", len(a.Steps))
+	}
+	for i, st := range a.Steps {
+		if st.Requests == 0 || st.Errors != 0 {
+			t.Errorf("step %d: requests %d errors %d %v", i, st.Requests, st.Errors, st.ErrorKinds)
+		}
+		for _, c := range st.Checks {
+			if !c.OK {
+				t.Errorf("step %d: check %q failed: value %v, %s", i, c.Name, c.Value, c.Note)
+			}
+		}
+	}
+	if got := query[int64](t, dsn, "SELECT count(DISTINCT w) FROM hits"); got != 4 {
+		t.Errorf("%d workers inserted, want 4", got)
+	}
+}
