@@ -18,7 +18,7 @@ echo 'SELECT 1;' >"$TMP/select1.sql"
 go build -o "$TMP/benchtui" ./cmd/benchtui
 
 EVENTS=syscalls:sys_enter_write,syscalls:sys_enter_read,syscalls:sys_enter_sendto,syscalls:sys_enter_recvfrom
-EVENTS+=,syscalls:sys_enter_epoll_pwait,syscalls:sys_enter_poll,syscalls:sys_enter_ppoll,syscalls:sys_enter_futex
+EVENTS+=,syscalls:sys_enter_epoll_pwait,syscalls:sys_enter_epoll_pwait2,syscalls:sys_enter_poll,syscalls:sys_enter_ppoll,syscalls:sys_enter_futex
 EVENTS+=,syscalls:sys_enter_nanosleep,context-switches
 perfcount() { # out command...: perf's counts of the command into out.perf
 	local out=$1
@@ -38,7 +38,7 @@ groups:
 PLAN
 }
 printf '%-22s %9s' client queries
-for e in write read sendto recvfrom epoll_pwait poll ppoll futex nanosleep cs; do printf ' %11s' "$e"; done
+for e in write read sendto recvfrom epoll_pwait epoll_pwait2 poll ppoll futex nanosleep cs; do printf ' %11s' "$e"; done
 echo
 report() { # label queries perf-file
 	printf '%-22s %9d' "$1" "$2"

@@ -27,3 +27,23 @@ func rawIO(trap uintptr, fd int, p []byte) (int, error) {
 	}
 	return int(n), nil
 }
+
+// Flush writes buf[off:] to the non-blocking socket fd until all of it
+// is written or the socket's buffer is full (its EPOLLOUT edge brings the
+// rest), and returns how far it got; an error is the write's, never
+// EAGAIN.
+func Flush(fd int, buf []byte, off int) (int, error) {
+	for off < len(buf) {
+		n, err := Write(fd, buf[off:])
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return off, nil
+		case err != nil:
+			return off, err
+		}
+		off += n
+	}
+	return off, nil
+}

@@ -120,20 +120,16 @@ func (l *evLoop) Flush(now time.Time) {
 // flush writes what the socket takes of c's queue; it reports false when
 // c's requests failed.
 func (l *evLoop) flush(c *evConn, now time.Time) bool {
-	for c.woff < len(c.wbuf) {
-		n, err := evloop.Write(c.fd, c.wbuf[c.woff:])
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EAGAIN:
-			return true // the rest when the socket's buffer has room
-		case err != nil:
-			l.fail(c, now, err)
-			return false
-		}
-		c.woff += n
+	off, err := evloop.Flush(c.fd, c.wbuf, c.woff)
+	switch {
+	case err != nil:
+		l.fail(c, now, err)
+		return false
+	case off == len(c.wbuf):
+		c.wbuf, c.woff = c.wbuf[:0], 0
+	default:
+		c.woff = off // the rest when the socket's buffer has room
 	}
-	c.wbuf, c.woff = c.wbuf[:0], 0
 	return true
 }
 

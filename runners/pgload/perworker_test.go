@@ -4,6 +4,7 @@ package pgload_test
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -50,8 +51,20 @@ func TestPerWorkerConnectionsCountEveryRow(t *testing.T) {
 
 // TestPerWorkerConnectionsFollowTheStep: through the engine, a sweep over
 // concurrency gives each step's workers a connection each (no pool wait is
-// recorded), and the database's rows equal the requests of both steps.
+// recorded), and the database's rows equal the requests of both steps;
+// with the epoll client too, whose loops close the sockets they took
+// with their step and the next step opens its own.
 func TestPerWorkerConnectionsFollowTheStep(t *testing.T) {
+	modes := []string{"connection: per-worker"}
+	if runtime.GOOS == "linux" {
+		modes = append(modes, "client: epoll")
+	}
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) { testPerWorkerSweep(t, mode) })
+	}
+}
+
+func testPerWorkerSweep(t *testing.T, mode string) {
 	dsn := pgtest.NewDatabase(t)
 	a := runnertest.RunPlan(t, testRegistry, `version: 1
 groups:
@@ -59,7 +72,7 @@ groups:
     runner: postgres
     postgres:
       dsn: "${DSN}"
-      connection: per-worker
+      `+mode+`
       setup: ["CREATE TABLE hits(id bigint PRIMARY KEY, w int)"]
       statements: [{sql: "INSERT INTO hits VALUES ($1, $2)", args: [$seq, $worker]}]
       verify:
