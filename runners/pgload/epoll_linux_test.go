@@ -18,6 +18,7 @@ import (
 func TestEpollCountsEveryRow(t *testing.T) {
 	for _, load := range []string{"{concurrency: 5}", "{rate: 400, max_in_flight: 5}"} {
 		t.Run(load, func(t *testing.T) {
+			t.Parallel()
 			dsn := pgtest.NewDatabase(t)
 			st := runnertest.RunPlan(t, testRegistry, `version: 1
 groups:

@@ -22,6 +22,7 @@ func TestPipelineCountsEveryStatement(t *testing.T) {
 	}
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			dsn := pgtest.NewDatabase(t)
 			a := runnertest.RunPlan(t, testRegistry, `version: 1
 groups:
