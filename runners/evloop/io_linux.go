@@ -28,22 +28,35 @@ func rawIO(trap uintptr, fd int, p []byte) (int, error) {
 	return int(n), nil
 }
 
-// Flush writes buf[off:] to the non-blocking socket fd until all of it
-// is written or the socket's buffer is full (its EPOLLOUT edge brings the
-// rest), and returns how far it got; an error is the write's, never
-// EAGAIN.
-func Flush(fd int, buf []byte, off int) (int, error) {
-	for off < len(buf) {
-		n, err := Write(fd, buf[off:])
+// Outbox is what one connection has queued to write: the protocol
+// appends to Buf, Flush writes what the socket takes.
+type Outbox struct {
+	Buf []byte // queued; Buf[:off] is written
+	off int
+}
+
+// Pending reports whether queued bytes are not written yet.
+func (o *Outbox) Pending() bool { return o.off < len(o.Buf) }
+
+// Reset drops what is queued (the connection is closed).
+func (o *Outbox) Reset() { o.Buf, o.off = o.Buf[:0], 0 }
+
+// Flush writes to the non-blocking socket fd until all that is queued is
+// written (the outbox is empty again) or the socket's buffer is full (its
+// EPOLLOUT edge brings the rest); an error is the write's, never EAGAIN.
+func (o *Outbox) Flush(fd int) error {
+	for o.off < len(o.Buf) {
+		n, err := Write(fd, o.Buf[o.off:])
 		switch {
 		case err == unix.EINTR:
 			continue
 		case err == unix.EAGAIN:
-			return off, nil
+			return nil
 		case err != nil:
-			return off, err
+			return err
 		}
-		off += n
+		o.off += n
 	}
-	return off, nil
+	o.Reset()
+	return nil
 }

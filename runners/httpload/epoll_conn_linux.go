@@ -26,10 +26,9 @@ type evConn struct {
 	// out are the requests sent and not yet answered, oldest first: one,
 	// or up to http.pipeline, whose replies come in the order sent.
 	out []sent
-	// wbuf[woff:] is what is queued and not yet written; dirty says the
+	// queue is what is queued and not yet written; dirty says the
 	// connection is in its loop's list to write.
-	wbuf       []byte
-	woff       int
+	queue      evloop.Outbox
 	dirty      bool
 	connecting bool
 	// reused says the request out went on a connection made before it;
@@ -71,7 +70,7 @@ func (l *evLoop) send(c *evConn, now time.Time, lr *leanRequest) {
 	} else if len(c.out) == 1 {
 		c.reused = true
 	}
-	c.wbuf = append(c.wbuf, lr.wire...)
+	c.queue.Buf = append(c.queue.Buf, lr.wire...)
 	if !c.dirty {
 		c.dirty = true
 		l.dirty = append(l.dirty, c)
@@ -120,15 +119,9 @@ func (l *evLoop) Flush(now time.Time) {
 // flush writes what the socket takes of c's queue; it reports false when
 // c's requests failed.
 func (l *evLoop) flush(c *evConn, now time.Time) bool {
-	off, err := evloop.Flush(c.fd, c.wbuf, c.woff)
-	switch {
-	case err != nil:
+	if err := c.queue.Flush(c.fd); err != nil {
 		l.fail(c, now, err)
 		return false
-	case off == len(c.wbuf):
-		c.wbuf, c.woff = c.wbuf[:0], 0
-	default:
-		c.woff = off // the rest when the socket's buffer has room
 	}
 	return true
 }
@@ -260,5 +253,5 @@ func (c *evConn) closeFD() {
 		c.fd = -1
 	}
 	c.connecting = false
-	c.wbuf, c.woff = c.wbuf[:0], 0
+	c.queue.Reset()
 }

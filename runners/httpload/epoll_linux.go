@@ -133,7 +133,7 @@ func (l *evLoop) Event(ev unix.EpollEvent, now time.Time) {
 			return
 		}
 	}
-	if c.woff < len(c.wbuf) && !l.flush(c, now) {
+	if c.queue.Pending() && !l.flush(c, now) {
 		return
 	}
 	if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {

@@ -26,10 +26,9 @@ type pgConn struct {
 	// out are the statements sent (or waiting for a connection) and not
 	// yet answered, oldest first: one, or up to postgres.pipeline.
 	out []pgSent
-	// wbuf[woff:] is what is queued and not yet written; dirty says the
+	// queue is what is queued and not yet written; dirty says the
 	// connection is in its loop's list to write.
-	wbuf    []byte
-	woff    int
+	queue   evloop.Outbox
 	dirty   bool
 	dialing bool
 	err     error // why the last dial failed, for the statement waiting on it
@@ -70,7 +69,7 @@ func (l *pgLoop) send(c *pgConn, i int, now time.Time) bool {
 	s.sent = now
 	p := &c.stmt[s.stmt]
 	if p.wire != nil {
-		c.wbuf = append(c.wbuf, p.wire...)
+		c.queue.Buf = append(c.queue.Buf, p.wire...)
 	} else if err := l.encode(c, p, l.r.stmts[s.stmt]); err != nil {
 		done := *s
 		c.out = append(c.out[:i], c.out[i+1:]...)
@@ -90,11 +89,11 @@ func (l *pgLoop) encode(c *pgConn, p *prepared, st *statement) error {
 	if err := l.eqb.Build(l.tm, p.sd, c.w.makeArgs(st)); err != nil {
 		return err
 	}
-	buf, err := encodeStatement(c.wbuf, p, &l.eqb)
+	buf, err := encodeStatement(c.queue.Buf, p, &l.eqb)
 	if err != nil {
 		return err
 	}
-	c.wbuf = buf
+	c.queue.Buf = buf
 	return nil
 }
 
@@ -112,15 +111,9 @@ func (l *pgLoop) Flush(now time.Time) {
 // flush writes what the socket takes of c's queue; it reports false when
 // c failed.
 func (l *pgLoop) flush(c *pgConn, now time.Time) bool {
-	off, err := evloop.Flush(c.fd, c.wbuf, c.woff)
-	switch {
-	case err != nil:
+	if err := c.queue.Flush(c.fd); err != nil {
 		l.fail(c, now, err)
 		return false
-	case off == len(c.wbuf):
-		c.wbuf, c.woff = c.wbuf[:0], 0
-	default:
-		c.woff = off // the rest when the socket's buffer has room
 	}
 	return true
 }
@@ -131,7 +124,7 @@ func (l *pgLoop) Event(ev unix.EpollEvent, now time.Time) {
 	if c.fd < 0 || ev.Pad != c.gen {
 		return // for a socket closed since
 	}
-	if c.woff < len(c.wbuf) && !l.flush(c, now) {
+	if c.queue.Pending() && !l.flush(c, now) {
 		return
 	}
 	if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
@@ -301,5 +294,5 @@ func (c *pgConn) closeFD() {
 		unix.Close(c.fd)
 		c.fd = -1
 	}
-	c.wbuf, c.woff = c.wbuf[:0], 0
+	c.queue.Reset()
 }

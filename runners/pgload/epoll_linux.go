@@ -241,7 +241,7 @@ func (l *pgLoop) Close() {
 	}
 	bye, _ := (&pgproto3.Terminate{}).Encode(nil)
 	for _, c := range l.conns {
-		if c.fd >= 0 && len(c.out) == 0 && c.woff == len(c.wbuf) {
+		if c.fd >= 0 && len(c.out) == 0 && !c.queue.Pending() {
 			unix.Write(c.fd, bye)
 		}
 		c.closeFD()
