@@ -21,11 +21,13 @@ const Supported = true
 // the loop's (AddConn), their requests and their replies.
 type Handler interface {
 	// Start puts connection conn's next request, due at due, on its way
-	// (queued for Flush, or waiting for a connection); the loop has
+	// (queued, MarkDirty, or waiting for a connection); the loop has
 	// counted it out. Each request ends in the loop's Done.
 	Start(conn int, due, now time.Time)
-	// Flush writes what the pass's Starts queued.
-	Flush(now time.Time)
+	// Write writes what connection conn has queued: the loop calls it
+	// once per pass for each connection marked with MarkDirty, so that
+	// what a pass queued on a connection goes in one write.
+	Write(conn int, now time.Time)
 	// Event handles an epoll event of one of the handler's sockets
 	// (ev.Fd and ev.Pad as given to Register).
 	Event(ev unix.EpollEvent, now time.Time)
@@ -50,6 +52,8 @@ type Loop struct {
 	events []unix.EpollEvent
 	recs   []*runners.Recorder // per connection
 	ready  []int               // a connection per free slot, to send its next request
+	dirty  []int               // connections with bytes queued to write, each once
+	marked []bool              // per connection: in dirty
 	busy   int                 // requests out
 	// stopping: the load ended, nothing more is sent; paused: the step's
 	// gate is closed, read once per wake-up.
@@ -154,6 +158,7 @@ func newLoop(env *runners.StepEnv, scanEvery time.Duration) (*Loop, error) {
 func (l *Loop) AddConn(id, slots int) int {
 	conn := len(l.recs)
 	l.recs = append(l.recs, l.env.Recorder(id))
+	l.marked = append(l.marked, false)
 	for range slots {
 		l.ready = append(l.ready, conn)
 	}
@@ -174,6 +179,25 @@ func (l *Loop) Register(fd int, data, gen int32) error {
 		return fmt.Errorf("epoll: %w", err)
 	}
 	return nil
+}
+
+// MarkDirty says connection conn has bytes queued: the handler's Write
+// writes them before the loop next waits.
+func (l *Loop) MarkDirty(conn int) {
+	if !l.marked[conn] {
+		l.marked[conn] = true
+		l.dirty = append(l.dirty, conn)
+	}
+}
+
+// writeDirty has the handler write each connection marked since the
+// last pass.
+func (l *Loop) writeDirty(now time.Time) {
+	for _, conn := range l.dirty {
+		l.marked[conn] = false
+		l.h.Write(conn, now)
+	}
+	l.dirty = l.dirty[:0]
 }
 
 // Done ends one request out on connection conn, and frees its slot for
@@ -229,7 +253,7 @@ func (l *Loop) run(loadCtx, opCtx context.Context) error {
 		} else {
 			l.startReady(now)
 		}
-		l.h.Flush(now)
+		l.writeDirty(now)
 		if l.stopping && l.busy == 0 {
 			return nil
 		}

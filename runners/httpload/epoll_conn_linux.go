@@ -26,10 +26,8 @@ type evConn struct {
 	// out are the requests sent and not yet answered, oldest first: one,
 	// or up to http.pipeline, whose replies come in the order sent.
 	out []sent
-	// queue is what is queued and not yet written; dirty says the
-	// connection is in its loop's list to write.
+	// queue is what is queued and not yet written.
 	queue      evloop.Outbox
-	dirty      bool
 	connecting bool
 	// reused says the request out went on a connection made before it;
 	// retried that it was sent again after finding it closed.
@@ -44,7 +42,7 @@ type sent struct {
 
 // startAt puts connection c's next request of the mix, due at due, on
 // the wire: it is queued and written with whatever else c has queued when
-// the loop's pass ends (Flush), so that a pipelined connection's
+// the loop's pass ends (Write), so that a pipelined connection's
 // requests go in one write.
 func (l *evLoop) startAt(c *evConn, due, now time.Time) {
 	s := sent{req: l.r.mix[c.rnd.IntN(len(l.r.mix))], due: due, sent: now, deadline: now.Add(l.r.timeout())}
@@ -71,10 +69,7 @@ func (l *evLoop) send(c *evConn, now time.Time, lr *leanRequest) {
 		c.reused = true
 	}
 	c.queue.Buf = append(c.queue.Buf, lr.wire...)
-	if !c.dirty {
-		c.dirty = true
-		l.dirty = append(l.dirty, c)
-	}
+	l.MarkDirty(int(c.index))
 }
 
 // dial opens a non-blocking socket to addr and registers it, edge
@@ -105,15 +100,11 @@ func (l *evLoop) dial(c *evConn, addr string) error {
 	return nil
 }
 
-// Flush writes every connection that has requests queued.
-func (l *evLoop) Flush(now time.Time) {
-	for _, c := range l.dirty {
-		c.dirty = false
-		if c.fd >= 0 && !c.connecting {
-			l.flush(c, now)
-		}
+// Write writes what connection conn has queued, once it is connected.
+func (l *evLoop) Write(conn int, now time.Time) {
+	if c := l.conns[conn]; c.fd >= 0 && !c.connecting {
+		l.flush(c, now)
 	}
-	l.dirty = l.dirty[:0]
 }
 
 // flush writes what the socket takes of c's queue; it reports false when

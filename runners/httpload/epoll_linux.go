@@ -86,7 +86,6 @@ type evLoop struct {
 	r       *Runner
 	targets map[string]target
 	conns   []*evConn
-	dirty   []*evConn // connections with requests queued to write
 }
 
 var _ evloop.Handler = (*evLoop)(nil)

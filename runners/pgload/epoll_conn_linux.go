@@ -26,10 +26,8 @@ type pgConn struct {
 	// out are the statements sent (or waiting for a connection) and not
 	// yet answered, oldest first: one, or up to postgres.pipeline.
 	out []pgSent
-	// queue is what is queued and not yet written; dirty says the
-	// connection is in its loop's list to write.
+	// queue is what is queued and not yet written.
 	queue   evloop.Outbox
-	dirty   bool
 	dialing bool
 	err     error // why the last dial failed, for the statement waiting on it
 }
@@ -76,10 +74,7 @@ func (l *pgLoop) send(c *pgConn, i int, now time.Time) bool {
 		l.finish(c, done, now, err)
 		return false
 	}
-	if !c.dirty {
-		c.dirty = true
-		l.dirty = append(l.dirty, c)
-	}
+	l.MarkDirty(int(c.index))
 	return true
 }
 
@@ -97,15 +92,11 @@ func (l *pgLoop) encode(c *pgConn, p *prepared, st *statement) error {
 	return nil
 }
 
-// Flush writes every connection that has statements queued.
-func (l *pgLoop) Flush(now time.Time) {
-	for _, c := range l.dirty {
-		c.dirty = false
-		if c.fd >= 0 {
-			l.flush(c, now)
-		}
+// Write writes what connection conn has queued, once it is connected.
+func (l *pgLoop) Write(conn int, now time.Time) {
+	if c := l.conns[conn]; c.fd >= 0 {
+		l.flush(c, now)
 	}
-	l.dirty = l.dirty[:0]
 }
 
 // flush writes what the socket takes of c's queue; it reports false when

@@ -195,7 +195,6 @@ type pgLoop struct {
 	*evloop.Loop
 	r     *runner
 	conns []*pgConn
-	dirty []*pgConn // connections with statements queued to write
 	tm    *pgtype.Map
 	eqb   pgx.ExtendedQueryBuilder
 	// dials are running reconnects; dialed brings them back to the loop
