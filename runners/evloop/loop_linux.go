@@ -54,6 +54,7 @@ type Loop struct {
 	ready  []int               // a connection per free slot, to send its next request
 	dirty  []int               // connections with bytes queued to write, each once
 	marked []bool              // per connection: in dirty
+	again  []unix.EpollEvent   // read events handed back for the next pass (ReadAgain)
 	busy   int                 // requests out
 	// stopping: the load ended, nothing more is sent; paused: the step's
 	// gate is closed, read once per wake-up.
@@ -200,6 +201,30 @@ func (l *Loop) writeDirty(now time.Time) {
 	l.dirty = l.dirty[:0]
 }
 
+// MaxReads bounds the reads a handler makes of one socket per event: at
+// 16 KiB each, 1 MiB. A socket still full after them is handed back to
+// the loop (ReadAgain), so that a server that floods one connection
+// cannot keep the loop from the others, their deadlines and the end of
+// the step.
+const MaxReads = 64
+
+// ReadAgain hands a read event of the socket with data and gen (as
+// given to Register) back to the loop, for its next pass, without a wait:
+// the handler stopped reading it before it was drained (MaxReads), and
+// an edge-triggered socket says readable only once.
+func (l *Loop) ReadAgain(data, gen int32) {
+	l.again = append(l.again, unix.EpollEvent{Events: unix.EPOLLIN, Fd: data, Pad: gen})
+}
+
+// replay hands the events given back since the last pass to the handler.
+func (l *Loop) replay(now time.Time) {
+	again := l.again
+	l.again = nil
+	for _, ev := range again {
+		l.h.Event(ev, now)
+	}
+}
+
 // Done ends one request out on connection conn, and frees its slot for
 // the next.
 func (l *Loop) Done(conn int) {
@@ -271,6 +296,7 @@ func (l *Loop) run(loadCtx, opCtx context.Context) error {
 			}
 			l.h.Event(ev, now)
 		}
+		l.replay(now)
 		if now.Sub(l.scanned) >= l.scanEvery {
 			l.h.Expire(now, false)
 			l.scanned = now
@@ -278,11 +304,15 @@ func (l *Loop) run(loadCtx, opCtx context.Context) error {
 	}
 }
 
-// waitFor is how long epoll_wait may block (-1: until an event): in a
-// closed loop not at all with requests to send; in an open loop until
+// waitFor is how long epoll_wait may block (-1: until an event): not at
+// all with events handed back; in a closed loop not at all with requests
+// to send; in an open loop until
 // the next arrival; and no longer than the next deadline check with
 // requests out or a pause to watch.
 func (l *Loop) waitFor(now time.Time) time.Duration {
+	if len(l.again) > 0 {
+		return 0
+	}
 	wait := time.Duration(-1)
 	if l.busy > 0 || l.paused {
 		wait = l.scanEvery

@@ -117,9 +117,14 @@ func (l *evLoop) flush(c *evConn, now time.Time) bool {
 	return true
 }
 
-// read reads c's socket until it has nothing more, framing replies.
+// read reads c's socket until it has nothing more (or, after MaxReads, hands
+// it back to the loop for its next pass), framing replies.
 func (l *evLoop) read(c *evConn, now time.Time) {
-	for len(c.out) > 0 {
+	for reads := 0; len(c.out) > 0; reads++ {
+		if reads == evloop.MaxReads {
+			l.ReadAgain(c.index, c.gen)
+			return
+		}
 		space := c.reply.Space()
 		n, err := evloop.Read(c.fd, space)
 		switch {

@@ -129,12 +129,17 @@ var errClosed = fmt.Errorf("postgres: the server closed the connection: %w", io.
 // errUnasked is a reply with no statement out.
 var errUnasked = errors.New("postgres: a reply to no statement")
 
-// read reads c's socket until it has nothing more, framing replies. The
+// read reads c's socket until it has nothing more (or, after MaxReads,
+// hands it back to the loop for its next pass), framing replies. The
 // server's messages between statements (notices) are dropped; its
 // closing a connection with nothing out only closes it here, and the
 // next statement opens a new one.
 func (l *pgLoop) read(c *pgConn, now time.Time) {
-	for c.fd >= 0 {
+	for reads := 0; c.fd >= 0; reads++ {
+		if reads == evloop.MaxReads {
+			l.ReadAgain(c.index, c.gen)
+			return
+		}
 		space := c.reply.Space()
 		n, err := evloop.Read(c.fd, space)
 		switch {
