@@ -107,3 +107,19 @@ func TestReplyReaderRefusesBrokenStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestClassifyKeepsHostileCodesOut: an error kind carries a SQLSTATE as
+// servers send it, never a hostile server's control bytes or length.
+func TestClassifyKeepsHostileCodesOut(t *testing.T) {
+	for code, want := range map[string]string{
+		"23505":                  "sqlstate_23505",
+		"57P01":                  "sqlstate_57P01",
+		"2350":                   "sqlstate_other",
+		"\x1b[2JX":               "sqlstate_other", // five bytes, not a code
+		strings.Repeat("A", 1e4): "sqlstate_other",
+	} {
+		if got := Classify(&pgconn.PgError{Code: code}); got != want {
+			t.Errorf("Classify(code %q) = %q, want %q", code[:min(len(code), 10)], got, want)
+		}
+	}
+}

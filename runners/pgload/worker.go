@@ -305,7 +305,8 @@ func (w *worker) uuid() string {
 func nowUTC() time.Time { return time.Now().UTC() }
 
 // Classify names the kind of a failed operation: "sqlstate_" and the
-// server's SQLSTATE code ("sqlstate_23505"), "timeout" (a deadline),
+// server's SQLSTATE code ("sqlstate_23505"; "sqlstate_other" for a code
+// no server sends), "timeout" (a deadline),
 // "canceled" (the step ended), "refused" (no server), or "other".
 func Classify(err error) string {
 	var pgErr *pgconn.PgError
@@ -314,7 +315,7 @@ func Classify(err error) string {
 	case err == nil:
 		return ""
 	case errors.As(err, &pgErr):
-		return "sqlstate_" + pgErr.Code
+		return "sqlstate_" + sqlstate(pgErr.Code)
 	case errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) && !errors.Is(err, context.Canceled):
 		return "timeout"
 	case errors.Is(err, context.Canceled):
@@ -325,6 +326,16 @@ func Classify(err error) string {
 		return "timeout"
 	}
 	return "other"
+}
+
+// sqlstate is a server's SQLSTATE as an error kind's suffix: five digits
+// or capital letters, as every server sends; anything else (a hostile
+// server's control bytes or kilobytes) is "other".
+func sqlstate(code string) string {
+	if len(code) != 5 || strings.ContainsFunc(code, func(r rune) bool { return (r < '0' || r > '9') && (r < 'A' || r > 'Z') }) {
+		return "other"
+	}
+	return code
 }
 
 // redactedError hides a DSN's password from an error's text while keeping
