@@ -137,8 +137,13 @@ type Row struct {
 	// Current is not, 0 when both are 0.
 	DeltaPct float64
 	// Verdict is Better, Worse or Same (within noise, below the minimum
-	// effect, or not judged: see Notes).
-	Verdict       string
+	// effect, or not judged: see Untested and Notes).
+	Verdict string
+	// Untested marks a row whose test could not run or could not have seen
+	// the least change worth a verdict (too few samples, too short a run):
+	// its Same means "cannot tell", not "within noise"; a note says why.
+	// Rows that are never judged (Test is TestNone) are not marked.
+	Untested      bool
 	LowerIsBetter bool
 	// Test names how the row was judged: TestMannWhitney, TestTrend,
 	// TestNone or TestGeomean.
@@ -161,6 +166,12 @@ type Row struct {
 	// Notes are footnotes: why a row has no verdict (too few samples, no
 	// samples, not enough data for a trend) or how to read its interval.
 	Notes []string
+}
+
+// untested marks the row untested, for the reason n.
+func (r *Row) untested(n string) {
+	r.Untested = true
+	r.note(n)
 }
 
 func (r *Row) note(n string) {

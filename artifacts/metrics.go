@@ -42,8 +42,9 @@ type metricDef struct {
 	sample string
 	// value returns the step's summary figure, and false when it has none.
 	value func(s *Step) (float64, bool)
-	// trend returns a byTrend figure of the target and its standard error.
-	trend func(t *TargetStats) (v, se float64)
+	// trend returns a byTrend figure of the target, its standard error and,
+	// for a slope, how the error was estimated.
+	trend func(t *TargetStats) trendFigure
 	// relative: a byTrend metric that is a level, not a slope, so the
 	// minimum effect in percent applies too (a percentage of a slope near
 	// zero means nothing: 0.03 -> 3.46 MB/min is +11,000%).
@@ -57,17 +58,24 @@ func latency(key string, get func(Percentiles) float64) metricDef {
 		value: func(s *Step) (float64, bool) { return get(s.LatencyMS), true }}
 }
 
-func targetValue(get func(*TargetStats) (float64, float64)) func(s *Step) (float64, bool) {
+// trendFigure is a fitted figure of a target: its value, standard error
+// and, for a slope, the fit behind the error (nil in older artifacts and
+// for CPU).
+type trendFigure struct {
+	v, se float64
+	fit   *SlopeFit
+}
+
+func targetValue(get func(*TargetStats) trendFigure) func(s *Step) (float64, bool) {
 	return func(s *Step) (float64, bool) {
 		if s.Target == nil {
 			return 0, false
 		}
-		v, _ := get(s.Target)
-		return v, true
+		return get(s.Target).v, true
 	}
 }
 
-func trendMetric(name string, relative bool, get func(*TargetStats) (float64, float64)) metricDef {
+func trendMetric(name string, relative bool, get func(*TargetStats) trendFigure) metricDef {
 	return metricDef{name: name, lowerBetter: true, judge: byTrend, trend: get, relative: relative,
 		value: targetValue(get)}
 }
@@ -89,11 +97,15 @@ var metrics = []metricDef{
 		value: func(s *Step) (float64, bool) { return ratio(s.Errors, s.Requests), true }},
 	{name: MetricDropped, lowerBetter: true, judge: notJudged,
 		value: func(s *Step) (float64, bool) { return float64(s.Dropped), true }},
-	trendMetric(MetricRSSSlope, false, func(t *TargetStats) (float64, float64) { return t.RSSSlopeMBPerMin, t.RSSSlopeSE }),
-	trendMetric(MetricFDsSlope, false, func(t *TargetStats) (float64, float64) { return t.FDsSlopePerMin, t.FDsSlopeSE }),
+	trendMetric(MetricRSSSlope, false, func(t *TargetStats) trendFigure {
+		return trendFigure{t.RSSSlopeMBPerMin, t.RSSSlopeSE, t.RSSFit}
+	}),
+	trendMetric(MetricFDsSlope, false, func(t *TargetStats) trendFigure {
+		return trendFigure{t.FDsSlopePerMin, t.FDsSlopeSE, t.FDsFit}
+	}),
 	{name: MetricFDsPerUnit, lowerBetter: true, judge: notJudged,
-		value: targetValue(func(t *TargetStats) (float64, float64) { return t.FDsPerUnit, 0 })},
-	trendMetric(MetricCPU, true, func(t *TargetStats) (float64, float64) { return t.CPUCores, t.CPUCoresSE }),
+		value: targetValue(func(t *TargetStats) trendFigure { return trendFigure{v: t.FDsPerUnit} })},
+	trendMetric(MetricCPU, true, func(t *TargetStats) trendFigure { return trendFigure{v: t.CPUCores, se: t.CPUCoresSE} }),
 }
 
 // MetricNames returns the names of the compared figures in row order.

@@ -85,6 +85,7 @@ type JSONRow struct {
 	Current      float64  `json:"current"`
 	DeltaPct     *float64 `json:"delta_pct"`
 	Verdict      string   `json:"verdict"`
+	Untested     bool     `json:"untested,omitempty"`
 	Test         string   `json:"test"`
 	P            *float64 `json:"p,omitempty"`
 	NBase        int      `json:"n_base,omitempty"`
@@ -120,7 +121,7 @@ func JSONRows(rows []Row) []JSONRow {
 	out := make([]JSONRow, 0, len(rows))
 	for _, r := range rows {
 		jr := JSONRow{Group: r.Group, Step: r.Step, Metric: r.Metric, Base: round4(r.Base),
-			Current: round4(r.Current), DeltaPct: finite(r.DeltaPct, 100), Verdict: r.Verdict,
+			Current: round4(r.Current), DeltaPct: finite(r.DeltaPct, 100), Verdict: r.Verdict, Untested: r.Untested,
 			Test: r.Test, P: finite(r.P, 10000), NBase: r.NBase, NCurrent: r.NCurrent, Samples: r.Samples,
 			BaseCIPct: finite(r.BaseCIPct, 10), CurrentCIPct: finite(r.CurrentCIPct, 10),
 			BaseSpanS: r.BaseSpanS, CurrentSpanS: r.CurrentSpanS, Notes: r.Notes}
@@ -157,16 +158,22 @@ func (c Comparison) table(notes []string) *table {
 	for _, r := range append(slices.Clip(c.Rows), c.Geomean...) {
 		t.add(r.Group, r.Step, r.Metric, sideCell(r, r.Base, r.BaseCIPct, r.BaseSE),
 			sideCell(r, r.Current, r.CurrentCIPct, r.CurrentSE), deltaCell(r),
-			verdictCell(r.Verdict)+marks(r, notes), testNote(r))
+			VerdictMark(r)+marks(r, notes), testNote(r))
 	}
 	return t
 }
 
-func verdictCell(v string) string {
-	if v == Same {
+// VerdictMark is a row's verdict as the tables show it: "better", "worse",
+// "~" (same: within noise or below the minimum effect), "?" (untested:
+// the data could not decide; a footnote says why).
+func VerdictMark(r Row) string {
+	switch {
+	case r.Untested:
+		return "?"
+	case r.Verdict == Same:
 		return "~"
 	}
-	return v
+	return r.Verdict
 }
 
 // sideCell is a figure with its spread: "8.10 ms ± 3%" for a median,
@@ -217,7 +224,14 @@ func testNote(r Row) string {
 		}
 		return n + " " + r.Samples
 	case TestTrend:
-		return "spans " + trimFloat(r.BaseSpanS) + "+" + trimFloat(r.CurrentSpanS) + " s"
+		n := "spans " + trimFloat(r.BaseSpanS) + "+" + trimFloat(r.CurrentSpanS) + " s"
+		if r.NBase > 0 {
+			n = fmt.Sprintf("n=%d+%d %s", r.NBase, r.NCurrent, n)
+		}
+		if !math.IsNaN(r.P) {
+			n = fmt.Sprintf("p=%.3f %s", r.P, n)
+		}
+		return n
 	case TestGeomean:
 		return fmt.Sprintf("over %d steps", r.NBase)
 	}

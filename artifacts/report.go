@@ -269,7 +269,7 @@ func beforeAfterTable(c Comparison, withStep bool) *table {
 	for _, r := range c.Rows {
 		base, cur, unit := numbersIn(r)
 		cells := []string{r.Metric, unit, base, spreadCell(r, r.BaseCIPct, r.BaseSE), cur,
-			spreadCell(r, r.CurrentCIPct, r.CurrentSE), FormatDelta(r.DeltaPct), verdictCell(r.Verdict)}
+			spreadCell(r, r.CurrentCIPct, r.CurrentSE), FormatDelta(r.DeltaPct), VerdictMark(r)}
 		if withStep {
 			cells = append([]string{r.Step}, cells...)
 		}

@@ -204,21 +204,31 @@ type Percentiles struct {
 }
 
 // TargetStats summarise a watched process's resource use over a step.
-// Slopes are least-squares fits over the samples, each with its standard
-// error, so that a comparison can tell a trend from noise; SpanS is how many
-// seconds the samples cover (0 in artifacts written before it was kept).
+// Slopes are least-squares fits over the samples on the wall clock (a
+// pause stops the load, not the target), each with its Newey–West standard
+// error and the fit behind it (RSSFit, FDsFit), so that a comparison can
+// tell a trend from noise; SpanS is how many seconds the samples cover (0
+// in artifacts written before it was kept). RSSRising is the verdict of
+// RSSRising on these figures: the RSS slope over the measured samples is
+// significantly above zero and above the leak floors.
 type TargetStats struct {
-	RSSMB             Range   `json:"rss_mb"`
-	RSSSlopeMBPerMin  float64 `json:"rss_slope_mb_per_min"`
-	RSSSlopeSE        float64 `json:"rss_slope_se_mb_per_min,omitempty"`
-	RSSTailSlopeMBMin float64 `json:"rss_tail_slope_mb_per_min"`
-	RSSTailSlopeSE    float64 `json:"rss_tail_slope_se_mb_per_min,omitempty"`
-	FDs               Range   `json:"fds"`
-	FDsSlopePerMin    float64 `json:"fds_slope_per_min,omitempty"`
-	FDsSlopeSE        float64 `json:"fds_slope_se_per_min,omitempty"`
-	FDsPerUnit        float64 `json:"fds_per_unit"`
-	CPUCores          float64 `json:"cpu_cores"`
-	CPUCoresSE        float64 `json:"cpu_cores_se,omitempty"`
+	RSSMB             Range     `json:"rss_mb"`
+	RSSSlopeMBPerMin  float64   `json:"rss_slope_mb_per_min"`
+	RSSSlopeSE        float64   `json:"rss_slope_se_mb_per_min,omitempty"`
+	RSSFit            *SlopeFit `json:"rss_slope_fit,omitempty"`
+	RSSRising         bool      `json:"rss_rising,omitempty"`
+	RSSTailSlopeMBMin float64   `json:"rss_tail_slope_mb_per_min"`
+	RSSTailSlopeSE    float64   `json:"rss_tail_slope_se_mb_per_min,omitempty"`
+	// TailWindowS is the window of the tail slope in seconds (the soak
+	// policy's window, 60 s by default); 0 in older artifacts.
+	TailWindowS    float64   `json:"rss_tail_window_s,omitempty"`
+	FDs            Range     `json:"fds"`
+	FDsSlopePerMin float64   `json:"fds_slope_per_min,omitempty"`
+	FDsSlopeSE     float64   `json:"fds_slope_se_per_min,omitempty"`
+	FDsFit         *SlopeFit `json:"fds_slope_fit,omitempty"`
+	FDsPerUnit     float64   `json:"fds_per_unit"`
+	CPUCores       float64   `json:"cpu_cores"`
+	CPUCoresSE     float64   `json:"cpu_cores_se,omitempty"`
 	// CPUCoresPeak is the most cores used between two samples (0 in
 	// artifacts written before it was kept).
 	CPUCoresPeak float64 `json:"cpu_cores_peak,omitempty"`

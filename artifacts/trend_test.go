@@ -2,16 +2,21 @@ package artifacts_test
 
 import (
 	"testing"
-	"time"
 
 	. "github.com/benchtui/benchtui/artifacts"
 )
 
 // trendStep is a step whose only figures are the target's: a slope of
-// slope ± se MB/min (fds and CPU steady) over span seconds.
-func trendStep(slope, se, span float64) Step {
-	return Step{Label: "soak", Target: &TargetStats{RSSSlopeMBPerMin: slope, RSSSlopeSE: se,
-		CPUCores: 0.4, CPUCoresSE: 0.01, SpanS: span}}
+// slope ± se MB/min (fds and CPU steady) over span seconds, fitted on a
+// sample a second with neff effective samples (no fit, as in older
+// artifacts, when neff is 0).
+func trendStep(slope, se, span, neff float64) Step {
+	st := &TargetStats{RSSSlopeMBPerMin: slope, RSSSlopeSE: se, RSSMB: Range{Start: 50},
+		CPUCores: 0.4, CPUCoresSE: 0.01, SpanS: span}
+	if neff > 0 {
+		st.RSSFit = &SlopeFit{N: int(span) + 1, NEff: neff, Rho: 0.5}
+	}
+	return Step{Label: "soak", Target: st}
 }
 
 func TestTrendVerdicts(t *testing.T) {
@@ -19,21 +24,28 @@ func TestTrendVerdicts(t *testing.T) {
 		name      string
 		base, cur Step
 		want      string
-		notEnough bool
+		untested  string // a word of the footnote of an untested row
 		opts      CompareOptions
 	}{
-		// The 10 s ping run of issue 20: 0.030 -> 3.46 MB/min was "worse, exit 1".
-		{name: "short span", base: trendStep(0.03, 0.01, 10), cur: trendStep(3.46, 0.05, 10), want: Same, notEnough: true},
-		{name: "one side short", base: trendStep(0.1, 0.05, 300), cur: trendStep(8, 0.1, 59), want: Same, notEnough: true},
-		{name: "old artifacts, no span", base: trendStep(0.1, 0, 0), cur: trendStep(8, 0, 0), want: Same, notEnough: true},
-		{name: "big rise, small SE", base: trendStep(0.6, 0.1, 300), cur: trendStep(6.5, 0.2, 300), want: Worse},
-		{name: "big fall, small SE", base: trendStep(6.5, 0.2, 300), cur: trendStep(0.6, 0.1, 300), want: Better},
-		{name: "big rise, huge SE", base: trendStep(0.6, 3, 300), cur: trendStep(6.5, 2, 300), want: Same},
-		{name: "below the floor", base: trendStep(0.1, 0.01, 300), cur: trendStep(0.9, 0.01, 300), want: Same},
-		{name: "floor raised", base: trendStep(0.6, 0.1, 300), cur: trendStep(6.5, 0.2, 300), want: Same,
+		// The 10 s ping run of issue 20: 0.030 -> 3.46 MB/min was "worse,
+		// exit 1"; 0.6 MB grown in 10 s is below the leak floor of 2 MB.
+		{name: "short span, small growth", base: trendStep(0.03, 0.01, 10, 4), cur: trendStep(3.46, 0.05, 10, 4), want: Same,
+			untested: "too correlated"},
+		{name: "short span, small growth, testable", base: trendStep(0.03, 0.01, 10, 6), cur: trendStep(3.46, 0.05, 10, 6), want: Same},
+		// Issue 28: a flat 30 s run against a leaking 59 s one was ~ for
+		// want of 60 s on both sides.
+		{name: "leak between short runs", base: trendStep(4.32, 1.5, 29, 8), cur: trendStep(129.21, 6, 59, 15), want: Worse},
+		{name: "one side short", base: trendStep(0.1, 0.05, 300, 100), cur: trendStep(8, 0.1, 59, 20), want: Worse},
+		{name: "old artifacts, no span", base: trendStep(0.1, 0, 0, 0), cur: trendStep(8, 0, 0, 0), want: Same,
+			untested: "no target samples"},
+		{name: "old artifacts, span", base: trendStep(0.6, 0.1, 300, 0), cur: trendStep(6.5, 0.2, 300, 0), want: Worse},
+		{name: "big rise, small SE", base: trendStep(0.6, 0.1, 300, 100), cur: trendStep(6.5, 0.2, 300, 100), want: Worse},
+		{name: "big fall, small SE", base: trendStep(6.5, 0.2, 300, 100), cur: trendStep(0.6, 0.1, 300, 100), want: Better},
+		{name: "big rise, huge SE", base: trendStep(0.6, 3, 300, 100), cur: trendStep(6.5, 2, 300, 100), want: Same,
+			untested: "cannot be told from noise"},
+		{name: "below the floor", base: trendStep(0.1, 0.01, 300, 100), cur: trendStep(0.9, 0.01, 300, 100), want: Same},
+		{name: "floor raised", base: trendStep(0.6, 0.1, 300, 100), cur: trendStep(6.5, 0.2, 300, 100), want: Same,
 			opts: CompareOptions{RSSSlopeFloor: 10}},
-		{name: "window raised", base: trendStep(0.6, 0.1, 300), cur: trendStep(6.5, 0.2, 300), want: Same,
-			notEnough: true, opts: CompareOptions{MinTrendWindow: 10 * time.Minute}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,8 +54,11 @@ func TestTrendVerdicts(t *testing.T) {
 			if r.Verdict != tc.want || r.Test != TestTrend {
 				t.Errorf("rss_slope %+v, want %s", r, tc.want)
 			}
-			if got := hasNote(r, "not enough data"); got != tc.notEnough {
-				t.Errorf("not-enough-data footnote %v, want %v: %q", got, tc.notEnough, r.Notes)
+			if r.Untested != (tc.untested != "") || (tc.untested != "" && !hasNote(r, tc.untested)) {
+				t.Errorf("untested %v with notes %q, want untested %v (%q)", r.Untested, r.Notes, tc.untested != "", tc.untested)
+			}
+			if r.Untested && !hasNote(r, "no target samples") && !hasNote(r, "s on both sides would do") {
+				t.Errorf("an untested slope must say how long would do: %q", r.Notes)
 			}
 			if tc.want != Worse && c.Worse() {
 				t.Errorf("a comparison without a worse trend must not fail: %+v", c.Rows)

@@ -22,7 +22,7 @@ func judgeSamples(row *Row, m metricDef, b, c *Samples, opts CompareOptions) {
 	xs, ys := sampleValues(b, m.sample), sampleValues(c, m.sample)
 	if len(xs) == 0 || len(ys) == 0 {
 		if row.Base != 0 || row.Current != 0 { // 0 and 0, such as no errors, needs no footnote
-			row.note(missingSamplesNote(m.sample, b, c))
+			row.untested(missingSamplesNote(m.sample, b, c))
 		}
 		return
 	}
@@ -44,7 +44,7 @@ func judgeSamples(row *Row, m metricDef, b, c *Samples, opts CompareOptions) {
 	cmp := benchmath.AssumeNothing.Compare(sx, sy)
 	row.P = cmp.P
 	for _, w := range cmp.Warnings {
-		row.note(w.Error())
+		row.untested(w.Error())
 	}
 	if len(cmp.Warnings) == 0 && cmp.P < opts.Alpha && math.Abs(row.DeltaPct) >= opts.threshold(m) {
 		row.Verdict = direction(row.Current > row.Base, m.lowerBetter)
@@ -128,26 +128,28 @@ func samplesWarnings(where string, b, c *Samples) []string {
 		where, describe(b), describe(c))}
 }
 
-// judgeTrend judges a fitted figure of the target (a slope, or CPU) by its
-// standard errors: a verdict needs |Δ| > 2·sqrt(se_base² + se_current²), |Δ|
-// at least the metric's floor (and, for a level such as CPU, the minimum
-// effect in percent), and samples covering MinTrendWindow on both sides.
-// Anything less is same: a short run must never fail on a slope.
+// judgeTrend judges a fitted figure of the target. A slope (RSS, fds) is
+// judged by judgeSlope; a level (CPU) needs |Δ| > 2·sqrt(se_base² +
+// se_current²), the CPU floor and the minimum effect in percent, over
+// MinTrendWindow of samples on both sides.
 func judgeTrend(row *Row, m metricDef, b, c *TargetStats, opts CompareOptions) {
-	bv, bse := m.trend(b)
-	cv, cse := m.trend(c)
-	row.Test, row.BaseSE, row.CurrentSE = TestTrend, bse, cse
+	bt, ct := m.trend(b), m.trend(c)
+	row.Test, row.BaseSE, row.CurrentSE = TestTrend, bt.se, ct.se
 	row.BaseSpanS, row.CurrentSpanS = b.SpanS, c.SpanS
+	if !m.relative {
+		judgeSlope(row, m, bt, ct, c, opts)
+		return
+	}
 	if window := opts.MinTrendWindow.Seconds(); min(b.SpanS, c.SpanS) < window {
-		row.note(fmt.Sprintf("not enough data: a trend needs at least %s of target samples on both sides",
+		row.untested(fmt.Sprintf("not tested: a CPU figure needs at least %s of target samples on both sides",
 			trimFloat(window)+" s"))
 		return
 	}
-	diff := cv - bv
-	if math.Abs(diff) <= 2*math.Hypot(bse, cse) || math.Abs(diff) < opts.floor(m) {
+	diff := ct.v - bt.v
+	if math.Abs(diff) <= 2*math.Hypot(bt.se, ct.se) || math.Abs(diff) < opts.floor(m) {
 		return
 	}
-	if m.relative && math.Abs(row.DeltaPct) < opts.threshold(m) {
+	if math.Abs(row.DeltaPct) < opts.threshold(m) {
 		return
 	}
 	row.Verdict = direction(diff > 0, m.lowerBetter)

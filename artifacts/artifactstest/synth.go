@@ -113,10 +113,15 @@ func target(spec Spec) *artifacts.TargetStats {
 		span = float64(spec.Points)
 	}
 	end := round(40 + spec.RSSSlope*float64(spec.Points)/60)
-	return &artifacts.TargetStats{RSSMB: artifacts.Range{Start: 40, Peak: end, End: end},
-		RSSSlopeMBPerMin: spec.RSSSlope, RSSSlopeSE: se, RSSTailSlopeMBMin: round(spec.RSSSlope / 2),
-		RSSTailSlopeSE: 2 * se, FDs: artifacts.Range{Start: 12, Peak: 14, End: 12}, FDsSlopeSE: 0.05,
-		FDsPerUnit: 1.4, CPUCores: 0.37, CPUCoresSE: 0.01, SpanS: span}
+	// A sample a second, residuals correlated at ρ 0.5: a third of them
+	// effective.
+	fit := &artifacts.SlopeFit{N: int(span) + 1, Rho: 0.5, NEff: round((span + 1) / 3)}
+	st := &artifacts.TargetStats{RSSMB: artifacts.Range{Start: 40, Peak: end, End: end},
+		RSSSlopeMBPerMin: spec.RSSSlope, RSSSlopeSE: se, RSSFit: fit, RSSTailSlopeMBMin: round(spec.RSSSlope / 2),
+		RSSTailSlopeSE: 2 * se, TailWindowS: min(span, 60), FDs: artifacts.Range{Start: 12, Peak: 14, End: 12},
+		FDsSlopeSE: 0.05, FDsFit: fit, FDsPerUnit: 1.4, CPUCores: 0.37, CPUCoresSE: 0.01, SpanS: span}
+	st.RSSRising = artifacts.RSSRising(st)
+	return st
 }
 
 func mean(xs []float64) float64 {

@@ -7,31 +7,34 @@ import (
 	"github.com/benchtui/benchtui/artifacts"
 )
 
-// Fit is a least-squares line through points: its slope per second and the
-// slope's standard error. SE is 0 with fewer than three points (two points
-// always fit exactly), and Span is the time the points cover.
+// Fit is a least-squares line through points: its slope per second and
+// the slope's standard error corrected for autocorrelated residuals, the
+// number of points N, the residuals' lag-1 autocorrelation Rho and the
+// effective number of independent points NEff it leaves, and the time the
+// points cover. SE is 0 with fewer than three points (two points always
+// fit exactly).
 type Fit struct {
 	Slope, SE float64
 	N         int
+	Rho, NEff float64
 	Span      time.Duration
 }
 
 // LineFit fits ys over ts (in seconds). Fewer than two distinct times give
-// a zero Fit. The standard error is the usual OLS one, which assumes
-// independent residuals; successive RSS samples are not quite that, so
-// comparisons also ask for an absolute floor and a minimum window.
+// a zero Fit. Successive samples of a process are autocorrelated (a Go
+// server's RSS follows its GC cycle), so the OLS error, which assumes
+// independent residuals, would call a sawtooth a trend. The error is
+// instead the one for AR(1) residuals of Santer et al. (2000): the lag-1
+// autocorrelation r of the residuals (with Kendall's small-sample bias
+// correction, r + (1+3r)/n, held within [0, 0.97]) leaves n(1-r)/(1+r)
+// effective points, over which the residual variance is taken; artifacts
+// tests the slope with a t-test on NEff-2 degrees of freedom.
 func LineFit(ts, ys []float64) Fit {
 	n := min(len(ts), len(ys))
 	if n < 2 {
-		return Fit{N: n}
+		return Fit{N: n, NEff: float64(n)}
 	}
-	var mt, my float64
-	for i := range n {
-		mt += ts[i]
-		my += ys[i]
-	}
-	mt /= float64(n)
-	my /= float64(n)
+	mt, my := mean(ts[:n]), mean(ys[:n])
 	// Centred sums keep precision when ts are large (hours of seconds).
 	var sxy, sxx float64
 	for i := range n {
@@ -39,20 +42,65 @@ func LineFit(ts, ys []float64) Fit {
 		sxy += dt * (ys[i] - my)
 		sxx += dt * dt
 	}
-	f := Fit{N: n, Span: time.Duration((ts[n-1] - ts[0]) * float64(time.Second))}
+	f := Fit{N: n, NEff: float64(n), Span: time.Duration((ts[n-1] - ts[0]) * float64(time.Second))}
 	if sxx == 0 {
 		return f
 	}
 	f.Slope = sxy / sxx
 	if n > 2 {
-		var sse float64
+		res := make([]float64, n)
 		for i := range n {
-			r := ys[i] - my - f.Slope*(ts[i]-mt)
-			sse += r * r
+			res[i] = ys[i] - my - f.Slope*(ts[i]-mt)
 		}
-		f.SE = math.Sqrt(sse / float64(n-2) / sxx)
+		f.Rho = lag1(res)
+		f.NEff = float64(n) * (1 - f.Rho) / (1 + f.Rho)
+		f.SE = math.Sqrt(sumSquares(res) / max(f.NEff-2, 1) / sxx)
 	}
 	return f
+}
+
+func mean(xs []float64) float64 {
+	var m float64
+	for _, x := range xs {
+		m += x
+	}
+	return m / float64(len(xs))
+}
+
+func sumSquares(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x * x
+	}
+	return s
+}
+
+// lag1 is the lag-1 autocorrelation of residuals res with Kendall's bias
+// correction (the plain estimate is biased low by about (1+3ρ)/n, much of
+// the real correlation of a short run), held within [0, 0.97]: negative
+// correlation is taken as none, and a near unit root still leaves a few
+// effective points rather than none.
+func lag1(res []float64) float64 {
+	var num float64
+	for i := 1; i < len(res); i++ {
+		num += res[i] * res[i-1]
+	}
+	den := sumSquares(res)
+	if den == 0 {
+		return 0
+	}
+	r := num / den
+	r += (1 + 3*r) / float64(len(res))
+	return min(max(r, 0), 0.97)
+}
+
+// slopeFit is how f's error was estimated, as an artifact keeps it; nil
+// without an error (fewer than three points).
+func (f Fit) slopeFit() *artifacts.SlopeFit {
+	if f.N < 3 {
+		return nil
+	}
+	return &artifacts.SlopeFit{N: f.N, Rho: math.Round(f.Rho*1000) / 1000, NEff: math.Round(f.NEff*100) / 100}
 }
 
 // fitOf fits the figure y of the samples over their times, skipping the
@@ -79,12 +127,17 @@ func fds(s Sample) (float64, bool) { return float64(s.FDs), s.FDs >= 0 }
 // samples, and the span the measured samples cover.
 func addTrends(st *artifacts.TargetStats, all, measured []TimedSample, tailWindow time.Duration) {
 	rss, tailFit, fd := fitOf(measured, rssMB), fitOf(tail(measured, tailWindow), rssMB), fitOf(measured, fds)
-	st.RSSSlopeMBPerMin, st.RSSSlopeSE = rss.Slope*60, rss.SE*60
+	st.RSSSlopeMBPerMin, st.RSSSlopeSE, st.RSSFit = rss.Slope*60, rss.SE*60, rss.slopeFit()
 	st.RSSTailSlopeMBMin, st.RSSTailSlopeSE = tailFit.Slope*60, tailFit.SE*60
-	st.FDsSlopePerMin, st.FDsSlopeSE = fd.Slope*60, fd.SE*60
+	st.TailWindowS = tailFit.Span.Seconds()
+	if tailWindow > 0 {
+		st.TailWindowS = min(tailWindow, rss.Span).Seconds()
+	}
+	st.FDsSlopePerMin, st.FDsSlopeSE, st.FDsFit = fd.Slope*60, fd.SE*60, fd.slopeFit()
 	if rss.N > 2 {
 		st.SpanS = rss.Span.Seconds()
 	}
+	st.RSSRising = artifacts.RSSRising(st)
 	st.CPUCoresSE = cpuCoresSE(all)
 }
 
