@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,10 @@ type Ending struct {
 	Failed []FailedCheck
 	// Soaks are the soak verdicts of the steps the soak policy extended.
 	Soaks []SoakVerdict
+	// Rising are the watched targets whose RSS was still rising when a
+	// step ended (TargetStats.RSSRising), soak policy or not; a step whose
+	// soak verdict is a leak already says so and is not repeated here.
+	Rising []RisingTarget
 	// Partial is the run's partial mark: a step was cut short.
 	Partial bool
 	// Stopped says a step was stopped before its end, and StoppedWhy by
@@ -35,6 +40,39 @@ type FailedCheck struct {
 	Check
 }
 
+// RisingTarget is a watched target whose RSS slope over a step's measured
+// samples was significantly above zero and above the leak floors.
+type RisingTarget struct {
+	Step, Target string
+	// SlopeMBPerMin ± SEMBPerMin is the whole-run slope over SpanS seconds.
+	SlopeMBPerMin, SEMBPerMin, SpanS float64
+}
+
+// String says it with the slope's name, window and error: "api RSS still
+// rising: slope +129.2 ± 6.1 MB/min (whole run, 59 s)".
+func (r RisingTarget) String() string {
+	who := r.Target
+	if who != "" {
+		who += " "
+	}
+	return fmt.Sprintf("%sRSS still rising: %s", who, SlopeText(r.SlopeMBPerMin, r.SEMBPerMin, r.SpanS))
+}
+
+// SlopeText is a whole-run RSS slope as every front end names it: "slope
+// +129.2 ± 6.1 MB/min (whole run, 59 s)".
+func SlopeText(slope, se, spanS float64) string {
+	return fmt.Sprintf("slope %+.1f ± %.1f MB/min (whole run, %s s)", slope, se, trimFloat(math.Round(spanS)))
+}
+
+// TailSlopeText is a tail slope as every front end names it: "tail slope
+// (last 60 s) +112.4 MB/min".
+func TailSlopeText(slope, windowS float64) string {
+	if windowS <= 0 {
+		return fmt.Sprintf("tail slope %+.1f MB/min", slope)
+	}
+	return fmt.Sprintf("tail slope (last %s s) %+.1f MB/min", trimFloat(math.Round(windowS)), slope)
+}
+
 // SoakVerdict is what a soak policy found: how often it auto-extended a
 // step and whether the target's RSS still rose when the step ended.
 type SoakVerdict struct {
@@ -44,9 +82,9 @@ type SoakVerdict struct {
 	Extensions, Possible int
 	// Added is the time the extensions added.
 	Added time.Duration
-	// SlopeMBPerMin is the target's RSS tail slope, ThresholdMBPerMin the
-	// policy's.
-	SlopeMBPerMin, ThresholdMBPerMin float64
+	// SlopeMBPerMin is the target's RSS tail slope over its last WindowS
+	// seconds, ThresholdMBPerMin the policy's.
+	SlopeMBPerMin, ThresholdMBPerMin, WindowS float64
 	// Series is the verdict on the probe series the policy watched
 	// (soak.extend_while_rising); nil when it watched RSS only.
 	Series *SeriesVerdict
@@ -62,7 +100,7 @@ func (v SoakVerdict) String() string {
 	if v.Possible > 0 {
 		n += "/" + strconv.Itoa(v.Possible)
 	}
-	s := fmt.Sprintf("auto-extended %s (+%s), RSS %+.1f MB/min", n, v.Added, v.SlopeMBPerMin)
+	s := fmt.Sprintf("auto-extended %s (+%s), RSS %s", n, v.Added, TailSlopeText(v.SlopeMBPerMin, v.WindowS))
 	if v.Series != nil {
 		s += ", " + v.Series.String()
 	}
@@ -96,6 +134,7 @@ func Outcome(a *Artifact) Ending {
 		se := StepOutcome(a, i)
 		e.Failed = append(e.Failed, se.Failed...)
 		e.Soaks = append(e.Soaks, se.Soaks...)
+		e.Rising = append(e.Rising, se.Rising...)
 		if se.Stopped && !e.Stopped {
 			e.Stopped, e.StoppedWhy = true, se.StoppedWhy
 		}
@@ -121,7 +160,30 @@ func StepOutcome(a *Artifact, i int) Ending {
 	if n, added := AutoExtensions(s.Events); n > 0 {
 		e.Soaks = append(e.Soaks, soakVerdict(a, s, n, added))
 	}
+	if !e.Leak() {
+		e.Rising = risingTargets(s)
+	}
 	return e
+}
+
+// risingTargets are the step's targets whose RSS was still rising, named
+// when the step watched several.
+func risingTargets(s *Step) []RisingTarget {
+	rising := func(name string, t *TargetStats) []RisingTarget {
+		if t == nil || !t.RSSRising {
+			return nil
+		}
+		return []RisingTarget{{Step: s.Label, Target: name, SlopeMBPerMin: t.RSSSlopeMBPerMin,
+			SEMBPerMin: t.RSSSlopeSE, SpanS: t.SpanS}}
+	}
+	if len(s.Targets) < 2 {
+		return rising("", s.Target)
+	}
+	var out []RisingTarget
+	for _, name := range s.TargetNames() {
+		out = append(out, rising(name, s.Targets[name])...)
+	}
+	return out
 }
 
 // AutoExtensions counts the extensions the soak policy made among events
@@ -151,15 +213,17 @@ func (e Ending) Leak() bool {
 	return false
 }
 
-// Pass reports whether the run ended whole with every check ok and no leak
-// suspected.
+// Pass reports whether the run ended whole with every check ok, no leak
+// suspected and no RSS still rising. Rising RSS is a warning, not a
+// failure: the exit code of `run` follows the checks unless
+// --fail-on-leak.
 func (e Ending) Pass() bool {
-	return len(e.Failed) == 0 && !e.Leak() && !e.Partial && !e.Stopped
+	return len(e.Failed) == 0 && !e.Leak() && len(e.Rising) == 0 && !e.Partial && !e.Stopped
 }
 
 // Tags are the ending in a few columns each, most severe first, for a
-// list: "✓ pass", or some of "✗ 2", "⚠ leak", "stopped" (which implies
-// partial) or "partial".
+// list: "✓ pass", or some of "✗ 2", "⚠ leak", "⚠ rising", "stopped"
+// (which implies partial) or "partial".
 func (e Ending) Tags() []string {
 	if e.Pass() {
 		return []string{"✓ pass"}
@@ -170,6 +234,9 @@ func (e Ending) Tags() []string {
 	}
 	if e.Leak() {
 		tags = append(tags, "⚠ leak")
+	}
+	if len(e.Rising) > 0 {
+		tags = append(tags, "⚠ rising")
 	}
 	switch {
 	case e.Stopped:
@@ -192,6 +259,9 @@ func (e Ending) String() string {
 	}
 	if e.Leak() {
 		parts = append(parts, "⚠ leak suspected")
+	}
+	if len(e.Rising) > 0 {
+		parts = append(parts, "⚠ RSS still rising")
 	}
 	switch {
 	case e.Stopped && e.StoppedWhy != "":
@@ -223,6 +293,9 @@ func (e Ending) Details(multi bool) []string {
 			mark = "⚠ "
 		}
 		out = append(out, prefix(v.Step)+mark+v.String())
+	}
+	for _, r := range e.Rising {
+		out = append(out, prefix(r.Step)+"⚠ "+r.String())
 	}
 	return out
 }

@@ -96,7 +96,7 @@ func TestOutcomeDetails(t *testing.T) {
 		"✗ rps >= 5000: was 4321",
 		"✗ error_rate <= 0: was 0.0004",
 		"✗ finish: verify: connection refused",
-		"⚠ auto-extended 2/4 (+2m0s), RSS +26.0 MB/min: leak suspected",
+		"⚠ auto-extended 2/4 (+2m0s), RSS tail slope (last 40 s) +26.0 MB/min: leak suspected",
 	}
 	e := artifacts.Outcome(a)
 	if got := e.Details(false); !reflect.DeepEqual(got, want) {
@@ -139,7 +139,7 @@ func TestSoakVerdictWithoutPolicyInConfig(t *testing.T) {
 	if !v.Leak || v.Possible != 0 || v.ThresholdMBPerMin != artifacts.DefaultLeakSlope {
 		t.Errorf("%+v: want the default threshold and no known cap", v)
 	}
-	if got := v.String(); got != "auto-extended 1 (+5s), RSS +1.2 MB/min: leak suspected" {
+	if got := v.String(); got != "auto-extended 1 (+5s), RSS tail slope (last 40 s) +1.2 MB/min: leak suspected" {
 		t.Errorf("String %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 )
@@ -51,8 +52,8 @@ func pausedNote(s *Step) string {
 // addTargetRows adds the soak figures of a watched target.
 func addTargetRows(t *table, ts *TargetStats) {
 	t.add("RSS start / peak / end", rangeMB(ts.RSSMB)+" MB")
-	t.add("RSS slope, whole run", fmt.Sprintf("%.2f MB/min", ts.RSSSlopeMBPerMin))
-	t.add("RSS slope, tail", fmt.Sprintf("%.2f MB/min", ts.RSSTailSlopeMBMin))
+	t.add("RSS slope, whole run"+spanNote(ts.SpanS), slopeCell(ts.RSSSlopeMBPerMin, ts.RSSSlopeSE)+" MB/min"+risingNote(ts))
+	t.add("RSS slope, tail"+spanNote(ts.TailWindowS), slopeCell(ts.RSSTailSlopeMBMin, ts.RSSTailSlopeSE)+" MB/min")
 	t.add("fds start / peak / end", rangeCount(ts.FDs))
 	if ts.FDsPerUnit != 0 {
 		t.add("fds per unit", trimFloat(ts.FDsPerUnit))
@@ -61,6 +62,30 @@ func addTargetRows(t *table, ts *TargetStats) {
 	if ts.CPUCoresPeak > 0 { // not kept in older artifacts
 		t.add("Target CPU peak", fmt.Sprintf("%.2f cores", ts.CPUCoresPeak))
 	}
+}
+
+// spanNote is a slope's window in its row's name: " (59 s)".
+func spanNote(s float64) string {
+	if s <= 0 {
+		return ""
+	}
+	return " (" + trimFloat(math.Round(s)) + " s)"
+}
+
+// slopeCell is a slope with its standard error: "+129.21 ± 6.10".
+func slopeCell(v, se float64) string {
+	if se <= 0 {
+		return fmt.Sprintf("%+.2f", v)
+	}
+	return fmt.Sprintf("%+.2f ± %.2f", v, se)
+}
+
+// risingNote marks a target whose RSS is still rising (RSSRising).
+func risingNote(ts *TargetStats) string {
+	if ts.RSSRising {
+		return " ⚠ still rising"
+	}
+	return ""
 }
 
 // rangeMB is a range of megabytes, unit-less (the column or row says MB).
@@ -75,7 +100,7 @@ func rangeCount(r Range) string {
 // sweepTargetTable lays out the target's resources per step of a sweep, or
 // returns nil when no step watched a target.
 func sweepTargetTable(steps []Step) *table {
-	t := &table{header: []string{"step", "RSS start / peak / end (MB)", "RSS slope (MB/min)",
+	t := &table{header: []string{"step", "RSS start / peak / end (MB)", "RSS slope, whole run (MB/min)",
 		"tail slope (MB/min)", "fds start / peak / end", "CPU (cores)"},
 		right: []bool{false, true, true, true, true, true}}
 	for _, s := range steps {
@@ -83,8 +108,8 @@ func sweepTargetTable(steps []Step) *table {
 		if ts == nil {
 			continue
 		}
-		t.add(s.Label, rangeMB(ts.RSSMB), fmt.Sprintf("%.2f", ts.RSSSlopeMBPerMin),
-			fmt.Sprintf("%.2f", ts.RSSTailSlopeMBMin), rangeCount(ts.FDs), fmt.Sprintf("%.2f", ts.CPUCores))
+		t.add(s.Label, rangeMB(ts.RSSMB), slopeCell(ts.RSSSlopeMBPerMin, ts.RSSSlopeSE)+risingNote(ts),
+			slopeCell(ts.RSSTailSlopeMBMin, ts.RSSTailSlopeSE), rangeCount(ts.FDs), fmt.Sprintf("%.2f", ts.CPUCores))
 	}
 	if len(t.rows) == 0 {
 		return nil

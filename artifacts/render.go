@@ -224,7 +224,7 @@ func testNote(r Row) string {
 		}
 		return n + " " + r.Samples
 	case TestTrend:
-		n := "spans " + trimFloat(r.BaseSpanS) + "+" + trimFloat(r.CurrentSpanS) + " s"
+		n := "spans " + trimFloat(math.Round(r.BaseSpanS)) + "+" + trimFloat(math.Round(r.CurrentSpanS)) + " s"
 		if r.NBase > 0 {
 			n = fmt.Sprintf("n=%d+%d %s", r.NBase, r.NCurrent, n)
 		}

@@ -9,13 +9,21 @@ import (
 
 // A slope fitted to a target's samples (RSS, fds) is tested on an error
 // that allows for autocorrelation: the residuals of one run are not
-// independent (a Go server's RSS follows its GC cycle), so the usual OLS
-// error is far too small and a flat server would look like it leaks. The
-// fit (watch.LineFit) models the residuals as AR(1) and keeps the
-// effective number of independent samples, NEff = N(1-ρ)/(1+ρ), as
-// Santer et al. (2000) do for climate trends; the test is a t-test on
-// NEff-2 degrees of freedom, and two runs' slopes are compared with
-// Welch's t on both.
+// independent (a Go server's RSS follows its GC cycle and settles in a
+// staircase of page faults), so the usual OLS error is far too small and a
+// flat server would look like it leaks. Two bounds are kept, and a slope
+// is judged on the tighter:
+//
+//   - a t-test for stationary noise: the fit (watch.LineFit) models the
+//     residuals as AR(1) and keeps the effective number of independent
+//     samples, NEff = N(1-ρ)/(1+ρ), as Santer et al. (2000) do for
+//     climate trends; the test is on NEff-2 degrees of freedom, two runs'
+//     slopes compared with Welch's t;
+//   - the tilt for bounded disturbances (a sawtooth, a staircase): no
+//     disturbance that stays within the residuals' range can tilt the
+//     fitted slope by more than SlopeFit.Tilt, whatever its correlation;
+//     a slope beyond its tilt (two runs: beyond the sum of theirs) is not
+//     the disturbance's doing.
 
 // SlopeFit says how a slope's standard error was estimated: from N
 // samples whose residuals have lag-1 autocorrelation Rho (bias-corrected),
@@ -25,6 +33,17 @@ type SlopeFit struct {
 	N    int     `json:"n"`
 	Rho  float64 `json:"rho"`
 	NEff float64 `json:"n_eff"`
+	// Tilt, in the slope's unit, is the most a disturbance within the
+	// residuals' range could tilt the slope; 0 when not kept.
+	Tilt float64 `json:"tilt,omitempty"`
+}
+
+// tilt is f's tilt bound, +Inf when unknown (no fit, or none kept).
+func (f *SlopeFit) tilt() float64 {
+	if f == nil || f.Tilt <= 0 {
+		return math.Inf(1)
+	}
+	return f.Tilt
 }
 
 // dof is the slope's degrees of freedom, NEff-2; +Inf without a fit (an
@@ -42,7 +61,7 @@ func (f *SlopeFit) Testable() bool { return f == nil || f.NEff >= MinNEff }
 
 // MinNEff is the fewest effective samples a slope is tested on: with
 // fewer, a GC cycle as long as the run cannot be told from a trend.
-const MinNEff = 5
+const MinNEff = 3
 
 // Critical is the two-sided 5% critical value of a t-test on a slope
 // fitted so.
@@ -94,7 +113,7 @@ const zPower80 = 0.8416
 // (DefaultRSSSlopeFloor).
 const (
 	// LeakGrowthMB is the least growth over the run, in MB.
-	LeakGrowthMB = 2.0
+	LeakGrowthMB = 5.0
 	// LeakGrowthPct is the least growth over the run in percent of the
 	// target's RSS at its start: 2% of a 1 GB server is 20 MB.
 	LeakGrowthPct = 2.0
@@ -117,23 +136,24 @@ func rssSlopeFloor(perMin, spanS, startMB float64) float64 {
 // LeakGrowthPct of the start over the span). A fit with fewer than MinNEff
 // effective samples is never rising.
 func RSSRising(t *TargetStats) bool {
-	if t == nil || t.RSSFit == nil || !t.RSSFit.Testable() || t.SpanS <= 0 {
+	if t == nil || t.RSSFit == nil || t.SpanS <= 0 || (!t.RSSFit.Testable() && t.RSSFit.Tilt <= 0) {
 		return false
 	}
 	slope, se := t.RSSSlopeMBPerMin, t.RSSSlopeSE
 	if slope < rssSlopeFloor(DefaultRSSSlopeFloor, t.SpanS, t.RSSMB.Start) {
 		return false
 	}
-	return se == 0 || slope/se > t.RSSFit.Critical()
+	return se == 0 || slope/se > t.RSSFit.Critical() || slope > t.RSSFit.tilt()
 }
 
 // judgeSlope judges the change of a slope between two runs: worse or
 // better when the difference passes the two-sided 5% Welch t-test on the
-// two autocorrelation-corrected errors and reaches the metric's floor (for
-// RSS, also the leak floors over the current run). A difference that is
-// not significant is same when the test could have seen the floor (80%
-// power), and untested, with how long the runs would need to be, when it
-// could not or when a side has too few effective samples for any test.
+// two autocorrelation-corrected errors, or exceeds the two runs' tilts
+// together, and reaches the metric's floor (for RSS, also the leak floors
+// over the current run). A difference that is not significant is same
+// when either bound could have seen a change at the floor (the t-test at
+// 80% power), and untested, with how long the runs would need to be, when
+// neither could.
 func judgeSlope(row *Row, m metricDef, bt, ct trendFigure, cur *TargetStats, opts CompareOptions) {
 	span := min(row.BaseSpanS, row.CurrentSpanS)
 	if span <= 0 {
@@ -145,30 +165,34 @@ func judgeSlope(row *Row, m metricDef, bt, ct trendFigure, cur *TargetStats, opt
 	} else {
 		row.note("standard errors of an older artifact assume independent samples")
 	}
-	floorAt := func(s float64) float64 { return slopeFloorAt(m, cur, opts, s) }
+	floor := slopeFloorAt(m, cur, opts, cur.SpanS)
 	diff, seDiff := ct.v-bt.v, math.Hypot(bt.se, ct.se)
+	testable := bt.fit.Testable() && ct.fit.Testable()
 	df := welchDOF(bt.se, bt.fit.dof(), ct.se, ct.fit.dof())
-	if !bt.fit.Testable() || !ct.fit.Testable() {
-		neff := min(bt.fit.NEff, ct.fit.NEff) // both are fits: an older artifact is always testable
-		least := span * MinNEff / max(neff, 0.1)
-		mde := detectable(tCritical(MinNEff-2), seDiff)
-		row.untested(fmt.Sprintf("too short to judge: the target's samples are too correlated for a slope "+
-			"(%.1f effective of %d needed); %s", neff, MinNEff, howLong(mde, span, least, floorAt)))
-		return
-	}
-	c5 := tCritical(df)
-	if seDiff > 0 {
+	c5, tilt := tCritical(df), bt.fit.tilt()+ct.fit.tilt()
+	if testable && seDiff > 0 {
 		row.P = tP(diff/seDiff, df)
 	}
-	if math.Abs(diff) >= floorAt(cur.SpanS) && math.Abs(diff) > c5*seDiff {
+	beyond := math.Abs(diff) > tilt || (testable && math.Abs(diff) > c5*seDiff)
+	if beyond && math.Abs(diff) >= floor {
 		row.Verdict = direction(diff > 0, m.lowerBetter)
 		return
 	}
-	if mde := detectable(c5, seDiff); mde > floorAt(cur.SpanS) {
-		row.untested(fmt.Sprintf("too short to judge: changes under %s %s cannot be told from noise "+
-			"(least worth judging %s); %s", trendNumber(m.name, mde), slopeUnit(m.name),
-			trendNumber(m.name, floorAt(cur.SpanS)), howLong(mde, span, span, floorAt)))
+	mde := tilt
+	if testable {
+		mde = min(mde, detectable(c5, seDiff))
 	}
+	if mde <= floor {
+		return
+	}
+	why := fmt.Sprintf("changes under %s %s cannot be told from noise", trendNumber(m.name, mde), slopeUnit(m.name))
+	if math.IsInf(mde, 1) {
+		why = fmt.Sprintf("the target's samples are too correlated for a slope (%.1f effective of %d needed)",
+			min(bt.fit.NEff, ct.fit.NEff), MinNEff)
+		mde = detectable(tCritical(MinNEff-2), seDiff)
+	}
+	row.untested(fmt.Sprintf("too short to judge: %s (least worth judging %s); %s", why,
+		trendNumber(m.name, floor), howLong(mde, span, func(s float64) float64 { return slopeFloorAt(m, cur, opts, s) })))
 }
 
 // slopeFloor is a slope metric's least change worth a verdict over the
@@ -191,13 +215,14 @@ func slopeFloorAt(m metricDef, cur *TargetStats, opts CompareOptions, spanS floa
 func detectable(c5, se float64) float64 { return (c5 + zPower80) * se }
 
 // howLong says how long both runs would need to be for a change at the
-// floor to be seen: a slope's error falls as span^-3/2 at a fixed
-// sampling rate, so the detectable change at s seconds is
-// mde·(span/s)^1.5; the answer is the first s from least on (in 5% steps,
-// up to a day) where it reaches the floor at s.
-func howLong(mde, span, least float64, floorAt func(float64) float64) string {
-	for s := max(least, span); s <= 86400; s *= 1.05 {
-		if mde*math.Pow(span/s, 1.5) <= floorAt(s) {
+// floor to be seen. A slope's error falls as span^-3/2 over independent
+// noise but only as 1/span over a bounded cycle (a GC sawtooth), so the
+// detectable change at s seconds is taken as mde·span/s, the slower; the
+// answer is the first s (in 5% steps, up to a day) where it reaches the
+// floor at s.
+func howLong(mde, span float64, floorAt func(float64) float64) string {
+	for s := span; s <= 86400; s *= 1.05 {
+		if mde*span/s <= floorAt(s) {
 			return fmt.Sprintf("about %s s on both sides would do", roundUp10(s))
 		}
 	}

@@ -38,7 +38,7 @@ func soakVerdict(a *Artifact, s *Step, n int, added time.Duration) SoakVerdict {
 	v := SoakVerdict{Step: s.Label, Extensions: n, Possible: rule.possible, Added: added,
 		ThresholdMBPerMin: rule.slope}
 	if t := soakTargetStats(s, a.Group.Config); t != nil {
-		v.SlopeMBPerMin = t.RSSTailSlopeMBMin
+		v.SlopeMBPerMin, v.WindowS = t.RSSTailSlopeMBMin, t.TailWindowS
 		v.Leak = v.SlopeMBPerMin > v.ThresholdMBPerMin
 	}
 	if sr, ok := seriesRuleOf(a.Group.Config); ok {

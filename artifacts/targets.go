@@ -108,7 +108,7 @@ func compareTargetFigures(out *Comparison, group, label, suffix string, b, c *Ta
 // the kubelet's working set for a cgroup, PSS for a process tree, else
 // RSS, named in its own column.
 func targetsTable(steps []Step) *table {
-	t := &table{header: []string{"step", "target", "memory", "start / peak / end (MB)", "RSS slope (MB/min)",
+	t := &table{header: []string{"step", "target", "memory", "start / peak / end (MB)", "RSS slope, whole run (MB/min)",
 		"CPU (cores)", "CPU peak (cores)", "fds start / peak / end"},
 		right: []bool{false, false, false, true, true, true, true, true}}
 	for _, s := range steps {
@@ -130,7 +130,7 @@ func targetsTable(steps []Step) *table {
 
 func targetCells(ts *TargetStats) []string {
 	kind, mem := ts.Memory()
-	return []string{kind, rangeMB(mem), fmt.Sprintf("%.2f", ts.RSSSlopeMBPerMin),
+	return []string{kind, rangeMB(mem), slopeCell(ts.RSSSlopeMBPerMin, ts.RSSSlopeSE) + risingNote(ts),
 		fmt.Sprintf("%.2f", ts.CPUCores), fmt.Sprintf("%.2f", ts.CPUCoresPeak), rangeCount(ts.FDs)}
 }
 

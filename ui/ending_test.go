@@ -40,8 +40,9 @@ func soakSnapshot(t time.Duration, n int, phase engine.Phase) engine.Snapshot {
 		Interval: engine.Stats{Requests: 775, RPS: 3100, P50: 2.41, P90: 5.2, P99: 14.9, Max: 33},
 		Total:    engine.Stats{Requests: int64(3100 * t.Seconds()), RPS: 3098.2, P50: 2.4, P90: 5.1, P99: 14.2, Max: 61},
 		InFlight: 50, Target: &engine.ProcSample{RSSMB: pts[59].RSSMB, FDs: 64}, TargetName: "api",
-		Self:     &engine.ProcSample{RSSMB: 31, FDs: 14},
-		RSSSlope: 26.04, RSSRising: true, Series: pts, Events: autoExtended(n),
+		Self:   &engine.ProcSample{RSSMB: 31, FDs: 14},
+		RSS:    engine.RSSTrend{Slope: 27.1, SE: 0.8, SpanS: t.Seconds(), Rising: true, Tail: 26.04, TailWindowS: 60, TailAbove: true},
+		Series: pts, Events: autoExtended(n),
 		Extended: time.Duration(n) * time.Minute, SoakLeft: max(0, 240*time.Second-time.Duration(n)*time.Minute),
 	}
 }
@@ -55,7 +56,7 @@ func soakArtifact() *artifacts.Artifact {
 	s.Label, s.DurationS, s.Events = "concurrency=50", 540, autoExtended(4)
 	s.Checks = []artifacts.Check{{Name: "p99 <= 50ms", OK: true, Value: 14.2}}
 	s.Target = &artifacts.TargetStats{RSSMB: artifacts.Range{Start: 40, Peak: 270.1, End: 270.1},
-		RSSSlopeMBPerMin: 26.1, RSSTailSlopeMBMin: 26.04, FDs: artifacts.Range{Start: 12, Peak: 66, End: 64}}
+		RSSSlopeMBPerMin: 26.1, RSSTailSlopeMBMin: 26.04, TailWindowS: 60, FDs: artifacts.Range{Start: 12, Peak: 66, End: 64}}
 	return a
 }
 
@@ -126,7 +127,7 @@ var endings = []struct {
 		return a
 	}, doneSnapshot, "▸ G1 ✗ 2", []string{"ended ✗ 2 checks failed", "✗ p99 <= 5ms: was 9.75 ms", "✗ error_rate <= 0: was 0.0004"}},
 	{"leak", 1, soakArtifact, func() engine.Snapshot { return soakSnapshot(540*time.Second, 4, engine.PhaseDone) },
-		"▸ G5 ⚠ leak", []string{"ended ⚠ leak suspected", "auto-extended 4/4 (+4m0s)", "+26.0 MB/min", "leak suspected"}},
+		"▸ G5 ⚠ leak", []string{"ended ⚠ leak suspected", "auto-extended 4/4 (+4m0s)", "tail slope", "+26.0", "leak suspected"}},
 }
 
 func TestGoldenEndings(t *testing.T) {
@@ -173,7 +174,7 @@ func TestGoldenSoakRunning(t *testing.T) {
 			m.Update(SnapshotMsg{Group: 1, Sess: sess, Snap: soakSnapshot(400*time.Second, 2, engine.PhaseMeasure)})
 			s := screen(m)
 			checkShape(t, s, sz.w, sz.h)
-			for _, want := range []string{"G5 running", "auto-extended 2/4 · +2m0s", "next check in 20s", "RSS +26.0 MB/min: leak suspected"} {
+			for _, want := range []string{"G5 running", "auto-extended 2/4 · +2m0s", "next check in 20s", "tail slope", "+26.0", "leak suspected"} {
 				if !strings.Contains(s, want) {
 					t.Errorf("no %q on screen", want)
 				}

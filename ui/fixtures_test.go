@@ -69,8 +69,9 @@ func runningSnapshot(state engine.State, rising bool) engine.Snapshot {
 		Interval: engine.Stats{Requests: 1475, RPS: 5900, P50: 1.21, P90: 3.02, P99: 8.4, Max: 21.7},
 		Total:    engine.Stats{Requests: 88500, Errors: 3, RPS: 5912.4, P50: 1.2, P90: 3.1, P99: 8.1, Max: 46},
 		InFlight: 8, Target: &engine.ProcSample{RSSMB: 41.6, FDs: 61}, TargetName: "api",
-		Self:     &engine.ProcSample{RSSMB: 30.2, FDs: 12},
-		RSSSlope: 6.52, RSSRising: rising, Series: pts,
+		Self:   &engine.ProcSample{RSSMB: 30.2, FDs: 12},
+		RSS:    engine.RSSTrend{Slope: 6.52, SE: 0.31, SpanS: 15, Rising: rising, Tail: 6.52, TailWindowS: 15, TailAbove: rising},
+		Series: pts,
 	}
 }
 

@@ -118,7 +118,7 @@ func TestGoldenRunning(t *testing.T) {
 			running(t, m, engine.StateRunning, true)
 			s := screen(m)
 			checkShape(t, s, sz.w, sz.h)
-			for _, want := range []string{"step 1/1 concurrency=8", " drop", "api RSS", "+6.5 MB/min — e to extend", "worse", "┤"} {
+			for _, want := range []string{"step 1/1 concurrency=8", " drop", "api RSS", "⚠ api RSS still rising", "worse", "┤"} {
 				if !strings.Contains(s, want) {
 					t.Errorf("no %q on screen", want)
 				}

@@ -20,7 +20,7 @@ func TestDetailCyclesTargets(t *testing.T) {
 		m.Update(SnapshotMsg{Group: 0, Sess: m.groups[0].sess, Snap: snap})
 	}
 	view := screen(m)
-	if !strings.Contains(view, "api RSS 41.6 MB +6.5/min") || !strings.Contains(view, "api fds 61 [1/2 t]") {
+	if !strings.Contains(view, "api RSS 41.6 MB +6.5±0.3/min") || !strings.Contains(view, "api fds 61 [1/2 t]") {
 		t.Errorf("first target's charts not drawn:\n%s", view)
 	}
 	m.Update(press("t"))

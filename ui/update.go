@@ -111,8 +111,9 @@ func (m *Model) tellSoak(gr *group) {
 		return
 	}
 	gr.autoSeen = n
-	m.setStatus(fmt.Sprintf("%s: soak auto-extended the step (%d, +%s in all): RSS %+.1f MB/min",
-		gr.g.ID, n, dur(added), gr.snap.RSSSlope), false)
+	r := gr.snap.RSS
+	m.setStatus(fmt.Sprintf("%s: soak auto-extended the step (%d, +%s in all): RSS %s",
+		gr.g.ID, n, dur(added), artifacts.TailSlopeText(r.Tail, r.TailWindowS)), false)
 }
 
 func (m *Model) onEnded(msg endedMsg) tea.Cmd {

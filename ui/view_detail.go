@@ -3,7 +3,9 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/guptarohit/asciigraph"
 )
@@ -141,7 +143,7 @@ func (m *Model) resourceGraphs(gr *group, w, lines int) []string {
 	if who == "" {
 		who = "benchtui (self)"
 	}
-	slope := fmt.Sprintf(" %+.1f/min", s.RSSSlope)
+	slope := liveSlope(s.RSS)
 	if name, c, r, f, ok := gr.otherTarget(); ok {
 		who, cur, rss, fds = name, c, r, f
 	}
@@ -179,20 +181,31 @@ func sideBySide(capL, capR string, left, right []string) []string {
 	return out
 }
 
-// banner warns while the RSS still climbs, and says what the soak policy
-// did once it extended the step.
+// liveSlope is the whole-run RSS slope so far in a chart's caption:
+// " +131±9/min (45 s)", the figure and window the artifact will keep.
+func liveSlope(r engine.RSSTrend) string {
+	if r.SpanS <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" %+.1f±%.1f/min (%s)", r.Slope, r.SE, dur(time.Duration(r.SpanS*float64(time.Second))))
+}
+
+// banner warns while the RSS still climbs (the test the artifact's
+// rss_rising applies, over the samples so far), and says what the soak
+// policy did once it extended the step.
 func (m *Model) banner(gr *group, w int) []string {
 	if soak := m.soakLines(gr, w); soak != nil {
 		return soak
 	}
-	if !gr.seen || !gr.snap.RSSRising || gr.state == stateDone {
+	if !gr.seen || !gr.snap.RSS.Rising || gr.state == stateDone {
 		return nil
 	}
 	who := gr.snap.TargetName
 	if gr.snap.Target == nil {
 		who = "benchtui (self)"
 	}
-	text := fmt.Sprintf(" %s RSS %+.1f MB/min — e to extend ", who, gr.snap.RSSSlope)
+	r := gr.snap.RSS
+	text := fmt.Sprintf(" ⚠ %s RSS still rising: %s · e extends ", who, artifacts.SlopeText(r.Slope, r.SE, r.SpanS))
 	return []string{m.st.Banner.Render(fit(text, w))}
 }
 

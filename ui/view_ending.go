@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -26,6 +25,9 @@ func (gr *group) ended() bool {
 // ended, as many as fit in room columns, else the state word.
 func (m *Model) stateText(gr *group, room int) string {
 	if !gr.ended() {
+		if gr.seen && gr.snap.RSS.Rising {
+			return m.st.state(gr.state) + " " + m.st.tag("⚠")
+		}
 		return m.st.state(gr.state)
 	}
 	var out []string
@@ -86,15 +88,18 @@ func (m *Model) soakLines(gr *group, w int) []string {
 	}
 	parts = append(parts, nextCheck(s, step))
 	style := m.st.Dim
+	tail := artifacts.TailSlopeText(s.RSS.Tail, s.RSS.TailWindowS)
 	switch {
-	case s.RSSRising && n > 0:
-		parts, style = append(parts, fmt.Sprintf("RSS %+.1f MB/min: leak suspected", s.RSSSlope)), m.st.Banner
-	case s.RSSRising:
-		parts, style = append(parts, fmt.Sprintf("RSS %+.1f MB/min rising", s.RSSSlope)), m.st.Banner
+	case s.RSS.TailAbove && n > 0:
+		parts, style = append(parts, tail+": leak suspected"), m.st.Banner
+	case s.RSS.TailAbove:
+		parts, style = append(parts, tail+" rising"), m.st.Banner
 	}
 	var lines []string
 	for _, l := range joinFit(parts, " · ", w) {
-		lines = append(lines, style.Render(fit(l, w)))
+		for _, wrapped := range wrapAt(l, ": ", w) {
+			lines = append(lines, style.Render(fit(wrapped, w)))
+		}
 	}
 	return lines
 }

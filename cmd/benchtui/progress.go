@@ -92,6 +92,9 @@ func printEnding(w io.Writer, a *artifacts.Artifact, dir string) {
 			}
 		}
 	}
+	for _, r := range e.Rising {
+		fmt.Fprintf(w, "  %s ⚠ %s\n", r.Step, r)
+	}
 }
 
 func printStepDetails(w io.Writer, s artifacts.Step) {
@@ -102,8 +105,9 @@ func printStepDetails(w io.Writer, s artifacts.Step) {
 		fmt.Fprintf(w, "  %s %s: p50 %.2fms p99 %.2fms max %.2fms\n", s.Label, name, p.P50, p.P99, p.Max)
 	}
 	if t := s.Target; t != nil {
-		fmt.Fprintf(w, "  %s target: rss %.1f→%.1f MB (peak %.1f), slope %.2f MB/min, tail %.2f MB/min, fds %.0f→%.0f, cpu %.2f cores\n",
-			s.Label, t.RSSMB.Start, t.RSSMB.End, t.RSSMB.Peak, t.RSSSlopeMBPerMin, t.RSSTailSlopeMBMin, t.FDs.Start, t.FDs.End, t.CPUCores)
+		fmt.Fprintf(w, "  %s target: rss %.1f→%.1f MB (peak %.1f), %s, %s, fds %.0f→%.0f, cpu %.2f cores\n",
+			s.Label, t.RSSMB.Start, t.RSSMB.End, t.RSSMB.Peak, artifacts.SlopeText(t.RSSSlopeMBPerMin, t.RSSSlopeSE, t.SpanS),
+			artifacts.TailSlopeText(t.RSSTailSlopeMBMin, t.TailWindowS), t.FDs.Start, t.FDs.End, t.CPUCores)
 	}
 	printTargets(w, s)
 	for _, e := range s.Events {

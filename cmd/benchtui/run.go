@@ -28,8 +28,10 @@ type runFlags struct {
 	duration time.Duration
 	count    int
 	format   string
-	shard    shardFlags
-	metrics  metricsFlags
+	// failOnLeak makes a target whose RSS is still rising fail the run.
+	failOnLeak bool
+	shard      shardFlags
+	metrics    metricsFlags
 }
 
 // runFormats are the values of run --format.
@@ -44,6 +46,7 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.DurationVar(&f.duration, "duration", 0, "replace every step's duration, soaks not extended (for quick tries)")
 	fs.IntVar(&f.count, "count", 0, "run every step N times, each run one sample for comparisons (replaces repeat:)")
 	fs.StringVar(&f.format, "format", formatText, "stdout `format`: text (tables), json (one summary document) or csv (a row per step)")
+	fs.BoolVar(&f.failOnLeak, "fail-on-leak", false, "exit 1 when a watched target's RSS is still rising (⚠), as a failed check would")
 	f.shard.register(fs)
 	f.metrics.define(fs)
 	return fs
@@ -163,6 +166,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	h := newHeadless(pl, artifactsDir(f.out, pl), shardOutput(shard, f.format, newRunOutput(f.format, stdout), stdout, stderr), stderr)
+	h.failOnLeak = f.failOnLeak
 	if shard.Active() {
 		h.live = &liveWriter{w: stderr, sh: shard}
 	}
@@ -195,6 +199,8 @@ type headless struct {
 	out    runOutput
 	stderr io.Writer
 	live   *liveWriter // a shard's live lines; nil otherwise
+	// failOnLeak: a target whose RSS is still rising fails the run.
+	failOnLeak bool
 
 	// mu makes the artifact writes single-owner: the main path and a
 	// second interrupt both store through it, each session's artifact is
@@ -232,7 +238,7 @@ func (h *headless) runAll(ctx context.Context, run *engine.Run, groups []*plan.G
 		res, lost, err := h.runGroup(ctx, run, g, intr)
 		if a := res.artifact; a != nil {
 			results = append(results, a)
-			if a.Failed() || lost {
+			if a.Failed() || lost || (h.failOnLeak && leaking(a)) {
 				code = exitFail
 			}
 		}
@@ -381,4 +387,11 @@ func (h *headless) write(a *artifacts.Artifact) (string, error) {
 	}
 	fmt.Fprintf(h.stderr, "%s: artifact %s%s\n", a.Group.ID, path, map[bool]string{true: " (partial)"}[a.Run.Partial])
 	return path, nil
+}
+
+// leaking reports whether a's ending suspects a leak or has a target whose
+// RSS is still rising.
+func leaking(a *artifacts.Artifact) bool {
+	e := artifacts.Outcome(a)
+	return e.Leak() || len(e.Rising) > 0
 }

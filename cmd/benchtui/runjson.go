@@ -42,6 +42,10 @@ type endingSummary struct {
 	Tags         []string `json:"tags"`
 	FailedChecks int      `json:"failed_checks"`
 	Leak         bool     `json:"leak"`
+	// RSSRising lists the targets whose RSS was still rising, in words
+	// ("api RSS still rising: slope +129.2 ± 6.1 MB/min (whole run, 59
+	// s)", the step first when the group has several); empty when none.
+	RSSRising []string `json:"rss_rising"`
 	Stopped      bool     `json:"stopped"`
 	StoppedWhy   string   `json:"stopped_why,omitempty"`
 }
@@ -105,7 +109,7 @@ func summarizeGroup(r groupResult, cmp *artifacts.Comparison) groupSummary {
 	g.Started = &started
 	e := artifacts.Outcome(a)
 	g.Ending = &endingSummary{Pass: e.Pass(), Tags: e.Tags(), FailedChecks: len(e.Failed),
-		Leak: e.Leak(), Stopped: e.Stopped, StoppedWhy: e.StoppedWhy}
+		Leak: e.Leak(), RSSRising: risingLines(e, len(a.Steps) > 1), Stopped: e.Stopped, StoppedWhy: e.StoppedWhy}
 	for _, s := range a.Steps {
 		checks, params := s.Checks, s.Params
 		if checks == nil {
@@ -120,4 +124,18 @@ func summarizeGroup(r groupResult, cmp *artifacts.Comparison) groupSummary {
 			Verdicts: artifacts.JSONRows(stepVerdicts(cmp, a.Group.ID, s.Label))})
 	}
 	return g
+}
+
+// risingLines are the ending's rising targets in words, each with its step
+// when multi.
+func risingLines(e artifacts.Ending, multi bool) []string {
+	out := []string{}
+	for _, r := range e.Rising {
+		line := r.String()
+		if multi {
+			line = r.Step + ": " + line
+		}
+		out = append(out, line)
+	}
+	return out
 }

@@ -94,11 +94,8 @@ type Snapshot struct {
 	Others []NamedSample
 	// Self is benchtui's own process.
 	Self *ProcSample
-	// RSSSlope is the target's (else benchtui's) RSS tail slope in MB/min
-	// over the soak window, and RSSRising whether it is above the group's
-	// soak threshold (or 1 MB/min without a soak policy).
-	RSSSlope  float64
-	RSSRising bool
+	// RSS is the target's (else benchtui's) RSS trend so far.
+	RSS RSSTrend
 	// Extended is how much the step's measured phase was lengthened so
 	// far, by the soak policy and the operator. SoakLeft is how much more
 	// the soak policy may add, zero without one: its max is the step's
@@ -114,6 +111,20 @@ type Snapshot struct {
 	Err error
 	// Finished steps, for the console's last-result column.
 	Done []artifacts.Step
+}
+
+// RSSTrend is a target's RSS trend over the measured samples so far, the
+// figures its artifact will end with: Slope ± SE in MB/min over SpanS
+// seconds of wall clock (the artifact's rss_slope_mb_per_min, "slope,
+// whole run"), Rising the verdict of artifacts.RSSRising on them (the ⚠
+// "RSS still rising"), and Tail the slope over the last TailWindowS
+// seconds, the one the soak policy extends on; TailAbove says it is above
+// the policy's threshold (1 MB/min without a policy) over enough samples.
+type RSSTrend struct {
+	Slope, SE, SpanS  float64
+	Rising            bool
+	Tail, TailWindowS float64
+	TailAbove         bool
 }
 
 // soakLimit is what the group's soak policy may add to a step in all:

@@ -465,10 +465,13 @@ func (st *stepRun) onTargetExitOf(t runners.TargetHandle, name string) bool {
 func (st *stepRun) tick() bool {
 	now := time.Now()
 	st.mu.Lock()
-	phase, active, planned := st.phase, st.activeLocked(now), st.planned
+	phase, active, planned, wall := st.phase, st.activeLocked(now), st.planned, now.Sub(st.phaseAt)
 	st.mu.Unlock()
 	st.tally.tick(now, active, phase == PhaseMeasure, st.env)
-	st.sampleTarget(active, phase == PhaseMeasure)
+	// The target lives on the wall clock: a pause stops the load, not its
+	// memory, so its samples are timed from the phase's start, pauses
+	// included (the load's figures use active time).
+	st.sampleTarget(wall, phase == PhaseMeasure)
 	st.s.publish(st.snapshot(st.state()))
 	if planned <= 0 || active < planned {
 		return false // no planned time: a Driver ends the step itself

@@ -56,27 +56,27 @@ func (w *watchState) sampleOthersBefore() {
 // measuring, adds their sum with the first target's sample of this round
 // to the sum's history. A round in which one of them could not be read
 // adds no sum: a gap is better than a sum that drops by a whole process.
-func (w *watchState) sampleOthers(active time.Duration, measuring bool) {
+func (w *watchState) sampleOthers(at time.Duration, measuring bool) {
 	if len(w.others) == 0 {
 		return
 	}
 	sum, whole := watch.Sample{}, true
-	if first, ok := w.targetHist.Last(); ok && first.T == active && w.target != nil {
+	if first, ok := w.targetHist.Last(); ok && first.T == at && w.target != nil {
 		addToSum(&sum, first.Sample)
 	} else {
 		whole = false
 	}
 	for _, o := range w.others {
-		o.last = takeSample(o.Watch, &o.hist, active, measuring)
+		o.last = takeSample(o.Watch, &o.hist, at, measuring)
 		s, ok := o.hist.Last()
-		if o.last == nil || !ok || s.T != active {
+		if o.last == nil || !ok || s.T != at {
 			whole = false
 			continue
 		}
 		addToSum(&sum, s.Sample)
 	}
 	if measuring && whole {
-		w.sumHist.Add(watch.TimedSample{T: active, Sample: sum})
+		w.sumHist.Add(watch.TimedSample{T: at, Sample: sum})
 	}
 }
 

@@ -53,8 +53,9 @@ func (st *stepRun) sampleBefore() {
 	st.watched.sampleOthersBefore()
 }
 
-// sampleTarget takes a sample when one is due.
-func (st *stepRun) sampleTarget(active time.Duration, measuring bool) {
+// sampleTarget takes a sample, timed at wall (since the phase began,
+// pauses included), when one is due.
+func (st *stepRun) sampleTarget(wall time.Duration, measuring bool) {
 	w := &st.watched
 	now := time.Now()
 	w.mu.Lock()
@@ -64,9 +65,9 @@ func (st *stepRun) sampleTarget(active time.Duration, measuring bool) {
 	}
 	w.lastSample = now
 	watcher, _ := st.s.watcher()
-	w.target = takeSample(watcher, &w.targetHist, active, measuring)
-	w.self = takeSample(st.s.opts.Self, &w.selfHist, active, measuring)
-	w.sampleOthers(active, measuring)
+	w.target = takeSample(watcher, &w.targetHist, wall, measuring)
+	w.self = takeSample(st.s.opts.Self, &w.selfHist, wall, measuring)
+	w.sampleOthers(wall, measuring)
 	var rss, fds, self float64
 	if w.target != nil {
 		rss, fds = w.target.RSSMB, float64(w.target.FDs)
@@ -79,7 +80,7 @@ func (st *stepRun) sampleTarget(active time.Duration, measuring bool) {
 	st.tally.mu.Unlock()
 }
 
-func takeSample(w Watcher, h *watch.History, active time.Duration, measuring bool) *ProcSample {
+func takeSample(w Watcher, h *watch.History, at time.Duration, measuring bool) *ProcSample {
 	if w == nil {
 		return nil
 	}
@@ -88,7 +89,7 @@ func takeSample(w Watcher, h *watch.History, active time.Duration, measuring boo
 		return nil
 	}
 	if measuring {
-		h.Add(watch.TimedSample{T: active, Sample: s})
+		h.Add(watch.TimedSample{T: at, Sample: s})
 	}
 	return &ProcSample{RSSMB: s.RSSMB(), FDs: s.FDs, Threads: s.Threads, CPUCores: s.CPUCores, PID: pid,
 		WorkingSetMB: max(0, mb(s.WorkingSetBytes)), PSSMB: max(0, mb(s.PSSBytes))}
@@ -110,8 +111,19 @@ func (w *watchState) fill(snap *Snapshot, s *Session) {
 		hist = &w.selfHist
 	}
 	window, threshold := s.group.SoakRule()
-	snap.RSSSlope = hist.TailSlope(window)
-	snap.RSSRising = hist.Len() >= minSlopeSamples && snap.RSSSlope > threshold
+	snap.RSS = rssTrend(hist, window, threshold)
+}
+
+// rssTrend is the RSS trend of the samples in hist so far, judged as the
+// step's artifact will judge them.
+func rssTrend(hist *watch.History, window time.Duration, threshold float64) RSSTrend {
+	if hist.Len() == 0 {
+		return RSSTrend{}
+	}
+	st := hist.Analyze(0, window, 0)
+	return RSSTrend{Slope: st.RSSSlopeMBPerMin, SE: st.RSSSlopeSE, SpanS: st.SpanS, Rising: st.RSSRising,
+		Tail: st.RSSTailSlopeMBMin, TailWindowS: st.TailWindowS,
+		TailAbove: hist.Len() >= minSlopeSamples && st.RSSTailSlopeMBMin > threshold}
 }
 
 // soakExtend applies the soak policy at the end of the planned time: while

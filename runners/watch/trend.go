@@ -17,7 +17,10 @@ type Fit struct {
 	Slope, SE float64
 	N         int
 	Rho, NEff float64
-	Span      time.Duration
+	// Tilt is the most a disturbance no larger than the residuals could
+	// tilt the slope, whatever its correlation: max|residual|·Σ|t-t̄|/Σ(t-t̄)².
+	Tilt float64
+	Span time.Duration
 }
 
 // LineFit fits ys over ts (in seconds). Fewer than two distinct times give
@@ -25,10 +28,10 @@ type Fit struct {
 // server's RSS follows its GC cycle), so the OLS error, which assumes
 // independent residuals, would call a sawtooth a trend. The error is
 // instead the one for AR(1) residuals of Santer et al. (2000): the lag-1
-// autocorrelation r of the residuals (with Kendall's small-sample bias
-// correction, r + (1+3r)/n, held within [0, 0.97]) leaves n(1-r)/(1+r)
-// effective points, over which the residual variance is taken; artifacts
-// tests the slope with a t-test on NEff-2 degrees of freedom.
+// autocorrelation r of the residuals (held within [0, 0.97]) leaves
+// n(1-r)/(1+r) effective points, over which the residual variance is
+// taken; artifacts tests the slope with a t-test on NEff-2 degrees of
+// freedom.
 func LineFit(ts, ys []float64) Fit {
 	n := min(len(ts), len(ys))
 	if n < 2 {
@@ -55,6 +58,7 @@ func LineFit(ts, ys []float64) Fit {
 		f.Rho = lag1(res)
 		f.NEff = float64(n) * (1 - f.Rho) / (1 + f.Rho)
 		f.SE = math.Sqrt(sumSquares(res) / max(f.NEff-2, 1) / sxx)
+		f.Tilt = maxAbs(res) * sumAbsDev(ts[:n], mt) / sxx
 	}
 	return f
 }
@@ -67,6 +71,22 @@ func mean(xs []float64) float64 {
 	return m / float64(len(xs))
 }
 
+func maxAbs(xs []float64) float64 {
+	var m float64
+	for _, x := range xs {
+		m = max(m, math.Abs(x))
+	}
+	return m
+}
+
+func sumAbsDev(xs []float64, m float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += math.Abs(x - m)
+	}
+	return s
+}
+
 func sumSquares(xs []float64) float64 {
 	var s float64
 	for _, x := range xs {
@@ -75,11 +95,12 @@ func sumSquares(xs []float64) float64 {
 	return s
 }
 
-// lag1 is the lag-1 autocorrelation of residuals res with Kendall's bias
-// correction (the plain estimate is biased low by about (1+3ρ)/n, much of
-// the real correlation of a short run), held within [0, 0.97]: negative
-// correlation is taken as none, and a near unit root still leaves a few
-// effective points rather than none.
+// lag1 is the lag-1 autocorrelation of residuals res, held within [0,
+// 0.97]: negative correlation is taken as none, and a near unit root still
+// leaves a few effective points rather than none. It is not corrected for
+// its small-sample bias (about -(1+3ρ)/n): corrected, the 30 s staircase
+// of a flat server's RSS (page faults as its heap settles) left fewer
+// than three effective samples, too few to judge the same server twice.
 func lag1(res []float64) float64 {
 	var num float64
 	for i := 1; i < len(res); i++ {
@@ -90,7 +111,6 @@ func lag1(res []float64) float64 {
 		return 0
 	}
 	r := num / den
-	r += (1 + 3*r) / float64(len(res))
 	return min(max(r, 0), 0.97)
 }
 
@@ -100,7 +120,8 @@ func (f Fit) slopeFit() *artifacts.SlopeFit {
 	if f.N < 3 {
 		return nil
 	}
-	return &artifacts.SlopeFit{N: f.N, Rho: math.Round(f.Rho*1000) / 1000, NEff: math.Round(f.NEff*100) / 100}
+	return &artifacts.SlopeFit{N: f.N, Rho: math.Round(f.Rho*1000) / 1000, NEff: math.Round(f.NEff*100) / 100,
+		Tilt: f.Tilt * 60}
 }
 
 // fitOf fits the figure y of the samples over their times, skipping the
