@@ -45,9 +45,9 @@ type endingSummary struct {
 	// RSSRising lists the targets whose RSS was still rising, in words
 	// ("api RSS still rising: slope +129.2 ± 6.1 MB/min (whole run, 59
 	// s)", the step first when the group has several); empty when none.
-	RSSRising []string `json:"rss_rising"`
-	Stopped      bool     `json:"stopped"`
-	StoppedWhy   string   `json:"stopped_why,omitempty"`
+	RSSRising  []string `json:"rss_rising"`
+	Stopped    bool     `json:"stopped"`
+	StoppedWhy string   `json:"stopped_why,omitempty"`
 }
 
 // stepSummary is one step of a group: its figures, checks and verdicts.
