@@ -8,6 +8,53 @@ import (
 // baseLegend ends the caption of a chart with the baseline behind it.
 const baseLegend = " " + baseGlyph + " base"
 
+// Chart heights: a caption over 4 to 11 rows. Fewer rows cannot show a
+// dip beside a flat line, so a chart short of 4 is left out rather than
+// squeezed.
+const (
+	minChartRows = 4
+	maxChartRows = 11
+)
+
+// room is how the detail view shares the lines between the live table
+// and the banner: pairs of charts side by side (0 to 2) of pairLines each
+// (a caption and the rows), probe rows, and the baseline pane the rest.
+type room struct{ pairs, pairLines, probes int }
+
+// shareRoom shares avail lines: first two pairs of charts at their least
+// height (one pair when there is room for just one) and the baseline pane
+// its title, header and best row; then the probe rows; then the pane up
+// to seven lines; what is left lets the charts grow to their greatest
+// height.
+func (m *Model) shareRoom(gr *group, avail, probes int) room {
+	want := min(m.baselineWant(gr), 7)
+	paneLeast, pairLeast := min(want, 3), minChartRows+1
+	r := room{pairs: min(max(avail-paneLeast, 0)/pairLeast, 2)}
+	left := avail - paneLeast - r.pairs*pairLeast
+	r.probes = min(probes, max(left, 0))
+	left -= r.probes
+	left -= min(max(left, 0), want-paneLeast)
+	if r.pairs > 0 {
+		r.pairLines = min(pairLeast+max(left, 0)/r.pairs, maxChartRows+1)
+	}
+	return r
+}
+
+// charts are the pairs of charts the room has: latency and throughput,
+// then RSS and open files. With room for one pair only, a soak group
+// keeps its RSS (what its policy watches), any other its latency.
+func (m *Model) charts(gr *group, w int, r room) []string {
+	switch {
+	case r.pairs >= 2:
+		return append(m.perfGraphs(gr, w, r.pairLines), m.resourceGraphs(gr, w, r.pairLines)...)
+	case r.pairs == 1 && soakStep(gr) > 0:
+		return m.resourceGraphs(gr, w, r.pairLines)
+	case r.pairs == 1:
+		return m.perfGraphs(gr, w, r.pairLines)
+	}
+	return nil
+}
+
 // baseSeries is the baseline's series of the step in view (the one with
 // the running step's label), nil without a baseline, before the first
 // snapshot, or when the baseline has no such step.

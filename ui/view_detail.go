@@ -9,32 +9,19 @@ import (
 )
 
 // viewDetail draws the selected group: what it is and where it stands,
-// the live table, the sparklines, the RSS banner, and the baseline.
+// the live table, the charts, the RSS banner, and the baseline.
 func (m *Model) viewDetail(w, h int) []string {
 	gr := m.selected()
 	lines := []string{m.titleLine(gr, w), m.stepLine(gr, w), m.progressLine(gr, w)}
 	lines = append(lines, m.liveTable(gr, w)...)
 	banner := append(append(m.banner(gr, w), m.actionLine(gr, w)...), m.endingLines(gr, w)...)
 	avail := h - len(lines) - len(banner)
-	// Probe rows (view_probes.go) go before the charts, leaving the
-	// baseline pane its four best rows.
-	probes := m.probeRows(gr, w, avail-4)
-	avail -= len(probes)
-	// Sparklines get what the baseline pane needs (up to seven lines)
-	// leaves: two pairs, each a caption and a chart of two to eleven rows.
-	// Short of room, the pane keeps four lines (its best rows) and the
-	// charts two rows each; shorter still, the charts go.
-	pair := min((avail-min(m.baselineWant(gr), 7))/2, 12)
-	if pair < 3 {
-		pair = min((avail-min(m.baselineWant(gr), 4))/2, 3)
-	}
-	if pair < 3 {
-		pair = 0 // too short: the baseline matters more than the charts
-	}
-	if pair > 0 {
-		lines = append(lines, m.perfGraphs(gr, w, pair)...)
-		lines = append(lines, m.resourceGraphs(gr, w, pair)...)
-	}
+	// The charts, the probe rows (view_probes.go) and the baseline pane
+	// share what is left (view_charts.go).
+	probes := m.probeRows(gr, w, avail)
+	room := m.shareRoom(gr, avail, len(probes))
+	probes = probes[:room.probes]
+	lines = append(lines, m.charts(gr, w, room)...)
 	lines = append(lines, probes...)
 	lines = append(lines, banner...)
 	return append(lines, m.baselinePane(gr, w, h-len(lines))...)
