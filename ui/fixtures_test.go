@@ -64,7 +64,7 @@ func round2(f float64) float64 { return math.Round(f*100) / 100 }
 func runningSnapshot(state engine.State, rising bool) engine.Snapshot {
 	pts := series(15, 5900, 1.2, 0.11)
 	return engine.Snapshot{
-		GroupID: "G1", State: state, Phase: engine.PhaseMeasure, Step: 1, Steps: 1, StepLabel: "concurrency=8",
+		GroupID: "G1", State: state, Phase: engine.PhaseMeasure, Step: 1, Steps: 1, StepLabel: "concurrency=8", Label: "concurrency=8",
 		Elapsed: 15 * time.Second, Planned: 30 * time.Second, Paused: 4 * time.Second,
 		Interval: engine.Stats{Requests: 1475, RPS: 5900, P50: 1.21, P90: 3.02, P99: 8.4, Max: 21.7},
 		Total:    engine.Stats{Requests: 88500, Errors: 3, RPS: 5912.4, P50: 1.2, P90: 3.1, P99: 8.1, Max: 46},

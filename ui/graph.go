@@ -7,15 +7,50 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/guptarohit/asciigraph"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
-// labelWidth is the width of a graph's y-axis labels.
+// labelWidth is the least width of a chart's y-axis labels.
 const labelWidth = 5
 
+// curve is one series of a chart: value v[i] held over the interval
+// that ends at t[i] (seconds into the step) and begins where the one
+// before it ended, the first at 0. Values without times (t nil) are one
+// second apart.
+type curve struct {
+	t, v  []float64
+	style lipgloss.Style
+}
+
+// pointsCurve is one figure of a step's series.
+func pointsCurve(pts []artifacts.Point, figure func(artifacts.Point) float64, style lipgloss.Style) curve {
+	c := curve{t: make([]float64, len(pts)), v: make([]float64, len(pts)), style: style}
+	for i, p := range pts {
+		c.t[i], c.v[i] = p.T, figure(p)
+	}
+	return c
+}
+
+// end is when value i's interval ends.
+func (c curve) end(i int) float64 {
+	if c.t == nil {
+		return float64(i + 1)
+	}
+	return c.t[i]
+}
+
+// last is when the curve's last interval ends, 0 for an empty curve.
+func (c curve) last() float64 {
+	if len(c.v) == 0 {
+		return 0
+	}
+	return c.end(len(c.v) - 1)
+}
+
 // resample reduces xs to n points, each the maximum of its bucket, so a
-// peak is never drawn lower than it was (asciigraph's Width interpolates,
-// which would). A series of n points or fewer is returned as it is.
+// peak is never drawn lower than it was. A series of n points or fewer is
+// returned as it is.
 func resample(xs []float64, n int) []float64 {
 	if n <= 0 || len(xs) <= n {
 		return xs
@@ -32,8 +67,43 @@ func resample(xs []float64, n int) []float64 {
 	return out
 }
 
-// axis is how a chart maps values to rows: linear with a little headroom
-// around the data, or logarithmic (latency percentiles a decade apart).
+// band is the least and greatest value a chart column holds.
+type band struct {
+	lo, hi float64
+	ok     bool
+}
+
+func (b *band) add(v float64) {
+	if !b.ok {
+		*b = band{v, v, true}
+		return
+	}
+	b.lo, b.hi = min(b.lo, v), max(b.hi, v)
+}
+
+// columns reduces the curve to n columns of span/n seconds each, on the
+// axis's scale. A column's band holds every value whose interval
+// overlaps it: a dip or a peak shorter than a column still reaches as
+// far as it went, a value held over several columns fills each, and
+// neighbouring values join up like a line. Columns after the curve's end
+// stay empty.
+func (c curve) columns(n int, span float64, ax axis) []band {
+	out := make([]band, n)
+	start := 0.0
+	for i, v := range c.v {
+		end := c.end(i)
+		first := min(int(start/span*float64(n)), n-1)
+		last := min(int(math.Ceil(end/span*float64(n)))-1, n-1)
+		for j := max(first, 0); j <= max(last, first); j++ {
+			out[j].add(ax.at(v))
+		}
+		start = max(start, end)
+	}
+	return out
+}
+
+// axis is how a chart maps values to rows: linear, or logarithmic
+// (latency percentiles a decade apart).
 type axis struct{ log bool }
 
 // logFloor is the smallest value a log axis shows (a latency of 1 µs in
@@ -44,49 +114,55 @@ const logFloor = 0.001
 // so a flat line sits mid-chart instead of on its top or bottom row.
 const headroom = 0.1
 
-// scaled maps the series to the axis and returns the y range to draw:
-// the data's range with headroom (for a flat series, 10% of its value).
-func (a axis) scaled(series [][]float64) (out [][]float64, lo, hi float64) {
-	out = make([][]float64, len(series))
-	first := true
-	for i, s := range series {
-		out[i] = make([]float64, len(s))
-		for j, v := range s {
-			if a.log {
-				v = math.Log10(max(v, logFloor))
-			}
-			out[i][j] = v
-			if first || v < lo {
-				lo = v
-			}
-			if first || v > hi {
-				hi = v
-			}
-			first = false
-		}
-	}
-	pad := headroom * (hi - lo)
+// A linear axis spans at least minSpanShare of its largest value, and at
+// least minSpanFloor in the figure's own unit (1 rps, 1 MB, 1 fd) near
+// zero. 5% is the comparison's default minimum effect: a wobble smaller
+// than a change the comparison would call worse or better never fills
+// the chart (0.15 MB on 40 MB of RSS takes under a tenth of it, and a
+// flat target reads flat), while a change that large takes most of it.
+const (
+	minSpanShare = 0.05
+	minSpanFloor = 1.0
+)
+
+// at is v on the axis's scale.
+func (a axis) at(v float64) float64 {
 	if a.log {
-		pad = max(pad, 0.1) // a tenth of a decade
-	} else if pad < 1e-9*max(math.Abs(hi), 1) {
-		pad = headroom * max(math.Abs(hi), 1)
+		return math.Log10(max(v, logFloor))
 	}
-	lo, hi = lo-pad, hi+pad
-	if !a.log && lo < 0 && !anyBelow(series, 0) {
-		lo = 0 // counts and sizes: never a negative axis
-	}
-	return out, lo, hi
+	return v
 }
 
-func anyBelow(series [][]float64, x float64) bool {
-	for _, s := range series {
-		for _, v := range s {
-			if v < x {
-				return true
+// bounds is the y range to draw the bands in: their range with headroom,
+// at least the minimum span on a linear axis (a tenth of a decade each
+// side on a log one), never below zero for data that is not.
+func (a axis) bounds(bands ...[]band) (lo, hi float64, ok bool) {
+	var all band
+	for _, bs := range bands {
+		for _, b := range bs {
+			if b.ok {
+				all.add(b.lo)
+				all.add(b.hi)
 			}
 		}
 	}
-	return false
+	if !all.ok {
+		return 0, 0, false
+	}
+	pad := headroom * (all.hi - all.lo)
+	if a.log {
+		pad = max(pad, 0.1)
+		return all.lo - pad, all.hi + pad, true
+	}
+	lo, hi = all.lo-pad, all.hi+pad
+	need := max(minSpanShare*max(math.Abs(all.lo), math.Abs(all.hi)), minSpanFloor)
+	if short := need - (hi - lo); short > 0 {
+		lo, hi = lo-short/2, hi+short/2
+	}
+	if lo < 0 && all.lo >= 0 { // counts and sizes: never a negative axis
+		lo, hi = 0, max(hi, need)
+	}
+	return lo, hi, true
 }
 
 // labeler formats the y axis's values, rows step apart: compactly, with
@@ -102,9 +178,9 @@ func (a axis) labeler(step float64) func(float64) string {
 			v = math.Pow(10, v)
 		}
 		if decimals >= 0 && math.Abs(v) < 1e4 && decimals > decimalsOf(compact(v)) {
-			return padLeft(strconv.FormatFloat(v, 'f', decimals, 64), labelWidth)
+			return strconv.FormatFloat(v, 'f', decimals, 64)
 		}
-		return padLeft(compact(v), labelWidth)
+		return compact(v)
 	}
 }
 
@@ -114,47 +190,6 @@ func decimalsOf(s string) int {
 		return len(s) - i - 1
 	}
 	return 0
-}
-
-// graph draws one or more series of the same length as an asciigraph line
-// chart exactly w columns wide and lines rows high (lines >= 2), y labels
-// on the left, on axis ax. Series longer than the room are resampled
-// keeping maxima; empty series draw a dim placeholder instead
-// (asciigraph.Plot panics on them).
-func graph(series [][]float64, colors []asciigraph.AnsiColor, ax axis, w, lines int, st Styles) []string {
-	data := w - labelWidth - 3 // asciigraph pads the label by one, then the axis
-	out := make([]string, 0, lines)
-	if len(series) == 0 || len(series[0]) == 0 || data < 4 || lines < 2 {
-		out = append(out, st.Dim.Render(fit("  waiting for data", w)))
-		for len(out) < lines {
-			out = append(out, strings.Repeat(" ", w))
-		}
-		return out
-	}
-	rs := make([][]float64, len(series))
-	for i, s := range series {
-		rs[i] = resample(s, data)
-	}
-	rs, lo, hi := ax.scaled(rs)
-	opts := []asciigraph.Option{
-		asciigraph.Height(lines - 1),
-		asciigraph.LowerBound(lo), asciigraph.UpperBound(hi),
-		asciigraph.YAxisValueFormatter(ax.labeler((hi - lo) / float64(max(lines-2, 1)))),
-	}
-	if len(colors) > 0 {
-		opts = append(opts, asciigraph.SeriesColors(colors...))
-	}
-	plot := asciigraph.PlotMany(rs, opts...)
-	for _, l := range strings.Split(plot, "\n") {
-		if len(out) == lines {
-			break
-		}
-		out = append(out, fit(l, w))
-	}
-	for len(out) < lines {
-		out = append([]string{strings.Repeat(" ", w)}, out...) // a flat line draws one row: keep it at the bottom
-	}
-	return out
 }
 
 // fit pads or cuts s (which may hold ANSI styles) to exactly w columns.

@@ -11,7 +11,6 @@ import (
 	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/runnertest/testbin"
-	"github.com/charmbracelet/x/ansi"
 )
 
 // TestRedrawCoalesced: snapshots only mark the frame dirty; it is drawn
@@ -127,85 +126,6 @@ func TestResample(t *testing.T) {
 	}
 }
 
-func TestGraphShapes(t *testing.T) {
-	st := DefaultStyles()
-	for _, ax := range []axis{{}, {log: true}} {
-		for _, s := range [][]float64{nil, {}, {3}, {3, 3, 3}, {0, 0}, {1, 1e6, 2}, {-5, 5}} {
-			lines := graph([][]float64{s}, nil, ax, 30, 4, st)
-			if len(lines) != 4 {
-				t.Errorf("%v %+v: %d lines, want 4", s, ax, len(lines))
-			}
-			for _, l := range lines {
-				if len1(l) != 30 {
-					t.Errorf("%v %+v: line %q is %d wide, want 30", s, ax, l, len1(l))
-				}
-			}
-		}
-	}
-}
-
-// plotRows are the rows of a drawn chart, ANSI stripped, without their
-// y labels: the plot area only.
-func plotRows(lines []string) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		l = ansi.Strip(l)
-		if j := strings.IndexAny(l, "┤┼"); j >= 0 {
-			l = l[j+len("┤"):]
-		}
-		out[i] = l
-	}
-	return out
-}
-
-// TestGraphShowsTheTrend: the charts of the screenshots. A steady
-// ~100 rps sits mid-chart, not on its top row; a linear RSS rise
-// 7.7→44.9 MB climbs every row instead of one step then a flat line; and
-// p50 (0.26 ms) stays well apart from p99 (5.46 ms) on the log axis.
-func TestGraphShowsTheTrend(t *testing.T) {
-	st := DefaultStyles()
-	steady := make([]float64, 60)
-	rise := make([]float64, 60)
-	for i := range steady {
-		steady[i] = 100 + float64(i%3)
-		rise[i] = 7.7 + (44.9-7.7)*float64(i)/59
-	}
-	rows := plotRows(graph([][]float64{steady}, nil, axis{}, 72, 10, st))
-	if strings.ContainsAny(rows[0], "─╭╮╯╰") || strings.ContainsAny(rows[9], "─╭╮╯╰") {
-		t.Errorf("a steady rate touches the top or bottom row:\n%s", strings.Join(rows, "\n"))
-	}
-	rows = plotRows(graph([][]float64{rise}, nil, axis{}, 72, 10, st))
-	used, longest := 0, 0
-	for _, r := range rows {
-		if strings.ContainsAny(r, "─╭╮╯╰│") {
-			used++
-		}
-		for _, run := range strings.FieldsFunc(r, func(c rune) bool { return c != '─' }) {
-			longest = max(longest, len([]rune(run)))
-		}
-	}
-	if used < 8 || longest > 12 {
-		t.Errorf("a linear rise uses %d of 10 rows, flat for %d columns at most; want 8+ and a straight climb:\n%s", used, longest, strings.Join(rows, "\n"))
-	}
-	p50, p99 := make([]float64, 30), make([]float64, 30)
-	for i := range p50 {
-		p50[i], p99[i] = 0.26, 5.46
-	}
-	rows = plotRows(graph([][]float64{p50, p99}, nil, axis{log: true}, 60, 10, st))
-	first, last := -1, -1
-	for i, r := range rows {
-		if strings.Contains(r, "─") {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
-	if last-first < 5 {
-		t.Errorf("p50 and p99 drawn %d rows apart, want them far apart on the log axis:\n%s", last-first, strings.Join(rows, "\n"))
-	}
-}
-
 // fakeEngine starts nothing and records restarts.
 type fakeEngine struct{ restarted []string }
 
@@ -253,23 +173,5 @@ func TestStaleComparisonDropped(t *testing.T) {
 	m.Update(CompareMsg{Group: 0, base: picked})
 	if m.groups[0].cmp == nil {
 		t.Error("the current baseline's comparison was dropped")
-	}
-}
-
-// TestGraphLabelsReadApart: a narrow range (RSS 20.7–21.0 MB over ten
-// rows) gets labels with the decimals that tell its rows apart.
-func TestGraphLabelsReadApart(t *testing.T) {
-	rss := make([]float64, 40)
-	for i := range rss {
-		rss[i] = 20.7 + 0.3*float64(i)/39
-	}
-	seen := map[string]bool{}
-	for _, l := range graph([][]float64{rss}, nil, axis{}, 60, 10, DefaultStyles()) {
-		label := strings.TrimSpace(strings.SplitN(ansi.Strip(l), "┤", 2)[0])
-		label = strings.TrimSpace(strings.SplitN(label, "┼", 2)[0])
-		if seen[label] {
-			t.Errorf("label %q on two rows", label)
-		}
-		seen[label] = true
 	}
 }

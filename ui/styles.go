@@ -22,6 +22,9 @@ type Styles struct {
 	Same     lipgloss.Style
 	BarDone  lipgloss.Style
 	BarLeft  lipgloss.Style
+	// The charts' curves: latency percentiles, throughput, RSS, open
+	// files, and any figure of the baseline run (drawn ░ behind them).
+	P50, P99, Rate, RSS, FDs, Base lipgloss.Style
 	// States colour the group states: idle, queued, running, paused, done, failed.
 	States map[string]lipgloss.Style
 }
@@ -30,7 +33,7 @@ type Styles struct {
 func DefaultStyles() Styles {
 	red, green := lipgloss.Color("#e5534b"), lipgloss.Color("#57ab5a")
 	yellow, blue := lipgloss.Color("#c69026"), lipgloss.Color("#539bf5")
-	grey := lipgloss.Color("#768390")
+	grey, cyan := lipgloss.Color("#768390"), lipgloss.Color("#39c5cf")
 	return Styles{
 		Title:    lipgloss.NewStyle().Bold(true),
 		Header:   lipgloss.NewStyle().Bold(true).Underline(true),
@@ -47,6 +50,12 @@ func DefaultStyles() Styles {
 		Same:     lipgloss.NewStyle().Foreground(grey),
 		BarDone:  lipgloss.NewStyle().Foreground(blue),
 		BarLeft:  lipgloss.NewStyle().Foreground(grey),
+		P50:      lipgloss.NewStyle().Foreground(blue),
+		P99:      lipgloss.NewStyle().Foreground(red),
+		Rate:     lipgloss.NewStyle().Foreground(green),
+		RSS:      lipgloss.NewStyle().Foreground(yellow),
+		FDs:      lipgloss.NewStyle().Foreground(cyan),
+		Base:     lipgloss.NewStyle().Foreground(grey),
 		States: map[string]lipgloss.Style{
 			stateIdle:    lipgloss.NewStyle().Foreground(grey),
 			stateQueued:  lipgloss.NewStyle().Foreground(blue),

@@ -21,22 +21,76 @@ func (m *Model) baselinePane(gr *group, w, h int) []string {
 	if gr.base == nil {
 		return []string{st.Dim.Render(fit("no baseline: no earlier whole "+gr.g.ID+" run (b picks one)", w))}
 	}
-	lines := []string{fit(st.Title.Render("baseline ")+st.Dim.Render(baseName(gr.basePath)+" · "+
-		gr.base.Run.Started.Local().Format("01-02 15:04")), w)}
+	title := st.Title.Render("baseline ") + st.Dim.Render(baseName(gr.basePath)+" · "+
+		gr.base.Run.Started.Local().Format("01-02 15:04"))
 	rows := paneRows(gr)
-	lines = append(lines, st.Header.Render(compareHead("", w)))
-	room := h - len(lines)
-	for i, r := range rows {
-		if i == room-1 && len(rows) > room {
-			lines = append(lines, st.Dim.Render(fit(fmt.Sprintf("… %d more — c compares every step", len(rows)-i), w)))
-			break
+	keep := soakRSSRow(gr, rows)
+	if h == 2 && len(rows) > 0 { // the title and the best row, no header
+		shown, more := paneCut(rows, 1, keep)
+		if more > 0 {
+			title += st.Dim.Render(fmt.Sprintf(" · %d more: c", more))
 		}
+		return []string{fit(title, w), m.compareLine(shown[0], w)}
+	}
+	room := h - 2 // under the title and the header
+	shown, more := paneCut(rows, room, keep)
+	lines := []string{fit(title, w), m.paneHead(more, len(shown) == room, w)}
+	for _, r := range shown {
 		lines = append(lines, m.compareLine(r, w))
+	}
+	if more > 0 && len(shown) < room {
+		lines = append(lines, st.Dim.Render(fit(fmt.Sprintf("… %d more — c compares every step", more), w)))
 	}
 	if len(rows) == 0 {
 		lines = append(lines, st.Dim.Render(fit("nothing to compare yet for step "+stepName(stepLabel(gr)), w)))
 	}
 	return lines
+}
+
+// paneHead is the pane's header; when rows are left out and no line is
+// left to say so (full), it says so.
+func (m *Model) paneHead(more int, full bool, w int) string {
+	if more == 0 || !full {
+		return m.st.Header.Render(compareHead("", w))
+	}
+	text := strings.TrimRight(compareHead("", w), " ")
+	return m.st.Header.Render(text) + m.st.Dim.Render(fit(fmt.Sprintf("  … %d more: c", more), w-len1(text)))
+}
+
+// paneCut is the rows a pane with room lines for them shows, and how
+// many it leaves out. When they do not all fit, a line says how many more
+// (one row fewer), unless the pane has room for a single row; the row
+// keep (-1 for none) is never the one left out.
+func paneCut(rows []paneRow, room, keep int) ([]paneRow, int) {
+	if len(rows) <= room {
+		return rows, 0
+	}
+	n := max(room-1, min(room, 1))
+	out := append([]paneRow(nil), rows[:n]...)
+	if keep >= n && n > 0 {
+		out[n-1] = rows[keep]
+	}
+	return out, len(rows) - n
+}
+
+// soakRSSRow is the index in rows of the RSS slope of the target a soak
+// policy watches, -1 for a group without one or no such row: what a soak
+// is for, so the pane never leaves it out.
+func soakRSSRow(gr *group, rows []paneRow) int {
+	name := gr.g.SoakTarget()
+	if soakStep(gr) <= 0 || name == "" {
+		return -1
+	}
+	metric := artifacts.MetricRSSSlope
+	if len(gr.g.Targets) > 1 && name != gr.g.Target { // the first's are the plain rows
+		metric += "[" + name + "]"
+	}
+	for i, r := range rows {
+		if r.Metric == metric {
+			return i
+		}
+	}
+	return -1
 }
 
 // baselineWant is how many lines the baseline pane would fill: one without

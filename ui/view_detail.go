@@ -7,36 +7,22 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/engine"
-	"github.com/guptarohit/asciigraph"
 )
 
 // viewDetail draws the selected group: what it is and where it stands,
-// the live table, the sparklines, the RSS banner, and the baseline.
+// the live table, the charts, the RSS banner, and the baseline.
 func (m *Model) viewDetail(w, h int) []string {
 	gr := m.selected()
 	lines := []string{m.titleLine(gr, w), m.stepLine(gr, w), m.progressLine(gr, w)}
 	lines = append(lines, m.liveTable(gr, w)...)
 	banner := append(append(m.banner(gr, w), m.actionLine(gr, w)...), m.endingLines(gr, w)...)
 	avail := h - len(lines) - len(banner)
-	// Probe rows (view_probes.go) go before the charts, leaving the
-	// baseline pane its four best rows.
-	probes := m.probeRows(gr, w, avail-4)
-	avail -= len(probes)
-	// Sparklines get what the baseline pane needs (up to seven lines)
-	// leaves: two pairs, each a caption and a chart of two to eleven rows.
-	// Short of room, the pane keeps four lines (its best rows) and the
-	// charts two rows each; shorter still, the charts go.
-	pair := min((avail-min(m.baselineWant(gr), 7))/2, 12)
-	if pair < 3 {
-		pair = min((avail-min(m.baselineWant(gr), 4))/2, 3)
-	}
-	if pair < 3 {
-		pair = 0 // too short: the baseline matters more than the charts
-	}
-	if pair > 0 {
-		lines = append(lines, m.perfGraphs(gr, w, pair)...)
-		lines = append(lines, m.resourceGraphs(gr, w, pair)...)
-	}
+	// The charts, the probe rows (view_probes.go) and the baseline pane
+	// share what is left (view_charts.go).
+	probes := m.probeRows(gr, w, avail)
+	room := m.shareRoom(gr, avail, len(probes))
+	probes = probes[:room.probes]
+	lines = append(lines, m.charts(gr, w, room)...)
 	lines = append(lines, probes...)
 	lines = append(lines, banner...)
 	return append(lines, m.baselinePane(gr, w, h-len(lines))...)
@@ -98,14 +84,18 @@ func (m *Model) progressLine(gr *group, w int) string {
 	return fit("▕"+bar+"▏"+right, w)
 }
 
-// perfGraphs are the latency (p50 and p99) and throughput sparklines side
-// by side, over the step.
+// perfGraphs are the latency (p50 and p99) and throughput charts side
+// by side, over the step, with the baseline's behind them.
 func (m *Model) perfGraphs(gr *group, w, lines int) []string {
-	var p50, p99, rps []float64
-	for _, p := range gr.snap.Series {
-		p50, p99, rps = append(p50, p.P50MS), append(p99, p.P99MS), append(rps, p.RPS)
+	st := m.st
+	var pts []artifacts.Point
+	if gr.seen {
+		pts = gr.snap.Series
 	}
-	lw, rw := w/2-1, w-w/2-1
+	base := baseSeries(gr)
+	span := timeSpan(gr, base)
+	lat := chart{ax: axis{log: true}, span: span, cur: []curve{pointsCurve(pts, p50Of, st.P50), pointsCurve(pts, p99Of, st.P99)}}
+	rate := chart{span: span, cur: []curve{pointsCurve(pts, rpsOf, st.Rate)}}
 	// An SSE step's operations are events: its latency is the gap between
 	// events and its rate events per second (as in its table).
 	latName, rateName := "p50/p99 ms (log)", "throughput rps"
@@ -115,27 +105,26 @@ func (m *Model) perfGraphs(gr *group, w, lines int) []string {
 	capL := fmt.Sprintf("%s %s/%s", latName, compact(gr.snap.Total.P50), compact(gr.snap.Total.P99))
 	capR := rateName + " " + compact(gr.snap.Total.RPS)
 	if !gr.seen {
-		p50, p99, rps, capL, capR = nil, nil, nil, latName, rateName
+		capL, capR = latName, rateName
 	}
-	left := graph([][]float64{p50, p99}, []asciigraph.AnsiColor{asciigraph.Blue, asciigraph.Red}, axis{log: true}, lw, lines-1, m.st)
-	right := graph([][]float64{rps}, []asciigraph.AnsiColor{asciigraph.Green}, axis{}, rw, lines-1, m.st)
-	return sideBySide(m.st.Dim.Render(fit(capL, lw)), m.st.Dim.Render(fit(capR, rw)), left, right)
+	if len(base) > 0 {
+		lat.base = []curve{pointsCurve(base, p50Of, st.Base), pointsCurve(base, p99Of, st.Base)}
+		rate.base = []curve{pointsCurve(base, rpsOf, st.Base)}
+	}
+	return m.pair(capL, capR, lat, rate, w, lines)
 }
 
 // resourceGraphs are the watched target's RSS and open files, or
-// benchtui's own when the group has no target.
+// benchtui's own when the group has no target, with the baseline's
+// behind them where it has the same figures.
 func (m *Model) resourceGraphs(gr *group, w, lines int) []string {
-	s := gr.snap
+	s, st := gr.snap, m.st
 	who, cur := s.TargetName, s.Target
-	var rss, fds []float64
-	for _, p := range s.Series {
-		rss, fds = append(rss, p.RSSMB), append(fds, p.FDs)
-	}
+	rss, fds := pointsCurve(s.Series, rssOf, st.RSS), pointsCurve(s.Series, fdsOf, st.FDs)
+	baseRSS, baseFDs := rssOf, fdsOf
 	if cur == nil {
-		who, cur, rss, fds = "benchtui (self)", s.Self, nil, gr.selfFDs
-		for _, p := range s.Series {
-			rss = append(rss, p.SelfMB)
-		}
+		who, cur, baseRSS, baseFDs = "benchtui (self)", s.Self, selfRSSOf, nil
+		rss, fds = pointsCurve(s.Series, selfRSSOf, st.RSS), curve{v: gr.selfFDs, style: st.FDs}
 	}
 	if !gr.seen || who == "" {
 		who = gr.g.Target
@@ -144,21 +133,19 @@ func (m *Model) resourceGraphs(gr *group, w, lines int) []string {
 		who = "benchtui (self)"
 	}
 	slope := liveSlope(s.RSS)
-	if name, c, r, f, ok := gr.otherTarget(); ok {
-		who, cur, rss, fds = name, c, r, f
+	if name, c, r, f, ok := gr.otherTarget(); ok { // its trail has no times and no baseline
+		who, cur, rss, fds, baseRSS, baseFDs = name, c, curve{v: r, style: st.RSS}, curve{v: f, style: st.FDs}, nil, nil
 	}
 	if len(gr.g.Targets) > 1 && who != gr.g.SoakTarget() {
 		slope = "" // the snapshot's slope is the soak target's
 	}
-	lw, rw := w/2-1, w-w/2-1
 	capL, capR := who+" RSS MB", who+" fds"+gr.targetTag()
 	if cur != nil && gr.seen {
 		capL = fmt.Sprintf("%s RSS %s MB%s%s", who, compact(cur.RSSMB), slope, memoryOfKind(cur))
 		capR = fmt.Sprintf("%s fds %d%s", who, cur.FDs, gr.targetTag())
 	}
-	left := graph([][]float64{rss}, []asciigraph.AnsiColor{asciigraph.Yellow}, axis{}, lw, lines-1, m.st)
-	right := graph([][]float64{fds}, []asciigraph.AnsiColor{asciigraph.Cyan}, axis{}, rw, lines-1, m.st)
-	return sideBySide(m.st.Dim.Render(fit(capL, lw)), m.st.Dim.Render(fit(capR, rw)), left, right)
+	left, right := m.timeChart(gr, rss, baseRSS), m.timeChart(gr, fds, baseFDs)
+	return m.pair(capL, capR, left, right, w, lines)
 }
 
 // memoryOfKind is the memory a target is read by beside its RSS: a

@@ -69,9 +69,9 @@ func (m *Model) endingLines(gr *group, w int) []string {
 
 // soakLines say, while a step of a group with a soak policy runs, what
 // the policy did and will do: "auto-extended 2/3 · +10s · next check in
-// 4s", what e added by hand, and the RSS slope once it rises ("RSS +26.0
-// MB/min: leak suspected" after an extension, the words the artifact will
-// end with). Nil without a policy.
+// 4s", what e added by hand, and the RSS tail slope once it rises ("leak
+// suspected: tail slope (last 60 s) +26.0 MB/min" after an extension).
+// Nil without a policy.
 func (m *Model) soakLines(gr *group, w int) []string {
 	step := soakStep(gr)
 	if !gr.seen || gr.ended() || step <= 0 {
@@ -91,15 +91,15 @@ func (m *Model) soakLines(gr *group, w int) []string {
 	tail := artifacts.TailSlopeText(s.RSS.Tail, s.RSS.TailWindowS)
 	switch {
 	case s.RSS.TailAbove && n > 0:
-		parts, style = append(parts, tail+": leak suspected"), m.st.Banner
+		parts, style = append(parts, "leak suspected: "+tail), m.st.Banner
 	case s.RSS.TailAbove:
-		parts, style = append(parts, tail+" rising"), m.st.Banner
+		parts, style = append(parts, "rising: "+tail), m.st.Banner
 	}
 	var lines []string
+	// The verdict comes before its figure, so a narrow screen cuts the
+	// figure, not the verdict.
 	for _, l := range joinFit(parts, " · ", w) {
-		for _, wrapped := range wrapAt(l, ": ", w) {
-			lines = append(lines, style.Render(fit(wrapped, w)))
-		}
+		lines = append(lines, style.Render(fit(l, w)))
 	}
 	return lines
 }
