@@ -152,6 +152,8 @@ type Model struct {
 	follow bool
 	// byName shows the live table by named request (d).
 	byName bool
+	// noteBack is the view the note returns to when it closes.
+	noteBack mode
 
 	logs      []slog.Record // written by a Cmd: Update does no I/O
 	frame     string

@@ -12,22 +12,23 @@ import (
 )
 
 // onKey routes a key by the mode the console is in: an open modal (the
-// note, the filter) owns every key but ctrl+c.
+// note, the filter) owns every key but ctrl+c; a full-screen view takes
+// its own keys and the note and the filter. An esc typed just before a
+// key arrives as alt+key: it is read as both.
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, m.keys.ForceQuit) {
 		return m.quit()
+	}
+	if next, ok := m.escThen(msg); ok {
+		return tea.Batch(m.onKey(tea.KeyPressMsg{Code: tea.KeyEscape}), m.onKey(next))
 	}
 	switch m.mode {
 	case modeNote:
 		return m.onNoteKey(msg)
 	case modeFilter:
 		return m.onFilterKey(msg)
-	case modePicker:
-		return m.onPickerKey(msg)
-	case modeHelp:
-		return m.onHelpKey(msg)
-	case modeCompare:
-		return m.onCompareKey(msg)
+	case modePicker, modeHelp, modeCompare:
+		return m.onViewKey(msg)
 	}
 	if m.confirmQuit {
 		return m.onConfirmKey(msg)
@@ -95,6 +96,31 @@ func (m *Model) onMainKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.askQuit()
 	}
 	return nil
+}
+
+// onViewKey routes a key in a full-screen view (compare, the picker,
+// help): n opens the note (it returns to the view), / the filter on the
+// list; the rest is the view's.
+func (m *Model) onViewKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Note):
+		return m.openNote()
+	case key.Matches(msg, m.keys.Filter):
+		return m.openFilter()
+	}
+	switch m.mode {
+	case modePicker:
+		return m.onPickerKey(msg)
+	case modeHelp:
+		return m.onHelpKey(msg)
+	}
+	return m.onCompareKey(msg)
+}
+
+// notHere says on the status line that a key does nothing in the view,
+// so that a key meant for another view is seen to do nothing.
+func (m *Model) notHere(msg tea.KeyPressMsg, view string) {
+	m.setStatus(msg.Keystroke()+" does nothing in "+view+" (esc goes back)", false)
 }
 
 // onHelpKey scrolls the help; any other key goes back.

@@ -86,7 +86,7 @@ func (m *Model) openPicker() tea.Cmd {
 func (m *Model) onPickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	p := &m.picker
 	switch {
-	case key.Matches(msg, m.keys.Back), key.Matches(msg, m.keys.Baseline):
+	case key.Matches(msg, m.keys.Back), key.Matches(msg, m.keys.Baseline), key.Matches(msg, m.keys.Quit):
 		m.mode = modeMain
 	case key.Matches(msg, m.keys.Up):
 		p.cur = max(p.cur-1, 0)
@@ -100,6 +100,8 @@ func (m *Model) onPickerKey(msg tea.KeyPressMsg) tea.Cmd {
 		path := p.entries[p.cur].path
 		m.setStatus("baseline: "+path, false)
 		return loadPicked(p.group, path)
+	default:
+		m.notHere(msg, "the picker")
 	}
 	return nil
 }
