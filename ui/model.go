@@ -154,6 +154,8 @@ type Model struct {
 	byName bool
 	// noteBack is the view the note returns to when it closes.
 	noteBack mode
+	// cancelled are the queued groups a quit dropped.
+	cancelled []string
 
 	logs      []slog.Record // written by a Cmd: Update does no I/O
 	frame     string

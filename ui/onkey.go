@@ -167,6 +167,21 @@ func (m *Model) enqueue(idx ...int) tea.Cmd {
 	return m.startNext()
 }
 
+// queuedIDs are the groups waiting to run, in order.
+func (m *Model) queuedIDs() []string {
+	ids := make([]string, 0, len(m.queue))
+	for _, i := range m.queue {
+		ids = append(ids, m.groups[i].g.ID)
+	}
+	return ids
+}
+
+// Cancelled are the groups that waited in the queue when the console
+// quit, in order: they never ran. For the summary once Run has returned.
+func (m *Model) Cancelled() []string {
+	return append(append([]string(nil), m.cancelled...), m.queuedIDs()...)
+}
+
 func contains(xs []int, x int) bool {
 	for _, y := range xs {
 		if y == x {
@@ -268,6 +283,7 @@ func (m *Model) quit() tea.Cmd {
 	if m.quitting || m.active < 0 {
 		return tea.Quit
 	}
+	m.cancelled = m.queuedIDs()
 	m.quitting, m.queue, m.mode, m.confirmQuit = true, nil, modeMain, false
 	for _, gr := range m.groups {
 		if gr.state == stateQueued {

@@ -157,3 +157,22 @@ func TestEscThenQWhileAsked(t *testing.T) {
 		t.Errorf("q then esc+q: quitting %v, asking %v; want the question asked again", m.quitting, m.confirmQuit)
 	}
 }
+
+// TestQuitKeepsTheCancelledQueue: a quit mid-run drops the queue; the
+// groups it held are what Cancelled reports, in queue order.
+func TestQuitKeepsTheCancelledQueue(t *testing.T) {
+	m := newTestModel(t, 80, 24)
+	running(t, m, engine.StateRunning, false)
+	m.queue = []int{2, 1}
+	for _, i := range m.queue {
+		m.groups[i].state = stateQueued
+	}
+	want := m.groups[2].g.ID + "," + m.groups[1].g.ID
+	if got := strings.Join(m.Cancelled(), ","); got != want {
+		t.Errorf("before the quit Cancelled() = %q, want what is queued %q", got, want)
+	}
+	m.Update(press("ctrl+c"))
+	if len(m.queue) != 0 || strings.Join(m.Cancelled(), ",") != want {
+		t.Errorf("after ctrl+c: queue %v, Cancelled() %q, want %q", m.queue, m.Cancelled(), want)
+	}
+}

@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -167,7 +169,7 @@ func console(ctx context.Context, on consoleOn, warnings []string, logf, stdout 
 		r := recover()
 		paths, errs := sessions.Shutdown(dir, why, exportWait)
 		report(stderr, logf, paths, errs)
-		summary(stdout, logf, sessions.Summary())
+		summary(stdout, logf, summaryLines(sessions.Summary(summaryWidth-2), m.Cancelled()))
 		if len(errs) > 0 && code == exitOK {
 			code = exitFail // figures were lost: not a success
 		}
@@ -217,17 +219,57 @@ func report(stderr, logf io.Writer, paths []string, errs []error) {
 	}
 }
 
-// summary prints, once the terminal is restored, what the console ran:
-// each group, how it ended, and its artifact.
+// summaryWidth is the width the summary keeps to: it must not wrap on an
+// 80-column terminal.
+const summaryWidth = 80
+
+// summary prints, once the terminal is restored, what the console ran.
 func summary(stdout, logf io.Writer, lines []string) {
-	if len(lines) == 0 {
-		return
-	}
-	head := fmt.Sprintf("benchtui: %d run%s", len(lines), map[bool]string{true: "s"}[len(lines) > 1])
 	for _, w := range []io.Writer{stdout, logf} {
-		fmt.Fprintln(w, head)
 		for _, l := range lines {
-			fmt.Fprintln(w, "  "+l)
+			fmt.Fprintln(w, l)
 		}
 	}
+}
+
+// summaryLines are what the console ran, each group with how it ended
+// and its artifact (runs, an entry of one or two lines each, indented),
+// then the queued groups the quit cancelled; nil when nothing ran or
+// waited.
+func summaryLines(runs, cancelled []string) []string {
+	if len(runs)+len(cancelled) == 0 {
+		return nil
+	}
+	out := []string{fmt.Sprintf("benchtui: %d run%s", len(runs), map[bool]string{true: "s"}[len(runs) != 1])}
+	for _, r := range runs {
+		for _, l := range strings.Split(r, "\n") {
+			out = append(out, "  "+l)
+		}
+	}
+	if len(cancelled) > 0 {
+		out = append(out, wrapList("  not run, queued when the console quit: ", cancelled, summaryWidth)...)
+	}
+	return out
+}
+
+// wrapList writes lead and the items, comma-separated, in lines of at
+// most width columns (an item longer than a line keeps its own); the
+// lines after the first are indented by four.
+func wrapList(lead string, items []string, width int) []string {
+	var out []string
+	cur := lead
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		switch {
+		case i == 0:
+			cur += it
+		case utf8.RuneCountInString(cur)+1+len(it) <= width:
+			cur += " " + it
+		default:
+			out, cur = append(out, cur), "    "+it
+		}
+	}
+	return append(out, cur)
 }
