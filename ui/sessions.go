@@ -24,6 +24,7 @@ type exported struct {
 	path    string
 	ending  string
 	partial bool
+	failed  bool // a check failed
 }
 
 // NewSessions returns an empty registry.
@@ -40,7 +41,7 @@ func (s *Sessions) Add(sess *engine.Session) {
 
 // markExported records that sess's final artifact a is at path.
 func (s *Sessions) markExported(sess *engine.Session, path string, a *artifacts.Artifact) {
-	e := exported{path: path, ending: artifacts.Outcome(a).String(), partial: a.Run.Partial}
+	e := exported{path: path, ending: artifacts.Outcome(a).String(), partial: a.Run.Partial, failed: a.Failed()}
 	s.mu.Lock()
 	s.exported[sess] = e
 	s.mu.Unlock()
@@ -78,6 +79,19 @@ func (s *Sessions) Summary(width int) []string {
 		out = append(out, head+e.ending+"\n  "+file)
 	}
 	return out
+}
+
+// Failed reports whether a run whose artifact was written failed a
+// check: the console then exits 1, as run does.
+func (s *Sessions) Failed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.exported {
+		if e.failed {
+			return true
+		}
+	}
+	return false
 }
 
 // pending returns the sessions whose final artifact is not written yet.

@@ -170,8 +170,8 @@ func console(ctx context.Context, on consoleOn, warnings []string, logf, stdout 
 		paths, errs := sessions.Shutdown(dir, why, exportWait)
 		report(stderr, logf, paths, errs)
 		summary(stdout, logf, summaryLines(sessions.Summary(summaryWidth-2), m.Cancelled()))
-		if len(errs) > 0 && code == exitOK {
-			code = exitFail // figures were lost: not a success
+		if (len(errs) > 0 || sessions.Failed()) && code == exitOK {
+			code = exitFail // figures were lost, or a check failed (as run exits): not a success
 		}
 		if r != nil {
 			fmt.Fprintf(stderr, "benchtui: panic: %v\n", r)

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
 // TestSummaryLinesKeepTo80: the cancelled groups are all listed, and no
@@ -61,5 +64,31 @@ func TestQuitSummaryUnderTmux(t *testing.T) {
 		if !strings.Contains(summary, id) {
 			t.Errorf("%s not listed as cancelled:\n%s", id, summary)
 		}
+	}
+}
+
+// TestConsoleExitsLikeRun: the console exits 1 once a run it made failed
+// a check, as run does, and 0 when every check held; against a real
+// loopback server.
+func TestConsoleExitsLikeRun(t *testing.T) {
+	srv, _ := runnertest.CountingServer(t, 0)
+	for _, c := range []struct {
+		name, limit, code string
+	}{{"fail", "min_rps: 1000000000", "exit=1"}, {"pass", "min_rps: 1", "exit=0"}} {
+		t.Run(c.name, func(t *testing.T) {
+			cwd := filepath.Join(t.TempDir(), "work")
+			os.MkdirAll(cwd, 0o755)
+			plan := "version: 1\ngroups:\n  - id: quick\n    runner: http\n    http: {requests: [{url: \"" + srv.URL +
+				"/q\"}]}\n    load: {concurrency: 2}\n    duration: 1s\n    thresholds: {" + c.limit + "}\n"
+			if err := os.WriteFile(filepath.Join(cwd, "bench.yaml"), []byte(plan), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			con := startConsole(t, "exit-"+c.name, cwd, "", 100, 30)
+			con.waitFor("the group", `quick\s+idle`)
+			con.send("Enter")
+			con.waitFor("the run ended", `quick: artifact bench-results/quick-`)
+			con.send("q")
+			con.waitFor("the exit code", c.code)
+		})
 	}
 }
