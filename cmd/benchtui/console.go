@@ -159,14 +159,16 @@ func console(ctx context.Context, on consoleOn, warnings []string, logf, stdout 
 	m := ui.New(ui.Config{Plan: on.pl, Engine: on.eng, Dir: dir, Duration: on.duration,
 		Sessions: sessions, Log: logf, Context: ctx, Warnings: warnings})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithOutput(stdout), tea.WithFPS(20))
-	stopHUP := quitOnHangup(p)
-	defer stopHUP()
+	signalled := quitOnSignals(p)
 	why := "console panic" // until Run returns without one
 	defer func() {
 		// Bubble Tea restores the terminal after a panic in the model and
 		// returns an error; anything that escapes it lands here. Either way
 		// the artifacts are written before leaving.
 		r := recover()
+		if sig := signalled(); sig != "" && why == "quit" {
+			why = sig // the artifacts say the terminal hung up, not "quit"
+		}
 		paths, errs := sessions.Shutdown(dir, why, exportWait)
 		report(stderr, logf, paths, errs)
 		summary(stdout, logf, summaryLines(sessions.Summary(summaryWidth-2), m.Cancelled()))
@@ -191,20 +193,38 @@ func console(ctx context.Context, on consoleOn, warnings []string, logf, stdout 
 	return exitOK
 }
 
-// quitOnHangup quits the program when the terminal goes away, so the
-// artifacts are still written.
-func quitOnHangup(p *tea.Program) (stop func()) {
+// quitOnSignals quits the program on SIGHUP (the terminal went away) and
+// SIGTERM, so the artifacts are still written. Its stop, once the program
+// has ended, says which signal came ("signal hangup", as run says it), or
+// "" when none did, for the stopped event of the runs it cut.
+func quitOnSignals(p *tea.Program) (stop func() string) {
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGHUP)
-	done := make(chan struct{})
+	signal.Notify(sig, syscall.SIGHUP, syscall.SIGTERM)
+	done, exited := make(chan struct{}), make(chan struct{})
+	var got os.Signal
 	go func() {
+		defer close(exited)
 		select {
-		case <-sig:
+		case got = <-sig:
 			p.Quit()
 		case <-done:
 		}
 	}()
-	return func() { signal.Stop(sig); close(done) }
+	return func() string {
+		signal.Stop(sig)
+		close(done)
+		<-exited
+		if got == nil {
+			select { // Bubble Tea quit on SIGTERM before the goroutine read it
+			case got = <-sig:
+			default:
+			}
+		}
+		if got == nil {
+			return ""
+		}
+		return "signal " + got.String()
+	}
 }
 
 // report logs the artifacts written on the way out and tells of those
