@@ -68,7 +68,7 @@ func (m *Model) onEvent(msg tea.Msg) tea.Cmd {
 			gr.cmp = &c
 		}
 	case pickerMsg:
-		m.picker.entries, m.picker.err = msg.entries, msg.err
+		m.picker.entries, m.picker.err, m.picker.read = msg.entries, msg.err, true
 	case statusMsg:
 		m.setStatus(msg.text, msg.isErr)
 	case rebuiltMsg:

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -174,5 +175,19 @@ func TestQuitKeepsTheCancelledQueue(t *testing.T) {
 	m.Update(press("ctrl+c"))
 	if len(m.queue) != 0 || strings.Join(m.Cancelled(), ",") != want {
 		t.Errorf("after ctrl+c: queue %v, Cancelled() %q, want %q", m.queue, m.Cancelled(), want)
+	}
+}
+
+// TestPickerWithNoArtifacts reads a real, empty folder (and one that does
+// not exist): the picker says there is nothing, not "reading…".
+func TestPickerWithNoArtifacts(t *testing.T) {
+	for _, dir := range []string{t.TempDir(), filepath.Join(t.TempDir(), "never-made")} {
+		m := New(Config{Plan: testPlan(), Dir: dir})
+		m.Update(sizeMsg(80, 24))
+		l := newLoop(t, m)
+		l.send(press("b"), func() bool { return m.picker.read })
+		if s := screen(m); !strings.Contains(s, "no artifacts of G1 in "+dir) || strings.Contains(s, "reading") {
+			t.Errorf("picker on %s:\n%s", dir, s)
+		}
 	}
 }
