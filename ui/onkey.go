@@ -262,15 +262,19 @@ func (m *Model) rebuild() tea.Cmd {
 	switch {
 	case name == "" || spec == nil:
 		m.setStatus(gr.g.ID+" has no target to rebuild", true)
-	case len(spec.Build) == 0:
-		m.setStatus("target "+name+" has no build command in the plan", true)
+	case len(spec.Build) == 0 && len(spec.Command) == 0:
+		m.setStatus("target "+name+" is attached, not started by benchtui: r cannot restart it", true)
 	case m.active >= 0 && m.groups[m.active].g.Target == name:
 		m.setStatus("stop the run on "+name+" first (s)", true)
 	case m.rebuilding != "" || m.cfg.Engine == nil:
 		m.setStatus("a rebuild is already running", true)
 	default:
 		m.rebuilding = name
-		m.setStatus("rebuilding "+name+"… (output in benchtui.log)", false)
+		what := "rebuilding " + name + "… (output in benchtui.log)"
+		if len(spec.Build) == 0 {
+			what = "restarting " + name + " without a build (no build: in the plan)…"
+		}
+		m.setStatus(what, false)
 		return rebuild(m.ctx, m.cfg.Engine, name, spec, m.cfg.Log)
 	}
 	return nil

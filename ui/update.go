@@ -229,6 +229,12 @@ func (m *Model) onRebuilt(msg rebuiltMsg) tea.Cmd {
 		m.setStatus(msg.err.Error()+" (see benchtui.log)", true)
 		return nil
 	}
+	if !msg.built {
+		m.logInfo("target restarted without a build", "target", msg.target)
+		m.rebuilt[msg.target] = fmt.Sprintf("target %s restarted (no build) at %s", msg.target, time.Now().Format(time.TimeOnly))
+		m.setStatus(msg.target+" stopped, not rebuilt (no build: in the plan); starts anew with the next run", false)
+		return nil
+	}
 	m.logInfo("target rebuilt", "target", msg.target)
 	m.rebuilt[msg.target] = fmt.Sprintf("target %s rebuilt and restarted at %s", msg.target, time.Now().Format(time.TimeOnly))
 	m.setStatus(msg.target+" rebuilt; restarts with the next run", false)

@@ -191,3 +191,23 @@ func TestPickerWithNoArtifacts(t *testing.T) {
 		}
 	}
 }
+
+// TestRestartWithoutBuild: r on a target the console starts but that has
+// no build: restarts it without building and says so; on an attached
+// target (no command) it refuses, saying why.
+func TestRestartWithoutBuild(t *testing.T) {
+	eng := &fakeEngine{}
+	pl := testPlan()
+	pl.Targets["api"].Build = nil
+	m := New(Config{Plan: pl, Engine: eng, Dir: t.TempDir()})
+	l := newLoop(t, m)
+	l.send(press("r"), func() bool { return m.rebuilding == "" && strings.Contains(m.status, "api stopped, not rebuilt") })
+	if len(eng.restarted) != 1 || eng.restarted[0] != "api" || !strings.Contains(m.rebuilt["api"], "restarted (no build)") {
+		t.Errorf("restarted %v, note %q; want api restarted once, said so to its next run", eng.restarted, m.rebuilt["api"])
+	}
+	pl.Targets["api"].Command, pl.Targets["api"].PID = nil, 4242
+	m.Update(press("r"))
+	if len(eng.restarted) != 1 || !m.statusErr || !strings.Contains(m.status, "attached") {
+		t.Errorf("r on an attached target: restarted %v, status %q", eng.restarted, m.status)
+	}
+}

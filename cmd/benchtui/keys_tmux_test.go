@@ -5,8 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
 )
@@ -85,4 +87,46 @@ func TestNoteInEveryViewUnderTmux(t *testing.T) {
 	if got := strings.Join(a.Notes, "|"); !strings.Contains(got, "qqq") || !strings.Contains(got, "qqq in the picker") {
 		t.Errorf("notes %q, want both typed in the views", a.Notes)
 	}
+}
+
+// TestRestartWithoutBuildUnderTmux: the demo plan's target has no build:;
+// r stops the demo server (the status line says it was not rebuilt) and
+// the next run starts a new one.
+func TestRestartWithoutBuildUnderTmux(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the demo server's process in /proc: Linux only")
+	}
+	bin := benchtuiBinary(t)
+	c := startConsole(t, "restart", filepath.Join(t.TempDir(), "work"), "--duration 1s", 100, 30)
+	c.waitFor("the groups", `ping\s+idle`)
+	c.send("Enter")
+	c.waitFor("the run ended", `ping: artifact `)
+	first := demoServers(bin)
+	if len(first) != 1 {
+		t.Fatalf("demo servers %v after the run, want one", first)
+	}
+	c.send("r")
+	c.waitFor("the restart said", `demo stopped, not rebuilt \(no build: in the plan\)`)
+	if now := demoServers(bin); len(now) != 0 {
+		t.Fatalf("demo servers %v after r, want none until the next run", now)
+	}
+	c.send("Enter")
+	deadline := time.Now().Add(20 * time.Second)
+	for now := demoServers(bin); len(now) != 1 || now[0] == first[0]; now = demoServers(bin) {
+		if time.Now().After(deadline) {
+			t.Fatalf("demo servers %v after the next run started, want a new one (not %s)", now, first[0])
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// demoServers are the pids of the demo servers bin runs.
+func demoServers(bin string) []string {
+	var pids []string
+	for _, pid := range processesOf(bin) {
+		if cmd, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline")); err == nil && strings.Contains(string(cmd), "demo-target") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
