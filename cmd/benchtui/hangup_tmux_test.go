@@ -1,9 +1,10 @@
+//go:build linux
+
 package main
 
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,10 +17,8 @@ import (
 // TestConsoleSignalsAreRecorded: the terminal going away (tmux kills the
 // window: SIGHUP) or a SIGTERM mid-run stops the run and writes it,
 // partial, with the signal as the stopped event's reason, not "quit".
+// Linux only: it finds the console's process in /proc.
 func TestConsoleSignalsAreRecorded(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("finds the console's process in /proc: Linux only")
-	}
 	for _, c := range []struct{ name, why string }{{"hangup", "signal hangup"}, {"term", "signal terminated"}} {
 		t.Run(c.name, func(t *testing.T) {
 			cwd := filepath.Join(t.TempDir(), "work")
