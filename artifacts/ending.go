@@ -191,16 +191,35 @@ func risingTargets(s *Step) []RisingTarget {
 // ("+1m0s RSS rising …"). Extensions "by the operator" are not counted.
 func AutoExtensions(events []Event) (n int, added time.Duration) {
 	for _, ev := range events {
-		if ev.Kind != EventExtended || strings.Contains(ev.Note, "by the operator") {
+		if ev.Kind != EventExtended || byOperator(ev) {
 			continue
 		}
 		n++
-		head, _, _ := strings.Cut(strings.TrimPrefix(ev.Note, "+"), " ")
-		if d, err := time.ParseDuration(head); err == nil {
-			added += d
-		}
+		added += extensionOf(ev)
 	}
 	return n, added
+}
+
+// operatorExtended is the time the operator's extensions (e in the
+// console) added among events.
+func operatorExtended(events []Event) time.Duration {
+	var added time.Duration
+	for _, ev := range events {
+		if ev.Kind == EventExtended && byOperator(ev) {
+			added += extensionOf(ev)
+		}
+	}
+	return added
+}
+
+func byOperator(ev Event) bool { return strings.Contains(ev.Note, "by the operator") }
+
+// extensionOf is the time an extended event's note says it added
+// ("+1m0s …"); 0 when it cannot be read.
+func extensionOf(ev Event) time.Duration {
+	head, _, _ := strings.Cut(strings.TrimPrefix(ev.Note, "+"), " ")
+	d, _ := time.ParseDuration(head)
+	return d
 }
 
 // Leak reports whether any step is suspected of a leak.
@@ -328,13 +347,39 @@ func CheckValue(c Check) string {
 
 // soakRule is the part of a group's soak policy the ending needs.
 type soakRule struct {
-	slope    float64
-	possible int
+	slope  float64
+	budget extensionBudget
+}
+
+// extensionBudget is what a soak policy may add to a step: max − duration
+// in all, step at a time; zero when the config does not say.
+type extensionBudget struct{ total, step time.Duration }
+
+// budgetOf reads the budget of a soak rule from the group config.
+func budgetOf(cfg, rule map[string]any) extensionBudget {
+	step, okS := duration(rule["step"])
+	maxD, okM := duration(rule["max"])
+	d, okD := duration(cfg["duration"])
+	if !okS || !okM || !okD || PossibleExtensions(maxD, d, step) == 0 {
+		return extensionBudget{}
+	}
+	return extensionBudget{total: maxD - d, step: step}
+}
+
+// possible is how many extensions the policy could make in all, having
+// made n while the step was extended by extended in all (the policy and
+// the operator: what e adds counts toward the policy's max), as the
+// console counts them live: n, plus the steps left in the budget.
+func (b extensionBudget) possible(n int, extended time.Duration) int {
+	if b.step <= 0 {
+		return 0
+	}
+	return n + int(max(b.total-extended, 0)/b.step)
 }
 
 // soakRuleOf reads the soak policy back from an artifact's group config
-// (the plan as written): its slope threshold, and how many extensions
-// (max − duration) / step allows when those are durations it can read.
+// (the plan as written): its slope threshold, and its extension budget
+// when max, duration and step are durations it can read.
 func soakRuleOf(cfg map[string]any) soakRule {
 	r := soakRule{slope: DefaultLeakSlope}
 	soak, _ := cfg["soak"].(map[string]any)
@@ -342,12 +387,7 @@ func soakRuleOf(cfg map[string]any) soakRule {
 	if f, ok := number(rule["slope_mb_per_min"]); ok {
 		r.slope = f
 	}
-	step, okS := duration(rule["step"])
-	maxD, okM := duration(rule["max"])
-	d, okD := duration(cfg["duration"])
-	if okS && okM && okD {
-		r.possible = PossibleExtensions(maxD, d, step)
-	}
+	r.budget = budgetOf(cfg, rule)
 	return r
 }
 

@@ -96,7 +96,7 @@ func TestOutcomeDetails(t *testing.T) {
 		"✗ rps >= 5000: was 4321",
 		"✗ error_rate <= 0: was 0.0004",
 		"✗ finish: verify: connection refused",
-		"⚠ auto-extended 2/4 (+2m0s), RSS tail slope (last 40 s) +26.0 MB/min: leak suspected",
+		"⚠ auto-extended 2/3 (+2m0s), RSS tail slope (last 40 s) +26.0 MB/min: leak suspected",
 	}
 	e := artifacts.Outcome(a)
 	if got := e.Details(false); !reflect.DeepEqual(got, want) {
@@ -106,8 +106,11 @@ func TestOutcomeDetails(t *testing.T) {
 		t.Errorf("multi-step detail %q", got)
 	}
 	v := e.Soaks[0]
-	if v.Extensions != 2 || v.Possible != 4 || v.Added != 2*time.Minute || v.ThresholdMBPerMin != 1.5 {
-		t.Errorf("soak verdict %+v: want 2 of 4 extensions, +2m, threshold 1.5 from the config", v)
+	// The operator's +30s counts toward the policy's max, as the console's
+	// soak line counts it live: of the 4 minutes the policy had, 2 went to
+	// its extensions and 30 s to the operator's, so 1 more could follow.
+	if v.Extensions != 2 || v.Possible != 3 || v.Added != 2*time.Minute || v.ThresholdMBPerMin != 1.5 {
+		t.Errorf("soak verdict %+v: want 2 of 3 extensions, +2m, threshold 1.5 from the config", v)
 	}
 }
 

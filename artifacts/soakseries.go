@@ -35,7 +35,8 @@ func (v SeriesVerdict) String() string {
 // tail slope against its rule's. Either still rising is a leak.
 func soakVerdict(a *Artifact, s *Step, n int, added time.Duration) SoakVerdict {
 	rule := soakRuleOf(a.Group.Config)
-	v := SoakVerdict{Step: s.Label, Extensions: n, Possible: rule.possible, Added: added,
+	extended := added + operatorExtended(s.Events)
+	v := SoakVerdict{Step: s.Label, Extensions: n, Possible: rule.budget.possible(n, extended), Added: added,
 		ThresholdMBPerMin: rule.slope}
 	if t := soakTargetStats(s, a.Group.Config); t != nil {
 		v.SlopeMBPerMin, v.WindowS = t.RSSTailSlopeMBMin, t.TailWindowS
@@ -50,7 +51,7 @@ func soakVerdict(a *Artifact, s *Step, n int, added time.Duration) SoakVerdict {
 		v.Series = &sv
 		v.Leak = v.Leak || sv.Rising
 		if v.Possible == 0 {
-			v.Possible = sr.possible
+			v.Possible = sr.budget.possible(n, extended)
 		}
 	}
 	return v
@@ -58,9 +59,9 @@ func soakVerdict(a *Artifact, s *Step, n int, added time.Duration) SoakVerdict {
 
 // seriesRule is the part of soak.extend_while_rising the ending needs.
 type seriesRule struct {
-	series   string
-	slope    float64
-	possible int
+	series string
+	slope  float64
+	budget extensionBudget
 }
 
 // seriesRuleOf reads soak.extend_while_rising back from a group config;
@@ -73,13 +74,7 @@ func seriesRuleOf(cfg map[string]any) (seriesRule, bool) {
 	if name == "" || !ok {
 		return seriesRule{}, false
 	}
-	r := seriesRule{series: name, slope: slope}
-	step, okS := duration(rule["step"])
-	maxD, okM := duration(rule["max"])
-	if d, okD := duration(cfg["duration"]); okS && okM && okD {
-		r.possible = PossibleExtensions(maxD, d, step)
-	}
-	return r, true
+	return seriesRule{series: name, slope: slope, budget: budgetOf(cfg, rule)}, true
 }
 
 // StepLabeled is the step of a with the label, or nil.

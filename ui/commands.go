@@ -63,6 +63,7 @@ type (
 	}
 	rebuiltMsg struct {
 		target string
+		built  bool // its build: ran (else it was only restarted)
 		err    error
 	}
 	quitNowMsg struct{}
@@ -155,9 +156,16 @@ func control(f func() (string, bool)) tea.Cmd {
 }
 
 // rebuild runs the target's build command, its output to log, then has
-// the engine restart the target.
+// the engine restart the target; without a build command it only
+// restarts it.
 func rebuild(ctx context.Context, eng Engine, name string, spec *plan.TargetSpec, log io.Writer) tea.Cmd {
 	return func() tea.Msg {
+		if len(spec.Build) == 0 {
+			if err := eng.RestartTarget(name); err != nil {
+				return rebuiltMsg{target: name, err: fmt.Errorf("restarting %s: %w", name, err)}
+			}
+			return rebuiltMsg{target: name}
+		}
 		fmt.Fprintf(log, "--- rebuild %s: %q\n", name, spec.Build)
 		cmd := exec.CommandContext(ctx, spec.Build[0], spec.Build[1:]...)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = spec.Dir, log, log
@@ -171,7 +179,7 @@ func rebuild(ctx context.Context, eng Engine, name string, spec *plan.TargetSpec
 		if err := eng.RestartTarget(name); err != nil {
 			return rebuiltMsg{target: name, err: fmt.Errorf("restarting %s: %w", name, err)}
 		}
-		return rebuiltMsg{target: name}
+		return rebuiltMsg{target: name, built: true}
 	}
 }
 

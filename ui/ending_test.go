@@ -203,3 +203,34 @@ func TestEndingFromDisk(t *testing.T) {
 		}
 	}
 }
+
+// TestSoakCountLiveAndAtTheEnd: with e pressed once (+1m, which counts
+// toward the policy's max) and two auto-extensions, the soak line reads
+// 2/3 while the step runs and the ending reads 2/3 once it ended: the
+// same count of possible extensions. The live figures are the engine's
+// (SoakLeft is the budget less every extension).
+func TestSoakCountLiveAndAtTheEnd(t *testing.T) {
+	byHand := artifacts.Event{T: 330, Kind: artifacts.EventExtended, Note: "+1m0s by the operator"}
+	events := append(autoExtended(2), byHand)
+	m := newTestModel(t, 120, 36)
+	sess, err := engine.NewSession(testRegistry, m.cfg.Plan, m.cfg.Plan.Groups[1], engine.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.sel, m.active = 1, 1
+	m.Update(startedMsg{group: 1, sess: sess, at: t0})
+	snap := soakSnapshot(400*time.Second, 2, engine.PhaseMeasure)
+	snap.Events, snap.Extended = events, 3*time.Minute
+	snap.SoakLeft = 240*time.Second - snap.Extended
+	m.Update(SnapshotMsg{Group: 1, Sess: sess, Snap: snap})
+	if s := screen(m); !strings.Contains(s, "auto-extended 2/3 · +2m0s · e added +1m0s") {
+		t.Errorf("live soak line, want 2/3:\n%s", s)
+	}
+	art := soakArtifact()
+	art.Steps[0].Events = events
+	m.Update(endedMsg{group: 1, sess: sess})
+	m.Update(exportedMsg{group: 1, path: "bench-results/" + artifacts.FileName("G5", t0), art: art, final: true})
+	if s := screen(m); !strings.Contains(s, "auto-extended 2/3 (+2m0s)") {
+		t.Errorf("ending, want 2/3 as live:\n%s", s)
+	}
+}

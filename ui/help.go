@@ -16,13 +16,13 @@ var glossary = []string{
 	"worse / better: a significant change from the baseline · ~: within noise",
 	"✓ pass · ✗ N checks failed · ⚠ leak suspected · stopped / partial: cut short",
 	"soak: extends the step while RSS rises, up to its max; e adds the soak's step (else a quarter of the step), which counts toward that max",
-	"n on a group never run keeps the note for its next run; typing owns the keys",
+	"n and / work in every view; a note on a group never run waits for its run",
 }
 
 // viewHelp lists every key in two columns when they fit, then what the
 // figures and marks mean; ↑/↓ scroll it.
 func (m *Model) viewHelp(w, h int) []string {
-	lines := []string{m.st.Title.Render("Keys") + m.st.Dim.Render(" — ↑/↓ scroll, any other key goes back")}
+	lines := []string{m.st.Title.Render("Keys") + m.st.Dim.Render(" — ↑/↓ scroll, n note, / find, any other key goes back")}
 	lines = append(lines, m.helpKeyLines(w)...)
 	lines = append(lines, m.st.Title.Render("What the screen says"))
 	for _, g := range glossary {

@@ -25,11 +25,12 @@ func newInput(placeholder string, limit int) textinput.Model {
 	return in
 }
 
-// openNote opens the note modal on the selected group, always: a group
-// that never ran keeps the note for its next run, so what was typed is
-// neither lost nor read as keys.
+// openNote opens the note modal on the selected group, always and from
+// every view (it returns there when it closes): a group that never ran
+// keeps the note for its next run, so what was typed is neither lost nor
+// read as keys.
 func (m *Model) openNote() tea.Cmd {
-	m.mode = modeNote
+	m.mode, m.noteBack = modeNote, m.mode
 	m.note.Reset()
 	m.note.SetWidth(max(m.width-len1(m.notePrompt())-len1(noteHint)-6, 10))
 	return m.note.Focus()
@@ -50,12 +51,12 @@ func (m *Model) notePrompt() string {
 func (m *Model) onNoteKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.keys.Back):
-		m.mode = modeMain
+		m.mode = m.noteBack
 		m.note.Blur()
 		m.setStatus("note dropped", false)
 		return nil
 	case msg.String() == "enter":
-		m.mode = modeMain
+		m.mode = m.noteBack
 		m.note.Blur()
 		return m.saveNote(strings.TrimSpace(m.note.Value()))
 	}

@@ -85,6 +85,24 @@ var shortHelp = map[string]string{
 	"a": "all", "b": "base", "c": "cmp", "n": "note", "x": "export", "r": "rebuild", "/": "find",
 }
 
+// viewHint is a footer entry of a full-screen view: the key as shown and
+// what it does there.
+type viewHint struct{ key, word string }
+
+// viewHints are the keys a full-screen view (compare, the baseline
+// picker, help) takes, for its footer: each view lists only its own, and
+// every view reaches the note and the filter.
+func (k KeyMap) viewHints(md mode) []viewHint {
+	text := []viewHint{{k.Note.Help().Key, "note"}, {k.Filter.Help().Key, "find"}, {k.ForceQuit.Help().Key, "quit"}}
+	switch md {
+	case modeCompare:
+		return append([]viewHint{{"↑/↓", "scroll"}, {"esc", "back"}}, text...)
+	case modePicker:
+		return append([]viewHint{{"↑/↓", "move"}, {"enter", "pick"}, {"esc", "back"}}, text...)
+	}
+	return append([]viewHint{{"↑/↓", "scroll"}}, append(text, viewHint{"other keys", "back"})...)
+}
+
 // helpKeys are the bindings the help screen lists, in its order.
 func (k KeyMap) helpKeys() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.First, k.Last, k.PrevPage, k.NextPage, k.Filter,

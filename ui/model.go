@@ -152,6 +152,10 @@ type Model struct {
 	follow bool
 	// byName shows the live table by named request (d).
 	byName bool
+	// noteBack is the view the note returns to when it closes.
+	noteBack mode
+	// cancelled are the queued groups a quit dropped.
+	cancelled []string
 
 	logs      []slog.Record // written by a Cmd: Update does no I/O
 	frame     string

@@ -12,22 +12,23 @@ import (
 )
 
 // onKey routes a key by the mode the console is in: an open modal (the
-// note, the filter) owns every key but ctrl+c.
+// note, the filter) owns every key but ctrl+c; a full-screen view takes
+// its own keys and the note and the filter. An esc typed just before a
+// key arrives as alt+key: it is read as both.
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, m.keys.ForceQuit) {
 		return m.quit()
+	}
+	if next, ok := m.escThen(msg); ok {
+		return tea.Batch(m.onKey(tea.KeyPressMsg{Code: tea.KeyEscape}), m.onKey(next))
 	}
 	switch m.mode {
 	case modeNote:
 		return m.onNoteKey(msg)
 	case modeFilter:
 		return m.onFilterKey(msg)
-	case modePicker:
-		return m.onPickerKey(msg)
-	case modeHelp:
-		return m.onHelpKey(msg)
-	case modeCompare:
-		return m.onCompareKey(msg)
+	case modePicker, modeHelp, modeCompare:
+		return m.onViewKey(msg)
 	}
 	if m.confirmQuit {
 		return m.onConfirmKey(msg)
@@ -97,6 +98,31 @@ func (m *Model) onMainKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// onViewKey routes a key in a full-screen view (compare, the picker,
+// help): n opens the note (it returns to the view), / the filter on the
+// list; the rest is the view's.
+func (m *Model) onViewKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Note):
+		return m.openNote()
+	case key.Matches(msg, m.keys.Filter):
+		return m.openFilter()
+	}
+	switch m.mode {
+	case modePicker:
+		return m.onPickerKey(msg)
+	case modeHelp:
+		return m.onHelpKey(msg)
+	}
+	return m.onCompareKey(msg)
+}
+
+// notHere says on the status line that a key does nothing in the view,
+// so that a key meant for another view is seen to do nothing.
+func (m *Model) notHere(msg tea.KeyPressMsg, view string) {
+	m.setStatus(msg.Keystroke()+" does nothing in "+view+" (esc goes back)", false)
+}
+
 // onHelpKey scrolls the help; any other key goes back.
 func (m *Model) onHelpKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
@@ -139,6 +165,21 @@ func (m *Model) enqueue(idx ...int) tea.Cmd {
 		m.setStatus("queued "+strings.Join(added, ", ")+" after "+m.groups[m.active].g.ID, false)
 	}
 	return m.startNext()
+}
+
+// queuedIDs are the groups waiting to run, in order.
+func (m *Model) queuedIDs() []string {
+	ids := make([]string, 0, len(m.queue))
+	for _, i := range m.queue {
+		ids = append(ids, m.groups[i].g.ID)
+	}
+	return ids
+}
+
+// Cancelled are the groups that waited in the queue when the console
+// quit, in order: they never ran. For the summary once Run has returned.
+func (m *Model) Cancelled() []string {
+	return append(append([]string(nil), m.cancelled...), m.queuedIDs()...)
 }
 
 func contains(xs []int, x int) bool {
@@ -221,15 +262,19 @@ func (m *Model) rebuild() tea.Cmd {
 	switch {
 	case name == "" || spec == nil:
 		m.setStatus(gr.g.ID+" has no target to rebuild", true)
-	case len(spec.Build) == 0:
-		m.setStatus("target "+name+" has no build command in the plan", true)
+	case len(spec.Build) == 0 && len(spec.Command) == 0:
+		m.setStatus("target "+name+" is attached, not started by benchtui: r cannot restart it", true)
 	case m.active >= 0 && m.groups[m.active].g.Target == name:
 		m.setStatus("stop the run on "+name+" first (s)", true)
 	case m.rebuilding != "" || m.cfg.Engine == nil:
 		m.setStatus("a rebuild is already running", true)
 	default:
 		m.rebuilding = name
-		m.setStatus("rebuilding "+name+"… (output in benchtui.log)", false)
+		what := "rebuilding " + name + "… (output in benchtui.log)"
+		if len(spec.Build) == 0 {
+			what = "restarting " + name + " without a build (no build: in the plan)…"
+		}
+		m.setStatus(what, false)
 		return rebuild(m.ctx, m.cfg.Engine, name, spec, m.cfg.Log)
 	}
 	return nil
@@ -242,6 +287,7 @@ func (m *Model) quit() tea.Cmd {
 	if m.quitting || m.active < 0 {
 		return tea.Quit
 	}
+	m.cancelled = m.queuedIDs()
 	m.quitting, m.queue, m.mode, m.confirmQuit = true, nil, modeMain, false
 	for _, gr := range m.groups {
 		if gr.state == stateQueued {

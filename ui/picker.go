@@ -20,6 +20,7 @@ type picker struct {
 	entries []pickEntry
 	err     error
 	cur     int
+	read    bool // the folder has been read
 }
 
 // pickEntry is one artifact the operator can pick, with its headline.
@@ -86,7 +87,7 @@ func (m *Model) openPicker() tea.Cmd {
 func (m *Model) onPickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	p := &m.picker
 	switch {
-	case key.Matches(msg, m.keys.Back), key.Matches(msg, m.keys.Baseline):
+	case key.Matches(msg, m.keys.Back), key.Matches(msg, m.keys.Baseline), key.Matches(msg, m.keys.Quit):
 		m.mode = modeMain
 	case key.Matches(msg, m.keys.Up):
 		p.cur = max(p.cur-1, 0)
@@ -100,6 +101,8 @@ func (m *Model) onPickerKey(msg tea.KeyPressMsg) tea.Cmd {
 		path := p.entries[p.cur].path
 		m.setStatus("baseline: "+path, false)
 		return loadPicked(p.group, path)
+	default:
+		m.notHere(msg, "the picker")
 	}
 	return nil
 }
@@ -111,10 +114,10 @@ func (m *Model) viewPicker(w, h int) []string {
 	switch {
 	case p.err != nil:
 		lines = append(lines, st.Error.Render(p.err.Error()))
-	case p.entries == nil:
+	case !p.read:
 		lines = append(lines, st.Dim.Render("reading "+m.cfg.Dir+"…"))
 	case len(p.entries) == 0:
-		lines = append(lines, st.Dim.Render("no artifacts of this group in "+m.cfg.Dir))
+		lines = append(lines, st.Dim.Render("no artifacts of "+m.groups[p.group].g.ID+" in "+m.cfg.Dir))
 	}
 	lines = append(lines, st.Header.Render(fit(fmt.Sprintf("  %-19s %9s %9s  %s", "started", "rps", "p99 ms", "file"), w)))
 	rows := h - len(lines)

@@ -24,6 +24,7 @@ type exported struct {
 	path    string
 	ending  string
 	partial bool
+	failed  bool // a check failed
 }
 
 // NewSessions returns an empty registry.
@@ -40,17 +41,18 @@ func (s *Sessions) Add(sess *engine.Session) {
 
 // markExported records that sess's final artifact a is at path.
 func (s *Sessions) markExported(sess *engine.Session, path string, a *artifacts.Artifact) {
-	e := exported{path: path, ending: artifacts.Outcome(a).String(), partial: a.Run.Partial}
+	e := exported{path: path, ending: artifacts.Outcome(a).String(), partial: a.Run.Partial, failed: a.Failed()}
 	s.mu.Lock()
 	s.exported[sess] = e
 	s.mu.Unlock()
 }
 
-// Summary is one line per session the console started, in order: the
+// Summary is an entry per session the console started, in order: the
 // group, how its run ended and its artifact (or that none was written),
-// in aligned columns, for the terminal once the console has closed. Nil
-// when nothing ran.
-func (s *Sessions) Summary() []string {
+// in aligned columns, for the terminal once the console has closed. An
+// entry wider than width has its artifact on a second line, indented, so
+// that a narrow terminal does not wrap it. Nil when nothing ran.
+func (s *Sessions) Summary(width int) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	idW, endW := 0, 0
@@ -61,18 +63,35 @@ func (s *Sessions) Summary() []string {
 	var out []string
 	for _, sess := range s.list {
 		e, ok := s.exported[sess]
-		line := padRight(sess.Group().ID, idW) + "  "
-		switch {
-		case !ok:
-			line += "no artifact written"
-		case e.partial:
-			line += padRight(e.ending, endW) + "  " + e.path + " (partial)"
-		default:
-			line += padRight(e.ending, endW) + "  " + e.path
+		head := padRight(sess.Group().ID, idW) + "  "
+		if !ok {
+			out = append(out, head+"no artifact written")
+			continue
 		}
-		out = append(out, line)
+		file := e.path
+		if e.partial {
+			file += " (partial)"
+		}
+		if line := padRight(e.ending, endW) + "  " + file; len1(head+line) <= width {
+			out = append(out, head+line)
+			continue
+		}
+		out = append(out, head+e.ending+"\n  "+file)
 	}
 	return out
+}
+
+// Failed reports whether a run whose artifact was written failed a
+// check: the console then exits 1, as run does.
+func (s *Sessions) Failed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.exported {
+		if e.failed {
+			return true
+		}
+	}
+	return false
 }
 
 // pending returns the sessions whose final artifact is not written yet.

@@ -260,9 +260,13 @@ func TestSummaryNamesArtifacts(t *testing.T) {
 	l := newLoop(t, m)
 	gr := m.groups[0]
 	l.send(press("enter"), func() bool { return gr.state == stateDone && len(m.cfg.Sessions.pending()) == 0 })
-	lines := m.cfg.Sessions.Summary()
+	lines := m.cfg.Sessions.Summary(200)
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], "ping") || !strings.Contains(lines[0], dir) || !strings.Contains(lines[0], "✓ pass") {
 		t.Errorf("summary %q, want ping, its ending and its artifact in %s", lines, dir)
+	}
+	narrow := m.cfg.Sessions.Summary(len1(lines[0]) - 1)
+	if len(narrow) != 1 || !strings.HasPrefix(narrow[0], "ping  ✓ pass\n  "+dir) {
+		t.Errorf("summary narrower than its line: %q, want the artifact on a line of its own", narrow)
 	}
 }
 
@@ -279,7 +283,7 @@ func TestGoldenManyGroups(t *testing.T) {
 			m.sel, m.dirty = 20, true
 			s := screen(m)
 			checkShape(t, s, sz.w, sz.h)
-			if !strings.Contains(s, " of 40 ↑↓") {
+			if !strings.Contains(s, " of 40 ↑↓") && !strings.Contains(s, "–24/40 ↑↓") { // the short form at 40x12
 				t.Errorf("no scroll line:\n%s", s)
 			}
 			golden(t, "many-"+sz.name, s)

@@ -68,7 +68,7 @@ func (m *Model) onEvent(msg tea.Msg) tea.Cmd {
 			gr.cmp = &c
 		}
 	case pickerMsg:
-		m.picker.entries, m.picker.err = msg.entries, msg.err
+		m.picker.entries, m.picker.err, m.picker.read = msg.entries, msg.err, true
 	case statusMsg:
 		m.setStatus(msg.text, msg.isErr)
 	case rebuiltMsg:
@@ -228,6 +228,12 @@ func (m *Model) onRebuilt(msg rebuiltMsg) tea.Cmd {
 	m.rebuilding = ""
 	if msg.err != nil {
 		m.setStatus(msg.err.Error()+" (see benchtui.log)", true)
+		return nil
+	}
+	if !msg.built {
+		m.logInfo("target restarted without a build", "target", msg.target)
+		m.rebuilt[msg.target] = fmt.Sprintf("target %s restarted (no build) at %s", msg.target, time.Now().Format(time.TimeOnly))
+		m.setStatus(msg.target+" stopped, not rebuilt (no build: in the plan); starts anew with the next run", false)
 		return nil
 	}
 	m.logInfo("target rebuilt", "target", msg.target)

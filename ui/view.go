@@ -24,7 +24,7 @@ func (m *Model) render() {
 	}
 	bodyH := h - 3
 	var body []string
-	switch m.mode {
+	switch m.shownView() {
 	case modeHelp:
 		body = m.viewHelp(w, bodyH)
 	case modeCompare:
@@ -125,21 +125,40 @@ func (m *Model) viewKeys(w int) string {
 	switch m.mode {
 	case modeNote, modeFilter:
 		return m.st.Dim.Render(fit("typing: keys are text until enter/esc · ctrl+c quits", w))
-	case modeHelp:
-		return m.st.Dim.Render(fit("↑/↓ scroll · any other key goes back", w))
+	case modeHelp, modeCompare, modePicker:
+		var parts []string
+		for _, h := range m.keys.viewHints(m.mode) {
+			parts = append(parts, m.st.Key.Render(h.key)+" "+m.st.Dim.Render(h.word))
+		}
+		return fitParts(parts, w)
 	}
 	var parts []string
-	used := 0
 	for _, b := range m.keys.footerKeys(m.selectedRuns()) {
-		part := m.keyHint(b)
-		n := len1(part) + 1
-		if used+n > w+1 {
+		parts = append(parts, m.keyHint(b))
+	}
+	return fitParts(parts, w)
+}
+
+// fitParts joins as many of parts as fit in w columns, in order.
+func fitParts(parts []string, w int) string {
+	used, n := 0, 0
+	for _, p := range parts {
+		if used+len1(p)+1 > w+1 {
 			break
 		}
-		parts = append(parts, part)
-		used += n
+		used += len1(p) + 1
+		n++
 	}
-	return fit(strings.Join(parts, " "), w)
+	return fit(strings.Join(parts[:n], " "), w)
+}
+
+// shownView is the view the body draws: the one a note was opened from
+// while the note is open.
+func (m *Model) shownView() mode {
+	if m.mode == modeNote {
+		return m.noteBack
+	}
+	return m.mode
 }
 
 // selectedRuns reports whether the selected group's session is the one

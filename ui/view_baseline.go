@@ -185,6 +185,8 @@ func (m *Model) onCompareKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.scroll = max(m.scroll-1, 0)
 	case key.Matches(msg, m.keys.PageDown):
 		m.scroll++
+	default:
+		m.notHere(msg, "compare")
 	}
 	return nil
 }

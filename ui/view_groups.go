@@ -16,8 +16,14 @@ func (m *Model) groupsWidth(w int) int {
 	for _, gr := range m.groups {
 		id = max(id, len1(gr.g.ID))
 	}
-	return min(id, 12) + 10 // marker, id, space, state
+	// Marker, id, space, state; on a narrow screen the pane keeps
+	// paneMin columns while the list takes a third or more.
+	return min(min(id, 12)+10, max(w/3, w-3-paneMin))
 }
+
+// paneMin is the width the selected group's pane keeps beside the list
+// while the list can still take a third of the screen.
+const paneMin = 35
 
 // viewGroups draws the listed groups, scrolled to keep the selection in
 // view; when some are out of view or filtered out, the last line says
@@ -46,12 +52,16 @@ func (m *Model) viewGroups(w, h int) []string {
 	for len(lines) < rows {
 		lines = append(lines, "")
 	}
-	return append(lines, m.st.Dim.Render(fit(m.listWhere(first, to, cut), w)))
+	where := m.listWhere(first, to, cut, " of ")
+	if len1(where) > w {
+		where = m.listWhere(first, to, cut, "/")
+	}
+	return append(lines, m.st.Dim.Render(fit(where, w)))
 }
 
 // listWhere says which of the groups the list shows: the filter, and the
-// range when it is cut.
-func (m *Model) listWhere(from, to int, cut bool) string {
+// range when it is cut ("12–24 of 40 ↑↓", "12–24/40 ↑↓" with of "/").
+func (m *Model) listWhere(from, to int, cut bool, of string) string {
 	text := ""
 	if m.filterText != "" {
 		text = "/" + m.filterText + " "
@@ -60,9 +70,9 @@ func (m *Model) listWhere(from, to int, cut bool) string {
 	case len(m.shown) == 0:
 		return text + "no match"
 	case cut:
-		return text + itoa(from+1) + "–" + itoa(to) + " of " + itoa(len(m.shown)) + arrows(from > 0, to < len(m.shown))
+		return text + itoa(from+1) + "–" + itoa(to) + of + itoa(len(m.shown)) + arrows(from > 0, to < len(m.shown))
 	}
-	return text + itoa(len(m.shown)) + " of " + itoa(len(m.groups))
+	return text + itoa(len(m.shown)) + of + itoa(len(m.groups))
 }
 
 // arrows point to where more groups are.

@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -157,19 +159,21 @@ func console(ctx context.Context, on consoleOn, warnings []string, logf, stdout 
 	m := ui.New(ui.Config{Plan: on.pl, Engine: on.eng, Dir: dir, Duration: on.duration,
 		Sessions: sessions, Log: logf, Context: ctx, Warnings: warnings})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithOutput(stdout), tea.WithFPS(20))
-	stopHUP := quitOnHangup(p)
-	defer stopHUP()
+	signalled := quitOnSignals(p)
 	why := "console panic" // until Run returns without one
 	defer func() {
 		// Bubble Tea restores the terminal after a panic in the model and
 		// returns an error; anything that escapes it lands here. Either way
 		// the artifacts are written before leaving.
 		r := recover()
+		if sig := signalled(); sig != "" && why == "quit" {
+			why = sig // the artifacts say the terminal hung up, not "quit"
+		}
 		paths, errs := sessions.Shutdown(dir, why, exportWait)
 		report(stderr, logf, paths, errs)
-		summary(stdout, logf, sessions.Summary())
-		if len(errs) > 0 && code == exitOK {
-			code = exitFail // figures were lost: not a success
+		summary(stdout, logf, summaryLines(sessions.Summary(summaryWidth-2), m.Cancelled()))
+		if (len(errs) > 0 || sessions.Failed()) && code == exitOK {
+			code = exitFail // figures were lost, or a check failed (as run exits): not a success
 		}
 		if r != nil {
 			fmt.Fprintf(stderr, "benchtui: panic: %v\n", r)
@@ -189,20 +193,38 @@ func console(ctx context.Context, on consoleOn, warnings []string, logf, stdout 
 	return exitOK
 }
 
-// quitOnHangup quits the program when the terminal goes away, so the
-// artifacts are still written.
-func quitOnHangup(p *tea.Program) (stop func()) {
+// quitOnSignals quits the program on SIGHUP (the terminal went away) and
+// SIGTERM, so the artifacts are still written. Its stop, once the program
+// has ended, says which signal came ("signal hangup", as run says it), or
+// "" when none did, for the stopped event of the runs it cut.
+func quitOnSignals(p *tea.Program) (stop func() string) {
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGHUP)
-	done := make(chan struct{})
+	signal.Notify(sig, syscall.SIGHUP, syscall.SIGTERM)
+	done, exited := make(chan struct{}), make(chan struct{})
+	var got os.Signal
 	go func() {
+		defer close(exited)
 		select {
-		case <-sig:
+		case got = <-sig:
 			p.Quit()
 		case <-done:
 		}
 	}()
-	return func() { signal.Stop(sig); close(done) }
+	return func() string {
+		signal.Stop(sig)
+		close(done)
+		<-exited
+		if got == nil {
+			select { // Bubble Tea quit on SIGTERM before the goroutine read it
+			case got = <-sig:
+			default:
+			}
+		}
+		if got == nil {
+			return ""
+		}
+		return "signal " + got.String()
+	}
 }
 
 // report logs the artifacts written on the way out and tells of those
@@ -217,17 +239,57 @@ func report(stderr, logf io.Writer, paths []string, errs []error) {
 	}
 }
 
-// summary prints, once the terminal is restored, what the console ran:
-// each group, how it ended, and its artifact.
+// summaryWidth is the width the summary keeps to: it must not wrap on an
+// 80-column terminal.
+const summaryWidth = 80
+
+// summary prints, once the terminal is restored, what the console ran.
 func summary(stdout, logf io.Writer, lines []string) {
-	if len(lines) == 0 {
-		return
-	}
-	head := fmt.Sprintf("benchtui: %d run%s", len(lines), map[bool]string{true: "s"}[len(lines) > 1])
 	for _, w := range []io.Writer{stdout, logf} {
-		fmt.Fprintln(w, head)
 		for _, l := range lines {
-			fmt.Fprintln(w, "  "+l)
+			fmt.Fprintln(w, l)
 		}
 	}
+}
+
+// summaryLines are what the console ran, each group with how it ended
+// and its artifact (runs, an entry of one or two lines each, indented),
+// then the queued groups the quit cancelled; nil when nothing ran or
+// waited.
+func summaryLines(runs, cancelled []string) []string {
+	if len(runs)+len(cancelled) == 0 {
+		return nil
+	}
+	out := []string{fmt.Sprintf("benchtui: %d run%s", len(runs), map[bool]string{true: "s"}[len(runs) != 1])}
+	for _, r := range runs {
+		for _, l := range strings.Split(r, "\n") {
+			out = append(out, "  "+l)
+		}
+	}
+	if len(cancelled) > 0 {
+		out = append(out, wrapList("  not run, queued when the console quit: ", cancelled, summaryWidth)...)
+	}
+	return out
+}
+
+// wrapList writes lead and the items, comma-separated, in lines of at
+// most width columns (an item longer than a line keeps its own); the
+// lines after the first are indented by four.
+func wrapList(lead string, items []string, width int) []string {
+	var out []string
+	cur := lead
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		switch {
+		case i == 0:
+			cur += it
+		case utf8.RuneCountInString(cur)+1+len(it) <= width:
+			cur += " " + it
+		default:
+			out, cur = append(out, cur), "    "+it
+		}
+	}
+	return append(out, cur)
 }

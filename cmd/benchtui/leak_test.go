@@ -46,6 +46,9 @@ groups:
 	if !strings.Contains(stdout, "auto-extended 2/2") || !strings.Contains(stdout, "heap_inuse +") || !strings.Contains(stdout, "leak suspected") {
 		t.Errorf("no leak verdict on heap_inuse after 2 extensions:\n%s", stdout)
 	}
+	if strings.Count(stderr, "soak auto-extended the step") != 2 {
+		t.Errorf("progress did not tell each of the 2 auto-extensions:\n%s", stderr)
+	}
 	_, cmdLine, ok := strings.Cut(stdout, "heap growth: go tool pprof ")
 	if !ok {
 		t.Fatalf("no heap profiles to diff in:\n%s", stdout)

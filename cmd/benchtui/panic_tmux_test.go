@@ -16,7 +16,7 @@ import (
 // hooks on a group whose runner panics on its 200th operation: the console
 // stays up and shows the panic and where it was, the step's figures are
 // written with a failed "panic" check, and quitting leaves the terminal
-// restored (no alternate screen) with exit 0.
+// restored (no alternate screen) with exit 1, for the failed check.
 func TestConsoleRunnerPanic(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
@@ -46,7 +46,7 @@ groups:
 	c.waitFor("the panic shown and the figures written", `✗ panic: runtime error`, `index out of range \[200\]`,
 		`crashWorker\)\.Do`, `crash: artifact bench-results/crash-`)
 	c.send("q")
-	c.waitFor("the console gone, exit 0", `exit=0`)
+	c.waitFor("the console gone, exit 1 for the failed check", `exit=1`)
 	if alt, _ := c.tmux("display", "-p", "-t", c.name, "#{alternate_on}"); strings.TrimSpace(alt) != "0" {
 		t.Errorf("alternate screen %q after the console quit, want 0 (restored)", alt)
 	}

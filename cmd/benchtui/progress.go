@@ -15,11 +15,15 @@ import (
 	"github.com/benchtui/benchtui/runners/watch"
 )
 
-// progress prints at most one line a second about a running group.
+// progress prints at most one line a second about a running group, and
+// a line at once when the soak policy extends a step.
 type progress struct {
 	w     io.Writer
 	group string
 	last  time.Time
+	// autoStep and autoSeen are the step and how many of its soak
+	// extensions have been told.
+	autoStep, autoSeen int
 }
 
 func newProgress(w io.Writer, group string) *progress { return &progress{w: w, group: group} }
@@ -29,6 +33,7 @@ func (p *progress) show(s engine.Snapshot) {
 		fmt.Fprintf(p.w, "%s: failed: %v\n", p.group, s.Err)
 		return
 	}
+	p.tellSoak(s)
 	if time.Since(p.last) < time.Second && s.Phase != engine.PhaseDone {
 		return
 	}
@@ -54,6 +59,33 @@ func (p *progress) show(s engine.Snapshot) {
 	}
 	line += othersProgress(s)
 	fmt.Fprintln(p.w, line)
+}
+
+// tellSoak prints a line as soon as the soak policy extends the step
+// (the once-a-second line would not say it): how many times so far, what
+// they added, and why, in the engine's words ("+10s RSS rising 24.80
+// MB/min > 1 MB/min").
+func (p *progress) tellSoak(s engine.Snapshot) {
+	if s.Step != p.autoStep {
+		p.autoStep, p.autoSeen = s.Step, 0
+	}
+	n, added := artifacts.AutoExtensions(s.Events)
+	if n <= p.autoSeen {
+		return
+	}
+	p.autoSeen = n
+	fmt.Fprintf(p.w, "%s step %d/%d %s: soak auto-extended the step (%d so far, +%s in all): %s\n",
+		p.group, s.Step, s.Steps, s.StepLabel, n, added, lastAutoNote(s.Events))
+}
+
+// lastAutoNote is the note of the soak policy's latest extension.
+func lastAutoNote(events []artifacts.Event) string {
+	for i := len(events) - 1; i >= 0; i-- {
+		if n, _ := artifacts.AutoExtensions(events[i : i+1]); n == 1 {
+			return events[i].Note
+		}
+	}
+	return ""
 }
 
 // printSummary writes a table of a group's steps and its checks; dir is

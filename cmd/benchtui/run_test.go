@@ -97,12 +97,17 @@ func TestRunWritesArtifactsThatAgreeWithTheServer(t *testing.T) {
 	}
 }
 
+// TestRunFailedThresholdExits1: against a server that answers in 5 ms,
+// thresholds p50 and p95 (the fixed key read from the histogram) of 1 ms
+// fail, and run exits 1.
 func TestRunFailedThresholdExits1(t *testing.T) {
 	srv, _ := runnertest.CountingServer(t, 5*time.Millisecond)
-	plan := writePlan(t, srv.URL, "    thresholds: {p50: 1ms}")
-	code, stdout, _ := runCmd(t, cmdRun, plan, "-o", t.TempDir(), "-g", "closed")
-	if code != exitFail || !strings.Contains(stdout, "FAIL p50 <= 1ms") {
-		t.Errorf("exit %d, want 1 with a failed check:\n%s", code, stdout)
+	for _, key := range []string{"p50", "p95"} {
+		plan := writePlan(t, srv.URL, "    thresholds: {"+key+": 1ms}")
+		code, stdout, _ := runCmd(t, cmdRun, plan, "-o", t.TempDir(), "-g", "closed")
+		if code != exitFail || !strings.Contains(stdout, "FAIL "+key+" <= 1ms: was ") {
+			t.Errorf("%s: exit %d, want 1 with a failed check:\n%s", key, code, stdout)
+		}
 	}
 }
 

@@ -154,6 +154,9 @@ func thresholdChecks(th plan.Thresholds, s *artifacts.Step) []artifacts.Check {
 	}
 	lat("p50", th.P50, s.LatencyMS.P50)
 	lat("p90", th.P90, s.LatencyMS.P90)
+	if th.P95 != nil {
+		checks = append(checks, histogramCheck("p95", th.P95, s))
+	}
 	lat("p99", th.P99, s.LatencyMS.P99)
 	lat("p999", th.P999, s.LatencyMS.P999)
 	lat("max", th.Max, s.LatencyMS.Max)
@@ -171,6 +174,23 @@ func thresholdChecks(th plan.Thresholds, s *artifacts.Step) []artifacts.Check {
 		checks = append(checks, artifacts.Check{Name: fmt.Sprintf("dropped <= %d", *th.Dropped), OK: s.Dropped <= *th.Dropped, Value: float64(s.Dropped)})
 	}
 	return append(checks, figureChecks(th.Checks, s)...)
+}
+
+// histogramCheck judges the step's percentile name (e.g. "p95") against
+// limit, reading it from the step's histogram as a thresholds.checks
+// figure is read; without a histogram the check fails, saying why.
+func histogramCheck(name string, limit *plan.Duration, s *artifacts.Step) artifacts.Check {
+	c := artifacts.Check{Name: fmt.Sprintf("%s <= %s", name, limit.D())}
+	fig, err := artifacts.ParseFigure(name)
+	if err == nil {
+		c.Value, err = fig.Of(s)
+	}
+	if err != nil {
+		c.Note = err.Error()
+		return c
+	}
+	c.OK = c.Value <= float64(limit.D())/float64(time.Millisecond)
+	return c
 }
 
 // namedSteps are the artifact's figures of each named request.

@@ -187,6 +187,7 @@ type RSSRule struct {
 type Thresholds struct {
 	P50       *Duration     `yaml:"p50"`
 	P90       *Duration     `yaml:"p90"`
+	P95       *Duration     `yaml:"p95"` // read from the step's histogram: the stored percentiles have no p95
 	P99       *Duration     `yaml:"p99"`
 	P999      *Duration     `yaml:"p999"`
 	Max       *Duration     `yaml:"max"`
