@@ -157,8 +157,8 @@ func (c Comparison) table(notes []string) *table {
 		right: []bool{false, false, false, true, true, true, false, false}}
 	for _, r := range append(slices.Clip(c.Rows), c.Geomean...) {
 		t.add(r.Group, r.Step, r.Metric, sideCell(r, r.Base, r.BaseCIPct, r.BaseSE),
-			sideCell(r, r.Current, r.CurrentCIPct, r.CurrentSE), deltaCell(r),
-			VerdictMark(r)+marks(r, notes), testNote(r))
+			sideCell(r, r.Current, r.CurrentCIPct, r.CurrentSE), DeltaCell(r),
+			VerdictMark(r)+marks(r, notes), Basis(r))
 	}
 	return t
 }
@@ -201,18 +201,19 @@ func trendNumber(metric string, v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-// deltaCell is the change in percent, except for slopes, where a
+// DeltaCell is the change in percent, except for slopes, where a
 // percentage of a figure near zero means nothing: their change is absolute.
-func deltaCell(r Row) string {
+func DeltaCell(r Row) string {
 	if d, m := r.Current-r.Base, baseMetric(r.Metric); m == MetricRSSSlope || m == MetricFDsSlope {
 		return map[bool]string{true: "+", false: ""}[d >= 0] + FormatValue(r.Metric, d)
 	}
 	return FormatDelta(r.DeltaPct)
 }
 
-// testNote says what a verdict rests on: "p=0.008 n=5 runs",
-// "n=3+3 blocks of 1s", "spans 540+540 s", "over 3 steps".
-func testNote(r Row) string {
+// Basis says what a verdict rests on: "p=0.008 n=5 runs" (medians of
+// those samples), "n=3+3 blocks of 1s", "p=0.000 n=30+30 spans 29+29 s"
+// (fitted slopes), "over 3 steps"; "" for a row of whole-step figures.
+func Basis(r Row) string {
 	switch r.Test {
 	case TestMannWhitney:
 		n := fmt.Sprintf("n=%d+%d", r.NBase, r.NCurrent)

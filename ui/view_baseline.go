@@ -142,20 +142,62 @@ func paneRows(gr *group) []paneRow {
 func (m *Model) compareLine(r paneRow, w int) string {
 	cur, delta, word := "…", "", ""
 	if r.hasCurrent {
-		cur, delta = metricValue(r.Metric, r.Current), deltaText(r.DeltaPct)
-		word = map[string]string{artifacts.Worse: "worse", artifacts.Better: "better", artifacts.Same: "~"}[r.Verdict]
+		cur, delta, word = metricValue(r.Metric, r.Current), paneDelta(r.Row), artifacts.VerdictMark(r.Row)
 	}
-	name := metricLabel[r.Metric]
-	if name == "" {
-		name = r.Metric
-	}
+	name := fit(rowLabel(r.Metric), 11)
 	if w < wideCompare { // the current figure, the delta and the verdict matter most
-		return fit(fmt.Sprintf("%-11s%8s", name, cur)+m.st.verdict(r.Verdict, fmt.Sprintf("%8s %s", delta, word)), w)
+		return fit(name+fmt.Sprintf("%8s", cur)+m.st.verdict(r.Verdict, fmt.Sprintf("%8s %s", delta, word)), w)
 	}
-	line := fmt.Sprintf("%-11s%9s%9s", name, metricValue(r.Metric, r.Base), cur)
-	tail := m.st.verdict(r.Verdict, fmt.Sprintf("%9s  %s", delta, word))
+	line := name + fmt.Sprintf("%9s%9s", metricValue(r.Metric, r.Base), cur)
+	tail := m.st.verdict(r.Verdict, fmt.Sprintf("%9s  %-7s", delta, word))
+	if w >= wideBasis && r.hasCurrent {
+		tail += m.st.Dim.Render(" " + basisText(r.Row))
+	}
 	return fit(line+tail, w)
 }
+
+// rowLabel is the console's name for a comparison row's metric, with the
+// named request or target it is of: "p99 ms[login]".
+func rowLabel(metric string) string {
+	base, rest, _ := strings.Cut(metric, "[")
+	name := metricLabel[base]
+	if name == "" {
+		name = base
+	}
+	if rest != "" {
+		name += "[" + rest
+	}
+	return name
+}
+
+// paneDelta is a row's change as the tables give it (absolute for a
+// slope), compacted to fit its column.
+func paneDelta(r artifacts.Row) string {
+	if d := artifacts.DeltaCell(r); !strings.HasSuffix(d, "%") {
+		num, _, _ := strings.Cut(d, " ")
+		return num
+	}
+	return deltaText(r.DeltaPct)
+}
+
+// basisText says which figures a row compares and how sure the verdict is:
+// "median · p=0.008 n=30 blocks of 1s", "fit · p=0.000 n=30+30 spans 29+29
+// s", "whole step" (never judged); for an untested row ("?"), why.
+func basisText(r artifacts.Row) string {
+	if r.Untested && len(r.Notes) > 0 {
+		return r.Notes[len(r.Notes)-1]
+	}
+	switch r.Test {
+	case artifacts.TestMannWhitney:
+		return "median · " + artifacts.Basis(r)
+	case artifacts.TestTrend:
+		return "fit · " + artifacts.Basis(r)
+	}
+	return "whole step"
+}
+
+// wideBasis is the width from which comparison rows say what they rest on.
+const wideBasis = 80
 
 // wideCompare is the width from which comparison rows show the baseline's
 // figure beside the current one.
@@ -166,6 +208,9 @@ const wideCompare = 46
 func compareHead(last string, w int) string {
 	if w < wideCompare {
 		return fit(fmt.Sprintf("%-11s%8s%8s %s", "figure", "current", "delta", last), w)
+	}
+	if w >= wideBasis && last != "" {
+		return fit(fmt.Sprintf("%-11s%9s%9s%9s  %-7s %s", "figure", "baseline", "current", "delta", last, "basis"), w)
 	}
 	return fit(fmt.Sprintf("%-11s%9s%9s%9s  %s", "figure", "baseline", "current", "delta", last), w)
 }
