@@ -192,7 +192,8 @@ func (m *Model) banner(gr *group, w int) []string {
 		who = "benchtui (self)"
 	}
 	r := gr.snap.RSS
-	text := fmt.Sprintf(" ⚠ %s RSS still rising: %s · e extends ", who, artifacts.SlopeText(r.Slope, r.SE, r.SpanS))
+	// The verdict and its figure first: a narrow pane cuts the key hint.
+	text := fmt.Sprintf(" ⚠ %s RSS still rising %+.1f±%.1f MB/min (whole run, %.0f s) · e extends ", who, r.Slope, r.SE, r.SpanS)
 	return []string{m.st.Banner.Render(fit(text, w))}
 }
 
