@@ -73,7 +73,7 @@ complete_line "benchtui -o out r"
 		t.Fatalf("bash: %v\n%s", err, out)
 	}
 	want := "benchtui r=>run report\n" +
-		"benchtui run --f=>--format\n" +
+		"benchtui run --f=>--fail-on-leak --format\n" +
 		"benchtui run --format =>text json csv\n" +
 		"benchtui run =>bench.yaml\n" +
 		"benchtui compare =>G5-1.json\n" +

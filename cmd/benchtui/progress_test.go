@@ -41,7 +41,7 @@ func TestSummarySaysTheEnding(t *testing.T) {
 	printSummary(&buf, a, "")
 	sum := buf.String()
 	ending := "✗ 1 check failed, ⚠ leak suspected, stopped (by the operator)"
-	soak := "⚠ auto-extended 2/3 (+20s), RSS +26.0 MB/min: leak suspected"
+	soak := "⚠ auto-extended 2/3 (+20s), RSS tail slope (last 60 s) +26.0 MB/min: leak suspected"
 	for _, want := range []string{"G5 ended: " + ending, "concurrency=50 soak " + soak,
 		"concurrency=50 check FAIL p99 <= 10ms: was 14.2 ms", "concurrency=50 check ok   error_rate <= 0: 0"} {
 		if !strings.Contains(sum, want) {
@@ -68,9 +68,10 @@ func TestSummaryOfAPass(t *testing.T) {
 	s := &a.Steps[0]
 	s.Checks[0] = artifacts.Check{Name: "p99 <= 10ms", OK: true, Value: 8.1}
 	s.Events, s.Target.RSSTailSlopeMBMin = s.Events[:1], 0.3
+	s.Target.RSSSlopeMBPerMin, s.Target.RSSRising = 0.3, false // a pass: RSS not rising
 	var buf bytes.Buffer
 	printSummary(&buf, a, "")
-	for _, want := range []string{"G5 ended: ✓ pass\n", "concurrency=50 soak ✓ auto-extended 1/3 (+10s), RSS +0.3 MB/min: settled (≤ 1 MB/min)"} {
+	for _, want := range []string{"G5 ended: ✓ pass\n", "concurrency=50 soak ✓ auto-extended 1/3 (+10s), RSS tail slope (last 60 s) +0.3 MB/min: settled (≤ 1 MB/min)"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, buf.String())
 		}
