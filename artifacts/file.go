@@ -22,7 +22,9 @@ func FileName(groupID string, started time.Time) string {
 
 // Write stores a in dir under FileName, atomically: it writes a temporary
 // file, syncs it and renames it into place, so a reader never sees half a
-// file. It returns the final path.
+// file. It returns the final path. A NaN or Inf figure is written as 0,
+// with a note (SanitizeFloats): JSON has no such number, and no figure
+// gone wrong may lose the run.
 func Write(dir string, a *Artifact) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("creating artifacts folder %s: %w", dir, err)
@@ -36,6 +38,7 @@ func Write(dir string, a *Artifact) (string, error) {
 	if err := writeHLogs(path, a); err != nil {
 		return "", err
 	}
+	SanitizeFloats(a)
 	data, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("encoding artifact for %s: %w", a.Group.ID, err)
