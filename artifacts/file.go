@@ -22,7 +22,9 @@ func FileName(groupID string, started time.Time) string {
 
 // Write stores a in dir under FileName, atomically: it writes a temporary
 // file, syncs it and renames it into place, so a reader never sees half a
-// file. It returns the final path.
+// file. It returns the final path. A NaN or Inf figure is written as 0,
+// with a note (SanitizeFloats): JSON has no such number, and no figure
+// gone wrong may lose the run.
 func Write(dir string, a *Artifact) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("creating artifacts folder %s: %w", dir, err)
@@ -36,6 +38,7 @@ func Write(dir string, a *Artifact) (string, error) {
 	if err := writeHLogs(path, a); err != nil {
 		return "", err
 	}
+	SanitizeFloats(a)
 	data, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("encoding artifact for %s: %w", a.Group.ID, err)
@@ -75,8 +78,13 @@ const OutputMode = 0o644
 
 // WriteFileAtomic writes data to path through a synced temporary file in the
 // same folder and a rename. The file gets OutputMode: os.CreateTemp makes
-// its files private (0600), which an artifact or a report is not.
+// its files private (0600), which an artifact or a report is not. It
+// replaces a regular file only: a symlink, a device (-o /dev/null as
+// root), a FIFO or a folder at path is an error, left as it is.
 func WriteFileAtomic(path string, data []byte) error {
+	if err := replaceable(path); err != nil {
+		return err
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
@@ -101,6 +109,38 @@ func WriteFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("renaming into %s: %w", path, err)
 	}
 	return nil
+}
+
+// replaceable is nil when path is absent or a regular file (not a link
+// to one).
+func replaceable(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("writing %s: %w", path, err)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("writing %s: it is a %s, not a regular file: not replaced", path, fileKind(fi.Mode()))
+	}
+	return nil
+}
+
+// fileKind names the kind of file a mode is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "symbolic link"
+	case m&os.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&os.ModeDevice != 0:
+		return "device"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m.IsDir():
+		return "folder"
+	}
+	return "special file"
 }
 
 // Load reads and checks the artifact at path. A file of another schema, one

@@ -192,3 +192,32 @@ func TestWriteIsReadableByAll(t *testing.T) {
 		t.Errorf("artifact mode %v, want %v", fi.Mode().Perm(), os.FileMode(OutputMode))
 	}
 }
+
+// TestWriteFileAtomicReplacesOnlyRegularFiles: a folder or a symbolic
+// link at the path is refused and left; a regular file is replaced.
+func TestWriteFileAtomicReplacesOnlyRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused := []string{dir}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(target, link); err == nil {
+		refused = append(refused, link)
+	}
+	for _, path := range refused {
+		if err := WriteFileAtomic(path, []byte("new")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("%s: %v; want refused", path, err)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Errorf("the link's target holds %q", b)
+	}
+	if err := WriteFileAtomic(target, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Errorf("the regular file holds %q", b)
+	}
+}

@@ -35,8 +35,10 @@ const (
 	frameLine  = 76
 )
 
-// WriteFramed writes a as one frame.
+// WriteFramed writes a as one frame, its NaN and Inf figures written as 0
+// with a note (SanitizeFloats).
 func WriteFramed(w io.Writer, a *Artifact) error {
+	SanitizeFloats(a)
 	data, err := json.Marshal(a)
 	if err != nil {
 		return fmt.Errorf("encoding artifact for %s: %w", a.Group.ID, err)

@@ -320,10 +320,14 @@ func FormatMS(ms float64) string {
 }
 
 // FormatNumber formats a count or rate with thousands separators, keeping
-// one decimal below 100: "3,198,945", "5,924", "38.3".
+// one decimal below 100: "3,198,945", "5,924", "38.3"; from 1e18 on, four
+// significant digits: "1e+308".
 func FormatNumber(v float64) string {
 	if v != math.Trunc(v) && math.Abs(v) < 100 {
 		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	if math.IsNaN(v) || math.Abs(v) >= 1e18 {
+		return strconv.FormatFloat(v, 'g', 4, 64) // past int64, or not a number
 	}
 	s := strconv.FormatInt(int64(math.Round(v)), 10)
 	neg := strings.HasPrefix(s, "-")

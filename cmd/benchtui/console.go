@@ -67,14 +67,15 @@ func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 	return f, nil
 }
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// terminal is the file under w when it is a character device (a
+// terminal).
+func terminal(w io.Writer) (*os.File, bool) {
+	f, ok := stdoutFile(w)
 	if !ok {
-		return false
+		return nil, false
 	}
 	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return f, err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // cmdConsole opens the interactive console on PLAN. Logs go to
@@ -88,7 +89,8 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "benchtui:", err)
 		return exitUsage
 	}
-	if !isTerminal(stdout) {
+	term, ok := terminal(stdout)
+	if !ok {
 		fmt.Fprintln(stderr, "benchtui: no terminal on stdout; use `benchtui run` for headless runs")
 		return exitUsage
 	}
@@ -123,7 +125,7 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitUsage
 	}
 	defer stopMetrics()
-	return console(ctx, consoleOn{eng: run, pl: run.Plan, duration: run.Duration, dir: dir}, remoteWarnings(pl), logf, stdout.(*os.File), stderr)
+	return console(ctx, consoleOn{eng: run, pl: run.Plan, duration: run.Duration, dir: dir}, remoteWarnings(pl), logf, term, stderr)
 }
 
 func openConsoleLog(dir string) (*os.File, error) {

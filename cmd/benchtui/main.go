@@ -11,8 +11,8 @@ import (
 	"runtime/pprof"
 )
 
-// Exit codes: 0 all passed, 1 a check or comparison failed, 2 usage or
-// plan error.
+// Exit codes: 0 all passed, 1 a check or comparison failed or an output
+// was lost, 2 usage or plan error.
 const (
 	exitOK    = 0
 	exitFail  = 1
@@ -25,7 +25,7 @@ func main() {
 	stop := startProfile(os.Getenv("BENCHTUI_CPUPROFILE"))
 	os.Unsetenv("BENCHTUI_CPUPROFILE") // not for the demo servers and targets it starts
 	quietQUIC()
-	code := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)
+	code := run(context.Background(), os.Args[1:], processStdout(), os.Stderr)
 	stop()
 	os.Exit(code)
 }
@@ -52,8 +52,16 @@ func startProfile(path string) func() {
 // run dispatches to a subcommand; with none (or a plan path) it opens the
 // console. -h, -help or --help anywhere before "--" prints the help of the
 // subcommand (or of the console) on stdout and exits 0; a first word that
-// is neither a subcommand nor a plan is an unknown command (exit 2).
+// is neither a subcommand nor a plan is an unknown command (exit 2). A
+// write to stdout that fails makes the exit code at least 1 (exitFail),
+// with a message on stderr: an output lost is never a success.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	out := &checkedOutput{w: stdout}
+	return out.exitCode(dispatch(ctx, args, out, out.stderrFor(stderr)), stderr)
+}
+
+// dispatch runs the command args name.
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		return cmdConsole(ctx, args, stdout, stderr)
 	}

@@ -14,7 +14,8 @@ import (
 // cmdReport implements `benchtui report ARTIFACT...|DIR [--format
 // markdown|html] [--percentiles] [-o FILE]`: every artifact of the files and folders named,
 // one section per group, a before/after table where a group ran more than
-// once. It writes to stdout, or atomically to FILE with -o. It exits 2 when
+// once. It writes to stdout, or atomically to FILE with -o (a regular file
+// or a new one: never a link, device or FIFO). It exits 2 when
 // an input cannot be read, the output cannot be written, or on bad usage.
 func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	var o reportOptions

@@ -377,9 +377,13 @@ func (h *headless) exitNow(sess *engine.Session, run *engine.Run) {
 	os.Exit(exitFail)
 }
 
-// write stores an artifact, saying where on stderr; a failure is
-// reported (the figures are still printed) and returned.
+// write stores an artifact, saying where on stderr, and warns of the
+// figures that were NaN or Inf (written as 0); a failure is reported (the
+// figures are still printed) and returned.
 func (h *headless) write(a *artifacts.Artifact) (string, error) {
+	if note := artifacts.SanitizeFloats(a); note != "" {
+		fmt.Fprintf(h.stderr, "benchtui: warning: %s: %s\n", a.Group.ID, note)
+	}
 	path, err := artifacts.Write(h.dir, a)
 	if err != nil {
 		fmt.Fprintln(h.stderr, "benchtui:", err)

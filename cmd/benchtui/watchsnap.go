@@ -315,7 +315,7 @@ func watchConsole(ctx context.Context, planPath string, stale time.Duration, lin
 		fmt.Fprintln(stderr, "benchtui watch:", err)
 		return exitUsage
 	}
-	out, ok := stdout.(*os.File)
+	out, ok := stdoutFile(stdout)
 	if !ok {
 		fmt.Fprintln(stderr, "benchtui watch: --console needs a terminal")
 		return exitUsage

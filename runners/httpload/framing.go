@@ -26,8 +26,25 @@ func parseStatus(line []byte) (framing, error) {
 	if err != nil {
 		return framing{}, fmt.Errorf("malformed status line %q", line)
 	}
-	return framing{code: code, keep: line[7] == '1', length: -1}, nil
+	// After 101 Switching Protocols the connection speaks another
+	// protocol: it is not reused for HTTP.
+	return framing{code: code, keep: line[7] == '1' && code != 101, length: -1}, nil
 }
+
+// maxInterim bounds the informational replies read before a request's
+// final one, as net/http's transport does: a server that sends only
+// those fails the request instead of holding it to its timeout.
+const maxInterim = 5
+
+// errTooManyInterim is a reply preceded by more than maxInterim
+// informational replies.
+var errTooManyInterim = fmt.Errorf("more than %d informational (1xx) replies before the final one", maxInterim)
+
+// interim reports whether the head is an informational reply that the
+// request's final reply follows on the same connection (100 Continue,
+// 102 Processing, 103 Early Hints): it answers nothing and is not
+// counted. 101 Switching Protocols is final.
+func (f *framing) interim() bool { return f.code/100 == 1 && f.code != 101 }
 
 // field reads one header line into f, and gives it to sink (nil: none).
 func (f *framing) field(h []byte, sink *replySink) error {

@@ -108,6 +108,9 @@ func (s *Spec) Validate(pos plan.Pos, key string) []error {
 		if r.Weight < 0 {
 			errs = append(errs, plan.Errorf(pos, k+".weight", "must not be negative"))
 		}
+		if p := plan.NameProblem(r.Name); p != "" {
+			errs = append(errs, plan.Errorf(pos, k+".name", "%s", p))
+		}
 		errs = append(errs, r.placeProblems(pos, k, list)...)
 		for _, p := range plan.RequestProblems(r.Method, tmpl.Skeletons(r.Headers)) {
 			errs = append(errs, plan.Errorf(pos, k, "%s", p))

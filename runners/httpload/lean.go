@@ -216,25 +216,9 @@ func (c *leanConn) send(b []byte) error {
 // sink what its captures need. keep is false when the server will close
 // the connection.
 func readResponse(br *bufio.Reader, head bool, sink *replySink) (code int, keep bool, err error) {
-	line, err := br.ReadSlice('\n')
+	f, err := readFinalHead(br, sink)
 	if err != nil {
-		return 0, false, err
-	}
-	f, err := parseStatus(line)
-	if err != nil {
-		return 0, false, err
-	}
-	for {
-		h, err := br.ReadSlice('\n')
-		if err != nil {
-			return f.code, false, err
-		}
-		if len(h) <= 2 {
-			break
-		}
-		if err := f.field(h, sink); err != nil {
-			return f.code, false, err
-		}
+		return f.code, false, err
 	}
 	if f.bodyless(head) {
 		return f.code, f.keep, nil
@@ -244,6 +228,48 @@ func readResponse(br *bufio.Reader, head bool, sink *replySink) (code int, keep 
 		return f.code, f.keep, sink.readBody(br, f.length, f.chunked)
 	}
 	return f.code, f.keep, discardBody(br, f.length, f.chunked)
+}
+
+// readFinalHead reads the head of a request's final reply, skipping the
+// informational ones before it (framing.interim), whose fields the sink
+// never sees; at most maxInterim of them.
+func readFinalHead(br *bufio.Reader, sink *replySink) (framing, error) {
+	for n := 0; ; n++ {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return framing{}, err
+		}
+		f, err := parseStatus(line)
+		if err != nil {
+			return framing{}, err
+		}
+		to := sink
+		if f.interim() {
+			to = nil
+		}
+		if err := readFields(br, &f, to); err != nil || !f.interim() {
+			return f, err
+		}
+		if n == maxInterim {
+			return f, errTooManyInterim
+		}
+	}
+}
+
+// readFields reads a head's fields into f, up to its empty line.
+func readFields(br *bufio.Reader, f *framing, sink *replySink) error {
+	for {
+		h, err := br.ReadSlice('\n')
+		if err != nil {
+			return err
+		}
+		if len(h) <= 2 {
+			return nil
+		}
+		if err := f.field(h, sink); err != nil {
+			return err
+		}
+	}
 }
 
 func discardBody(br *bufio.Reader, length int64, chunked bool) error {

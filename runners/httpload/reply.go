@@ -28,6 +28,7 @@ type replyReader struct {
 	f          framing
 	left       int64 // of a Content-Length body
 	chunk      chunkFramer
+	interim    int // informational heads skipped before the current reply's
 }
 
 type replyPhase uint8
@@ -112,26 +113,28 @@ func (r *replyReader) Framing() framing { return r.f }
 
 // next ends a reply: what follows it stays for the next.
 func (r *replyReader) next() bool {
-	r.phase, r.chunk = phaseHead, chunkFramer{}
+	r.phase, r.chunk, r.interim = phaseHead, chunkFramer{}, 0
 	r.scanned = r.start
 	return true
 }
 
-// readHead frames the head once its empty line is in.
+// readHead frames the head once its empty line is in; informational
+// heads before it (framing.interim) are skipped, at most maxInterim.
 func (r *replyReader) readHead(head bool) (done bool, err error) {
-	from := max(r.scanned, r.start)
-	i := bytes.Index(r.buf[from:r.end], []byte("\r\n\r\n"))
-	if i < 0 {
-		if r.start == 0 && r.end == len(r.buf) {
-			return false, errHeadTooLarge
+	for {
+		lines, ok, err := r.headLines()
+		if err != nil || !ok {
+			return false, err
 		}
-		r.scanned = max(r.end-3, r.start)
-		return false, nil
-	}
-	lines := r.buf[r.start : from+i+2]
-	r.start = from + i + 4
-	if r.f, err = parseHead(lines); err != nil {
-		return false, err
+		if r.f, err = parseHead(lines); err != nil {
+			return false, err
+		}
+		if !r.f.interim() {
+			break
+		}
+		if r.interim++; r.interim > maxInterim {
+			return false, errTooManyInterim
+		}
 	}
 	if r.f.bodyless(head) {
 		return r.next(), nil
@@ -146,6 +149,24 @@ func (r *replyReader) readHead(head bool) (done bool, err error) {
 		r.phase = phaseUntilClose
 	}
 	return false, nil
+}
+
+// headLines cuts the next head's lines out of the buffer once its empty
+// line is in (ok false: not yet).
+func (r *replyReader) headLines() (lines []byte, ok bool, err error) {
+	from := max(r.scanned, r.start)
+	i := bytes.Index(r.buf[from:r.end], []byte("\r\n\r\n"))
+	if i < 0 {
+		if r.start == 0 && r.end == len(r.buf) {
+			return nil, false, errHeadTooLarge
+		}
+		r.scanned = max(r.end-3, r.start)
+		return nil, false, nil
+	}
+	lines = r.buf[r.start : from+i+2]
+	r.start = from + i + 4
+	r.scanned = r.start
+	return lines, true, nil
 }
 
 // parseHead parses a head's lines, each ending in CRLF.

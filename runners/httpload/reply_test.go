@@ -1,9 +1,12 @@
 package httpload
 
 import (
+	"bufio"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/benchtui/benchtui/runners/flow"
 )
 
 // replies are framed responses, back to back as on one connection.
@@ -19,7 +22,10 @@ var replies = []struct {
 	{"HTTP/1.1 200 OK\r\nContent-Length: 40000\r\n\r\n" + strings.Repeat("b", 40000), 200, true, false},
 	{"HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n", 200, true, true},
 	{"HTTP/1.1 201 OK\r\nContent-Length: 0\r\n\r\n", 201, true, false},
+	{"HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n" +
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", 200, true, false},
 	{"HTTP/1.1 202 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", 202, false, false},
+	{"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n", 101, false, false},
 }
 
 // TestReplyReaderFramesInAnySplit feeds the replies in pieces of every
@@ -55,6 +61,31 @@ func TestReplyReaderFramesInAnySplit(t *testing.T) {
 		}
 		if got != len(replies) {
 			t.Errorf("piece %d: %d replies framed, want %d", piece, got, len(replies))
+		}
+	}
+}
+
+// TestBothReadersSkipInformationalReplies: 1xx replies before a final
+// one answer nothing (both readers give the final one, its fields
+// alone to captures); more than maxInterim of them are an error, not a
+// wait for the request's timeout.
+func TestBothReadersSkipInformationalReplies(t *testing.T) {
+	hint := "HTTP/1.1 103 Early Hints\r\nX-Hint: 1\r\n\r\n"
+	final := "HTTP/1.1 200 OK\r\nX-Final: 2\r\nContent-Length: 2\r\n\r\nok"
+	for n, wantErr := range map[int]bool{1: false, maxInterim: false, maxInterim + 1: true} {
+		wire := strings.Repeat(hint, n) + final
+		rr := newReplyReader()
+		done, err := rr.Feed(copy(rr.Space(), wire), false)
+		if errors.Is(err, errTooManyInterim) != wantErr || !wantErr && (!done || rr.Framing().code != 200) {
+			t.Errorf("epoll reader, %d hints: done %v, %+v, %v", n, done, rr.Framing(), err)
+		}
+		sink := &replySink{reply: &flow.Reply{}, headers: []string{"X-Hint", "X-Final"}}
+		code, _, err := readResponse(bufio.NewReader(strings.NewReader(wire)), false, sink)
+		if errors.Is(err, errTooManyInterim) != wantErr || !wantErr && code != 200 {
+			t.Errorf("lean reader, %d hints: %d, %v", n, code, err)
+		}
+		if h := sink.reply.Headers; !wantErr && (len(h) != 2 || h[0] != "" || h[1] != "2") {
+			t.Errorf("lean reader, %d hints: captured headers %q; want the final reply's alone", n, h)
 		}
 	}
 }

@@ -207,6 +207,9 @@ func (s *Spec) validate(pos plan.Pos, key string, step []string) []error {
 		if st.Weight < 0 {
 			bad(k+".weight", "want 0 or more, got %d", st.Weight)
 		}
+		if p := plan.NameProblem(st.Name); p != "" {
+			bad(k+".name", "%s", p)
+		}
 		errs = append(errs, st.placeProblems(pos, key+"."+k, list)...)
 		for j, a := range st.Args {
 			if _, err := parseArg(a, argScope{vars: varsBefore(fl, i), inFlow: fl != nil, step: step}); err != nil {
@@ -237,6 +240,9 @@ func validateVerify(pos plan.Pos, key string, list []Verify, hasDSN bool) []erro
 		}
 		if strings.TrimSpace(v.SQL) == "" {
 			errs = append(errs, plan.Errorf(at, k+".sql", "want a query"))
+		}
+		if p := plan.NameProblem(v.Name); p != "" {
+			errs = append(errs, plan.Errorf(at, k+".name", "%s", p))
 		}
 		errs = append(errs, v.validateOp(at, k)...)
 		switch {

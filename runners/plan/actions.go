@@ -175,6 +175,9 @@ func (p *Plan) actionProblems(g *Group, a *Action) [][2]string {
 	if t := a.Timeout.D(); t > MaxActionTimeout {
 		bad("timeout", "%s is longer than %s", t, MaxActionTimeout)
 	}
+	if p := NameProblem(a.Name); p != "" {
+		bad("name", "%s", p)
+	}
 	kinds := 0
 	for _, set := range []bool{a.Signal != "", a.Restart, len(a.Exec) > 0, a.HTTP != nil, a.SQL != ""} {
 		if set {

@@ -72,6 +72,9 @@ func (p *Plan) taskProblems(g *Group, t *Task) [][2]string {
 	if d := t.Timeout.D(); d > MaxActionTimeout {
 		out = append(out, [2]string{"timeout", fmt.Sprintf("%s is longer than %s", d, MaxActionTimeout)})
 	}
+	if p := NameProblem(t.Name); p != "" {
+		out = append(out, [2]string{"name", p})
+	}
 	return append(out, p.kindProblems(g, &t.Action)...)
 }
 

@@ -9,13 +9,15 @@
 // plan.MaxProbeTimeout) and in size (MaxBodyBytes, MaxOutputBytes), and
 // reads of one probe never overlap. A read that fails is a gap in the
 // series and a counted error, its message redacted; it never stops the
-// step.
+// step. So is a read of NaN or ±Inf (a summary's empty quantile, "nan"
+// from a command): a series holds finite numbers only.
 package probe
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -157,6 +159,9 @@ func (r *running) readOnce(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(ctx, r.spec.ProbeTimeout())
 	v, err := r.reader.Read(rctx)
 	cancel()
+	if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+		err = fmt.Errorf("not a finite number: %v", v)
+	}
 	if ctx.Err() != nil {
 		return // stopped mid-read: the step is over, not the probe broken
 	}

@@ -112,16 +112,25 @@ func (s *series) stats(withSeries bool) artifacts.ProbeStats {
 	return st
 }
 
-// slope is the least-squares slope per second of the series' reads.
+// slope is the least-squares slope per second of the series' reads. The
+// reads are scaled to at most 1 in size for the fit, so that reads near
+// the largest float64 (1e308) do not overflow its sums; a slope too steep
+// for a float64 per minute is clamped to nearly the largest one.
 func slope(pts []artifacts.ProbePoint) float64 {
 	ts := make([]float64, 0, len(pts))
 	ys := make([]float64, 0, len(pts))
+	scale := 1.0
 	for _, p := range pts {
 		if !p.Gap {
 			ts, ys = append(ts, p.T), append(ys, p.Value)
+			scale = math.Max(scale, math.Abs(p.Value))
 		}
 	}
-	return watch.LineFit(ts, ys).Slope
+	for i := range ys {
+		ys[i] /= scale
+	}
+	const steepest = math.MaxFloat64 / 64 // times 60 stays finite
+	return max(-steepest, min(steepest, watch.LineFit(ts, ys).Slope*scale))
 }
 
 // round3 rounds f to three decimals, leaving what float64 cannot round.
