@@ -1,0 +1,117 @@
+package main
+
+import (
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// bodyServer is a loopback HTTP server that keeps every request it got:
+// its path and query, its headers and its body.
+type bodyServer struct {
+	*httptest.Server
+	mu  sync.Mutex
+	got []string
+}
+
+func newBodyServer(t *testing.T) *bodyServer {
+	t.Helper()
+	s := &bodyServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+		var head strings.Builder
+		r.Header.Write(&head)
+		s.mu.Lock()
+		s.got = append(s.got, r.URL.RequestURI()+"\n"+head.String()+"\n"+string(body))
+		s.mu.Unlock()
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// requests are what the server got so far, each its target, headers and body.
+func (s *bodyServer) requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.got...)
+}
+
+// assertNoCanary fails the test where canary shows: in any of texts (named
+// by their keys: stdout, stderr, …), in the name or content of any file
+// under dirs.
+func assertNoCanary(t *testing.T, canary string, texts map[string]string, dirs ...string) {
+	t.Helper()
+	for name, text := range texts {
+		if strings.Contains(text, canary) {
+			t.Errorf("%s holds the secret:\n%s", name, text)
+		}
+	}
+	for _, dir := range dirs {
+		files := 0
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if strings.Contains(d.Name(), canary) {
+				t.Errorf("file name %s holds the secret", path)
+			}
+			if d.IsDir() {
+				return nil
+			}
+			files++
+			data, err := os.ReadFile(path)
+			if err == nil && strings.Contains(string(data), canary) {
+				t.Errorf("%s holds the secret", path)
+			}
+			return err
+		})
+		if err != nil || files == 0 {
+			t.Errorf("reading %s: %v (%d files)", dir, err, files)
+		}
+	}
+}
+
+// TestVariableValueIsNeverTemplateSource: a CI value holding template
+// actions ({{env "API_TOKEN"}}, {{uuid}}) reaches the server as written,
+// in every request; the token it names is never sent nor written.
+func TestVariableValueIsNeverTemplateSource(t *testing.T) {
+	const canary = "CANARY-7f3e9a-token"
+	t.Setenv("API_TOKEN", canary)
+	t.Setenv("ID", "{{seq}}") // in the URL's path, which the client cuts from the URL's template
+	for _, branch := range []string{`{{env "API_TOKEN"}}`, "{{uuid}}"} {
+		t.Run(branch, func(t *testing.T) {
+			t.Setenv("BRANCH", branch)
+			srv := newBodyServer(t)
+			plan := writePlanText(t, `version: 1
+groups:
+  - id: tmplvar
+    runner: http
+    http: {requests: [{method: POST, url: "`+srv.URL+`/p/${ID}?n={{seq}}", headers: {X-Branch: "${BRANCH}"}, body: "b=${BRANCH} n={{seq}}"}]}
+    load: {concurrency: 1}
+    iterations: 6
+`)
+			out := t.TempDir()
+			code, stdout, stderr := runCmd(t, cmdRun, plan, "-o", out)
+			if code != exitOK {
+				t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
+			}
+			got := srv.requests()
+			if len(got) != 6 {
+				t.Fatalf("the server got %d requests, want 6:\n%s", len(got), stderr)
+			}
+			for i, r := range got {
+				if strings.Contains(r, canary) || !strings.HasPrefix(r, "/p/%7B%7Bseq%7D%7D?n=") && !strings.HasPrefix(r, "/p/{{seq}}?n=") ||
+					!strings.Contains(r, "b="+branch+" n=") || !strings.Contains(r, "X-Branch: "+branch) {
+					t.Errorf("request %d: want the value as written and no token:\n%s", i, r)
+				}
+			}
+			assertNoCanary(t, canary, map[string]string{"stdout": stdout, "stderr": stderr}, out)
+		})
+	}
+}
