@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // bodyServer is a loopback HTTP server that keeps every request it got:
@@ -113,5 +115,70 @@ groups:
 			}
 			assertNoCanary(t, canary, map[string]string{"stdout": stdout, "stderr": stderr}, out)
 		})
+	}
+}
+
+// TestSecretsAreWrittenNowhere: a secret ${VAR} put in a title, a swept
+// var and a one-value var (the steps' labels and vars), a request header
+// and path, an action's and a setup entry's command and a probe's command
+// is sent where the plan asks, and written nowhere: not on stdout or
+// stderr, in the CSV, the artifact and its files (names included), the
+// markdown and HTML reports, nor in the labels of /metrics.
+func TestSecretsAreWrittenNowhere(t *testing.T) {
+	const canary = "CANARY-4b2d-api-token"
+	t.Setenv("API_TOKEN", canary)
+	srv := newBodyServer(t)
+	addr, err := freeLoopbackAddr("tcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := writePlanText(t, `version: 1
+groups:
+  - id: secrets
+    title: "as ${API_TOKEN}"
+    runner: http
+    vars: {T: ["${API_TOKEN}", "x"], AUTH: ["Bearer ${API_TOKEN}"]}
+    http: {requests: [{name: call, url: "`+srv.URL+`/v/{{.T}}", headers: {Authorization: "{{.AUTH}}"}}]}
+    load: {concurrency: 1}
+    duration: 1s
+    setup: [{exec: ["echo", "setup ${API_TOKEN}"]}]
+    actions: [{at: 100ms, exec: ["echo", "action ${API_TOKEN}"]}]
+    probes: [{name: echoed, interval: 100ms, command: ["sh", "-c", "echo 5 # ${API_TOKEN}"]}]
+`)
+	out := t.TempDir()
+	done := make(chan [3]string)
+	go func() {
+		code, stdout, stderr := runCmd(t, cmdRun, plan, "-o", out, "--format", "csv", "--metrics-addr", addr)
+		done <- [3]string{fmt.Sprint(code), stdout, stderr}
+	}()
+	var scraped strings.Builder
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	var res [3]string
+	for running := true; running; {
+		select {
+		case res = <-done:
+			running = false
+		case <-tick.C:
+			if resp, err := http.Get("http://" + addr + "/metrics"); err == nil {
+				io.Copy(&scraped, resp.Body)
+				resp.Body.Close()
+			}
+		}
+	}
+	if res[0] != "0" || !strings.Contains(scraped.String(), `step="concurrency=1,T=[redacted]"`) {
+		t.Fatalf("exit %s, want 0 and a scrape of the first step:\n%s\n%s\n%s", res[0], res[1], res[2], scraped.String())
+	}
+	sent := strings.Join(srv.requests(), "\n")
+	if !strings.Contains(sent, "/v/"+canary+"\n") || !strings.Contains(sent, "Authorization: Bearer "+canary) {
+		t.Fatalf("the token was not sent where the plan put it:\n%s", sent)
+	}
+	_, md, _ := runCmd(t, cmdReport, out)
+	_, html, _ := runCmd(t, cmdReport, out, "--format", "html")
+	assertNoCanary(t, canary, map[string]string{"stdout (CSV)": res[1], "stderr": res[2], "/metrics": scraped.String(),
+		"markdown report": md, "HTML report": html}, out)
+	arts := loadArtifacts(t, out)
+	if st := arts["secrets"].Steps; len(st) != 2 || st[0].Vars["AUTH"] != "Bearer [redacted]" || len(st[0].Events) == 0 {
+		t.Errorf("steps %+v: want two, their vars redacted and the action's events kept", st)
 	}
 }

@@ -57,6 +57,10 @@ func ParsePlan(file string, data []byte, lookup func(string) (string, bool), sch
 	d := &decoder{file: file, schema: schema, written: writtenGroups(root.Content[0]), shown: map[*yaml.Node]string{}}
 	ex := &expander{d: d, lookup: lookup, src: newFieldSources()}
 	ex.walk(root.Content[0])
+	d.secretNameProblems(root.Content[0], "", "")
+	for n, shown := range d.shown {
+		ex.src.shown[n.Value] = shown
+	}
 	plan := &Plan{Path: file, Secrets: ex.secrets, EnvNames: slices.Sorted(maps.Keys(ex.read))}
 	sum := sha256.Sum256(data)
 	plan.SHA256 = hex.EncodeToString(sum[:])
@@ -98,6 +102,8 @@ func (d *decoder) plan(n *yaml.Node, p *Plan) {
 	for i, gn := range groups.Content {
 		g := d.group(gn, fmt.Sprintf("groups[%d]", i))
 		g.Raw, _ = redactedTree(gn, d.shown).(map[string]any)
+		g.reads = map[string]bool{}
+		readNamesIn(gn, g.reads)
 		if i < len(d.written) {
 			g.Written = d.written[i]
 		}
@@ -240,9 +246,7 @@ func (e *expander) expand(n *yaml.Node) []tmpl.Piece {
 			pieces = append(pieces, tmpl.Piece{Text: ref})
 			continue
 		}
-		if SecretName(m[1]) && val != "" {
-			e.secrets = append(e.secrets, val)
-		}
+		e.secret(n, "${"+m[1]+"}", m[1], val)
 		pieces = append(pieces, tmpl.Piece{Text: val, Literal: true})
 	}
 	return append(pieces, tmpl.Piece{Text: n.Value[last:]})
@@ -271,9 +275,20 @@ func (e *expander) templateEnv(n *yaml.Node, text string) {
 		}
 		e.src.env[name] = val
 		e.readVar(name)
-		if SecretName(name) && val != "" {
-			e.secrets = append(e.secrets, val)
-		}
+		e.secret(n, "{{env}}", name, val)
+	}
+}
+
+// secret adds val, the value of variable name read at n (key), to the
+// plan's secrets when name is like a secret's; a secret too short to be
+// found in text again is a problem.
+func (e *expander) secret(n *yaml.Node, key, name, val string) {
+	if !SecretName(name) || val == "" {
+		return
+	}
+	e.secrets = append(e.secrets, val)
+	if msg, short := shortSecret(name, val); short {
+		e.d.errorf(n, key, "%s", msg)
 	}
 }
 

@@ -64,10 +64,13 @@ type fieldSources struct {
 	pieces map[string][]tmpl.Piece
 	// braced are the ${VAR} values that hold "{{".
 	braced []string
+	// shown is each field that received a secret ${VAR} as it may be
+	// shown, by its expanded text (Group.Shown).
+	shown map[string]string
 }
 
 func newFieldSources() *fieldSources {
-	return &fieldSources{env: map[string]string{}, pieces: map[string][]tmpl.Piece{}}
+	return &fieldSources{env: map[string]string{}, pieces: map[string][]tmpl.Piece{}, shown: map[string]string{}}
 }
 
 // note records a field whose text, once expanded, is text, made of pieces:
