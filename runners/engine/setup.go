@@ -77,7 +77,7 @@ func (st *stepRun) runTasks(ctx context.Context, list string, tasks []*plan.Task
 		if res.OK {
 			continue
 		}
-		checks = append(checks, artifacts.Check{Name: res.Name, Note: st.s.plan.Redact(res.Error)})
+		checks = append(checks, artifacts.Check{Name: st.s.plan.Redact(res.Name), Note: st.s.plan.Redact(res.Error)})
 		if stopAtFailure {
 			break
 		}

@@ -78,11 +78,6 @@ func compileRequest(r *Request, g *plan.Group, vars []string) (*reqTemplate, err
 	if tmpl.HostTemplated(r.URL) || !strings.Contains(r.URL, "://") {
 		return nil, fmt.Errorf("url %s: %s", plan.RedactURLs(r.URL), tmpl.HostTemplatedProblem)
 	}
-	_, rest, _ := strings.Cut(r.URL, "://")
-	target := rest[strings.IndexAny(rest+"/", "/?#"):]
-	if target == "" || target[0] != '/' {
-		target = "/" + target
-	}
 	t := &reqTemplate{}
 	var err error
 	compile := func(src string) *tmpl.Template {
@@ -92,11 +87,29 @@ func compileRequest(r *Request, g *plan.Group, vars []string) (*reqTemplate, err
 		}
 		return c
 	}
-	t.url, t.target, t.body = compile(r.URL), compile(target), compile(r.Body)
+	t.url, t.body = compile(r.URL), compile(r.Body)
 	for _, name := range slices.Sorted(maps.Keys(r.Headers)) {
 		t.headers = append(t.headers, headerTemplate{name: name, value: compile(r.Headers[name])})
 	}
+	if err != nil {
+		return t, err
+	}
+	t.target, err = requestTarget(r.URL, t.url)
 	return t, err
+}
+
+// requestTarget is the path and query of a URL's compiled template u (a
+// leading "/" added when it has none), cut from u rather than compiled
+// again: the text of a field is compiled only as the plan's field, where
+// the values of its ${VAR}s are known to be data.
+func requestTarget(rawURL string, u *tmpl.Template) (*tmpl.Template, error) {
+	_, rest, _ := strings.Cut(rawURL, "://")
+	cut := len(rawURL) - len(rest) + strings.IndexAny(rest+"/", "/?#")
+	slash := ""
+	if cut == len(rawURL) || rawURL[cut] != '/' {
+		slash = "/"
+	}
+	return u.SwapPrefix(rawURL[:cut], slash)
 }
 
 // leanTemplate is a templated request's wire form for the lean client:

@@ -135,7 +135,7 @@ func (g *Group) adopt(l *NamedLoad) {
 	sub.Runner, sub.Load, sub.Target = l.Runner, l.Load, g.Target
 	sub.Targets, sub.TargetPos = g.Targets, g.TargetPos
 	sub.Warmup, sub.Duration, sub.OnTargetExit = g.Warmup, g.Duration, g.OnTargetExit
-	sub.Data, sub.Table, sub.env, sub.Vars = g.Data, g.Table, g.env, g.Vars
+	sub.Data, sub.Table, sub.src, sub.Vars = g.Data, g.Table, g.src, g.Vars
 	// A counted load ends after its iterations; the group's duration still
 	// bounds the step, the load's own checks (a warmup would spend its
 	// count) are its kind's and countProblems'.

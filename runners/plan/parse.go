@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/benchtui/benchtui/runners/tmpl"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -54,14 +55,18 @@ func ParsePlan(file string, data []byte, lookup func(string) (string, bool), sch
 		return nil, err
 	}
 	d := &decoder{file: file, schema: schema, written: writtenGroups(root.Content[0]), shown: map[*yaml.Node]string{}}
-	ex := &expander{d: d, lookup: lookup}
+	ex := &expander{d: d, lookup: lookup, src: newFieldSources()}
 	ex.walk(root.Content[0])
+	d.secretNameProblems(root.Content[0], "", "")
+	for n, shown := range d.shown {
+		ex.src.shown[n.Value] = shown
+	}
 	plan := &Plan{Path: file, Secrets: ex.secrets, EnvNames: slices.Sorted(maps.Keys(ex.read))}
 	sum := sha256.Sum256(data)
 	plan.SHA256 = hex.EncodeToString(sum[:])
 	d.plan(root.Content[0], plan)
 	for _, g := range plan.Groups {
-		g.env = ex.env
+		g.src = ex.src
 	}
 	d.errs = append(d.errs, withoutEchoes(d.errs, plan.validate(schema), plan.Groups)...)
 	if len(d.errs) > 0 {
@@ -97,6 +102,8 @@ func (d *decoder) plan(n *yaml.Node, p *Plan) {
 	for i, gn := range groups.Content {
 		g := d.group(gn, fmt.Sprintf("groups[%d]", i))
 		g.Raw, _ = redactedTree(gn, d.shown).(map[string]any)
+		g.reads = map[string]bool{}
+		readNamesIn(gn, g.reads)
 		if i < len(d.written) {
 			g.Written = d.written[i]
 		}
@@ -185,8 +192,8 @@ type expander struct {
 	d       *decoder
 	lookup  func(string) (string, bool)
 	secrets []string
-	env     map[string]string // the variables of {{env "NAME"}} actions
-	read    map[string]bool   // the variables read from the environment
+	src     *fieldSources   // {{env "NAME"}} values and fields holding ${VAR} values
+	read    map[string]bool // the variables read from the environment
 }
 
 // readVar notes that the plan read the variable name from the environment.
@@ -200,63 +207,88 @@ func (e *expander) readVar(name string) {
 var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 
 func (e *expander) walk(n *yaml.Node) {
-	if n.Kind == yaml.ScalarNode {
-		if strings.Contains(n.Value, "${") {
-			shown, secret := e.shown(n)
-			n.Value = e.expand(n)
-			if secret {
-				e.d.shown[n] = shown
-			}
-		}
-		if strings.Contains(n.Value, "{{") {
-			e.templateEnv(n)
+	if n.Kind != yaml.ScalarNode {
+		for _, c := range n.Content {
+			e.walk(c)
 		}
 		return
 	}
-	for _, c := range n.Content {
-		e.walk(c)
+	pieces := []tmpl.Piece{{Text: n.Value}}
+	if strings.Contains(n.Value, "${") {
+		shown, secret := e.shown(n)
+		pieces = e.expand(n)
+		n.Value = joinPieces(pieces)
+		if secret {
+			e.d.shown[n] = shown
+		}
+		e.src.note(n.Value, pieces)
+	}
+	for _, p := range pieces {
+		if !p.Literal {
+			e.templateEnv(n, p.Text)
+		}
 	}
 }
 
-func (e *expander) expand(n *yaml.Node) string {
-	return varRef.ReplaceAllStringFunc(n.Value, func(ref string) string {
+// expand cuts n's value into the text written in the plan and the values
+// of its ${VAR}s (literal pieces: data, never template source).
+func (e *expander) expand(n *yaml.Node) []tmpl.Piece {
+	var pieces []tmpl.Piece
+	last := 0
+	for _, ix := range varRef.FindAllStringSubmatchIndex(n.Value, -1) {
+		ref := n.Value[ix[0]:ix[1]]
 		m := varRef.FindStringSubmatch(ref)
+		pieces = append(pieces, tmpl.Piece{Text: n.Value[last:ix[0]]})
+		last = ix[1]
 		val, set := e.value(m)
 		if !set {
 			e.d.errorf(n, "${"+m[1]+"}", "environment variable %s is not set (write ${%s:-default} for a default)", m[1], m[1])
-			return ref
+			pieces = append(pieces, tmpl.Piece{Text: ref})
+			continue
 		}
-		if SecretName(m[1]) && val != "" {
-			e.secrets = append(e.secrets, val)
-		}
-		return val
-	})
+		e.secret(n, "${"+m[1]+"}", m[1], val)
+		pieces = append(pieces, tmpl.Piece{Text: val, Literal: true})
+	}
+	return append(pieces, tmpl.Piece{Text: n.Value[last:]})
 }
 
-// envAction is a template's {{env "NAME"}}.
-var envAction = regexp.MustCompile(`\{\{\s*env\s+"([A-Za-z_][A-Za-z0-9_]*)"\s*\}\}`)
+func joinPieces(pieces []tmpl.Piece) string {
+	var b strings.Builder
+	for _, p := range pieces {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
 
-// templateEnv reads the variables of a template's {{env "NAME"}} actions
-// once, when the plan is read, with the lookup of ${NAME}: templates are
-// compiled from e.env, never from the process's environment later. A
-// value named like a secret joins the plan's secrets; the field itself is
-// left as written, so it shows the action, not the value.
-func (e *expander) templateEnv(n *yaml.Node) {
-	for _, m := range envAction.FindAllStringSubmatch(n.Value, -1) {
-		name := m[1]
+// templateEnv reads the variables of the {{env "NAME"}} actions of text
+// written in the plan (never of a ${VAR}'s value) once, when the plan is
+// read, with the lookup of ${NAME}: templates are compiled from the
+// values read then, never from the process's environment later. A value
+// named like a secret joins the plan's secrets; the field itself is left
+// as written, so it shows the action, not the value.
+func (e *expander) templateEnv(n *yaml.Node, text string) {
+	for _, name := range tmpl.EnvNames(text) {
 		val, set := e.lookup(name)
 		if !set {
 			e.d.errorf(n, "{{env}}", "environment variable %s is not set", name)
 			continue
 		}
-		if e.env == nil {
-			e.env = map[string]string{}
-		}
-		e.env[name] = val
+		e.src.env[name] = val
 		e.readVar(name)
-		if SecretName(name) && val != "" {
-			e.secrets = append(e.secrets, val)
-		}
+		e.secret(n, "{{env}}", name, val)
+	}
+}
+
+// secret adds val, the value of variable name read at n (key), to the
+// plan's secrets when name is like a secret's; a secret too short to be
+// found in text again is a problem.
+func (e *expander) secret(n *yaml.Node, key, name, val string) {
+	if !SecretName(name) || val == "" {
+		return
+	}
+	e.secrets = append(e.secrets, val)
+	if msg, short := shortSecret(name, val); short {
+		e.d.errorf(n, key, "%s", msg)
 	}
 }
 

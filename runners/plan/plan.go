@@ -90,8 +90,11 @@ type Group struct {
 	// ({{.col}}); Table is its rows, read when the plan is validated.
 	Data  *Data       `yaml:"data"`
 	Table *tmpl.Table `yaml:"-"`
-	// env holds the values of the plan's {{env "NAME"}} actions.
-	env  map[string]string
+	// reads are the names that the group's strings read ({{.N}}, $var:N).
+	reads map[string]bool
+	// src holds the values of the plan's {{env "NAME"}} actions and how
+	// its fields were made of text and ${VAR} values (template.go).
+	src  *fieldSources
 	Soak *Soak `yaml:"soak"`
 	// Probes are numbers read every interval during each step (probes.go).
 	Probes       []Probe    `yaml:"probes"`

@@ -10,10 +10,11 @@ import (
 // Redacted replaces a secret wherever benchtui shows or stores one.
 const Redacted = "[redacted]"
 
-// MinSearchedSecret is the shortest secret Redact looks for in free text.
-// The plan's own values are redacted where secrets were substituted; text
-// from elsewhere (a server's error echoing a password) can only be
-// searched, and searching for "1" would mangle every number.
+// MinSearchedSecret is the shortest secret a plan may hold (a shorter one
+// is a plan error). The plan's own values are redacted where secrets were
+// substituted; text from elsewhere (a server's error echoing a password, a
+// command's output) can only be searched, and searching for "1" would
+// mangle every number.
 const MinSearchedSecret = 4
 
 // Redact makes free text s (an error, a server's message) fit to show and

@@ -97,7 +97,7 @@ func (t *Task) texts() map[string]string {
 // the functions that need no data row; a task runs once, so a data
 // column means nothing to it.
 func (g *Group) stepTemplate(src string) (*tmpl.Template, error) {
-	return tmpl.CompileScope(src, tmpl.Scope{Step: g.VarNames()}, g.getenv())
+	return g.compile(src, tmpl.Scope{Step: g.VarNames()})
 }
 
 // RenderedTask is t's action for a step whose vars are vals: every text

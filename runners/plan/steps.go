@@ -13,10 +13,13 @@ import (
 type Step struct {
 	Label  string
 	Params map[string]float64
-	// Vars are this step's values of the group's vars (vars:).
-	Vars   map[string]string
-	Load   Load
-	Warmup time.Duration
+	// Vars are this step's values of the group's vars (vars:); ShownVars
+	// the same as they may be shown and stored, a secret ${VAR} in them
+	// redacted.
+	Vars      map[string]string
+	ShownVars map[string]string
+	Load      Load
+	Warmup    time.Duration
 	// Duration is the measured phase's length; for a counted step, its cap.
 	Duration time.Duration
 	// Iterations and PerWorker, when positive, end the step after that
@@ -60,9 +63,22 @@ func Steps(g *Group, override time.Duration) []Step {
 	steps = g.varSteps(steps)
 	for i := range steps {
 		steps[i].Label = labelOf(steps[i].Params, keys, steps[i].Load)
-		steps[i].Label = withVars(steps[i].Label, steps[i].Vars, g.Vars)
+		steps[i].Label = g.withVars(steps[i].Label, steps[i].Vars)
+		steps[i].ShownVars = g.shownVars(steps[i].Vars)
 	}
 	return steps
+}
+
+// shownVars are a step's values of the vars as they may be shown.
+func (g *Group) shownVars(vals map[string]string) map[string]string {
+	if vals == nil {
+		return nil
+	}
+	out := make(map[string]string, len(vals))
+	for k, v := range vals {
+		out[k] = g.Shown(v)
+	}
+	return out
 }
 
 // varSteps multiplies steps by the group's vars: a var of one value is
@@ -86,12 +102,13 @@ func (g *Group) varSteps(steps []Step) []Step {
 	return steps
 }
 
-// withVars adds the swept vars (those of several values) to a label.
-func withVars(label string, vals map[string]string, vars map[string][]string) string {
+// withVars adds the swept vars (those of several values) to a label, a
+// secret in them redacted (varLabel).
+func (g *Group) withVars(label string, vals map[string]string) string {
 	var parts []string
-	for _, name := range slices.Sorted(maps.Keys(vars)) {
-		if len(vars[name]) > 1 {
-			parts = append(parts, name+"="+vals[name])
+	for _, name := range g.VarNames() {
+		if len(g.Vars[name]) > 1 {
+			parts = append(parts, name+"="+g.varLabel(name, vals[name]))
 		}
 	}
 	switch {

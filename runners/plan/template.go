@@ -26,18 +26,77 @@ func (g *Group) TemplateVars(pos Pos, key, src string, vars []string) (*tmpl.Tem
 	if g.Table != nil {
 		sc.Columns = g.Table.Columns
 	}
-	t, err := tmpl.CompileScope(src, sc, g.getenv())
+	t, err := g.compile(src, sc)
 	if err != nil {
 		return nil, Errorf(pos, key, "template: %v", err)
 	}
 	return t, nil
 }
 
+// compile compiles the field whose text is src: the values its ${VAR}s
+// put in it are literal (fieldSources), its own text is template source.
+func (g *Group) compile(src string, sc tmpl.Scope) (*tmpl.Template, error) {
+	if g.src == nil {
+		return tmpl.CompileScope(src, sc, os.Getenv)
+	}
+	if pieces, ok := g.src.pieces[src]; ok {
+		return tmpl.CompilePieces(pieces, sc, g.getenv())
+	}
+	if tmpl.Has(src) {
+		for _, v := range g.src.braced {
+			if strings.Contains(src, v) {
+				return nil, errors.New("the text holds a variable's value with {{, and is not a field of the plan: a value is data, never template source")
+			}
+		}
+	}
+	return tmpl.CompileScope(src, sc, g.getenv())
+}
+
+// fieldSources is what expanding a plan's ${VAR}s tells the template
+// compiler: the values of its {{env "NAME"}} actions, read once with the
+// plan, and how each field that a ${VAR} put "{{" into was made.
+type fieldSources struct {
+	env map[string]string
+	// pieces are those fields' written text and values, by the field's
+	// expanded text: a field of the same text as one made of pieces is
+	// compiled as that one (such a field is written to look like a
+	// variable's value; its braces stay data).
+	pieces map[string][]tmpl.Piece
+	// braced are the ${VAR} values that hold "{{".
+	braced []string
+	// shown is each field that received a secret ${VAR} as it may be
+	// shown, by its expanded text (Group.Shown).
+	shown map[string]string
+}
+
+func newFieldSources() *fieldSources {
+	return &fieldSources{env: map[string]string{}, pieces: map[string][]tmpl.Piece{}, shown: map[string]string{}}
+}
+
+// note records a field whose text, once expanded, is text, made of pieces:
+// when a value put "{{" into it, the compiler must know which braces are
+// data. Two fields of the same text made differently compile as one
+// literal, the safe reading.
+func (s *fieldSources) note(text string, pieces []tmpl.Piece) {
+	for _, p := range pieces {
+		if p.Literal && tmpl.Has(p.Text) && !slices.Contains(s.braced, p.Text) {
+			s.braced = append(s.braced, p.Text)
+		}
+	}
+	if !tmpl.Has(text) {
+		return
+	}
+	if old, ok := s.pieces[text]; ok && !slices.Equal(old, pieces) {
+		pieces = []tmpl.Piece{{Text: text, Literal: true}}
+	}
+	s.pieces[text] = pieces
+}
+
 // getenv resolves {{env "X"}}: with the values read with the plan, or,
 // for a group not read from a plan (a test's), from the environment.
 func (g *Group) getenv() func(string) string {
-	if g.env != nil {
-		return func(k string) string { return g.env[k] }
+	if g.src != nil {
+		return func(k string) string { return g.src.env[k] }
 	}
 	return os.Getenv
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // Limits of a group's vars (vars:).
@@ -28,7 +30,7 @@ func (g *Group) varProblems() []error {
 	if len(g.Vars) > MaxVars {
 		return []error{Errorf(g.Pos, "group "+g.ID+": vars", "%d vars; at most %d", len(g.Vars), MaxVars)}
 	}
-	used := g.readNames()
+	used := g.reads
 	for _, name := range g.VarNames() {
 		vals := g.Vars[name]
 		switch {
@@ -63,30 +65,31 @@ func (g *Group) stepsOfVars() int {
 // $var:NAME in a postgres arg.
 var readRef = regexp.MustCompile(`\{\{-?\s*\.([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}|\$var:([A-Za-z_][A-Za-z0-9_]*)`)
 
-// readNames are the names the group's strings read, outside vars:.
-func (g *Group) readNames() map[string]bool {
-	used := map[string]bool{}
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			for _, m := range readRef.FindAllStringSubmatch(x, -1) {
-				used[m[1]+m[2]] = true
-			}
-		case map[string]any:
-			for k, e := range x {
-				if k != "vars" {
-					walk(e)
-				}
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
+// readNamesIn adds to used the names that the strings under n, a group's
+// node, read outside vars: (aliases followed). It reads the plan's
+// nodes, not the config kept for the artifact, where the values of
+// secret-named keys (an Authorization header reading {{.AUTH}}) are
+// redacted.
+func readNamesIn(n *yaml.Node, used map[string]bool) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		for _, m := range readRef.FindAllStringSubmatch(n.Value, -1) {
+			used[m[1]+m[2]] = true
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value != "vars" {
+				readNamesIn(n.Content[i+1], used)
 			}
 		}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			readNamesIn(c, used)
+		}
 	}
-	walk(g.Raw)
-	return used
 }
 
 func isControl(r rune) bool { return r < ' ' || r == 0x7f }

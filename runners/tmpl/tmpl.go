@@ -16,6 +16,7 @@
 package tmpl
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -111,25 +112,63 @@ func Compile(src string, cols Columns, getenv func(string) string) (*Template, e
 
 // CompileScope parses src, whose {{.name}} actions read sc.
 func CompileScope(src string, sc Scope, getenv func(string) string) (*Template, error) {
+	return CompilePieces([]Piece{{Text: src}}, sc, getenv)
+}
+
+// Piece is a part of a field's source: template text, or a Literal, the
+// value of a plan's ${VAR}, which is data: it is never compiled, so
+// template syntax in a variable's value is sent as written.
+type Piece struct {
+	Text    string
+	Literal bool
+}
+
+// errUnclosed is an action without its closing braces.
+var errUnclosed = errors.New("has no closing }}")
+
+// CompilePieces parses a field made of pieces: the text pieces as
+// template source, the literal ones as they are. An action opens and
+// closes within one text piece: a ${VAR} between the braces of an action
+// would make its value template source, and is an error.
+func CompilePieces(pieces []Piece, sc Scope, getenv func(string) string) (*Template, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	t := &Template{src: src}
+	t := &Template{}
+	at := 0
+	for i, p := range pieces {
+		t.src += p.Text
+		if p.Literal {
+			t.addLit(p.Text)
+		} else if err := t.compileText(p.Text, at, sc, getenv); err != nil {
+			if errors.Is(err, errUnclosed) && i < len(pieces)-1 {
+				err = fmt.Errorf("%w before a variable's value: a ${VAR} inside {{…}} would make its value template source; a value is data", err)
+			}
+			return nil, err
+		}
+		at += len(p.Text)
+	}
+	return t, nil
+}
+
+// compileText appends the parts of template text src, which starts at
+// byte at of the field.
+func (t *Template) compileText(src string, at int, sc Scope, getenv func(string) string) error {
 	rest := src
 	for {
 		i := strings.Index(rest, "{{")
 		if i < 0 {
 			t.addLit(rest)
-			return t, nil
+			return nil
 		}
 		t.addLit(rest[:i])
 		j := strings.Index(rest[i:], "}}")
 		if j < 0 {
-			return nil, fmt.Errorf("at byte %d: %q has no closing }}", len(src)-len(rest)+i, rest[i:])
+			return fmt.Errorf("at byte %d: %q %w", at+len(src)-len(rest)+i, rest[i:], errUnclosed)
 		}
 		p, err := compileAction(rest[i+2:i+j], sc, getenv)
 		if err != nil {
-			return nil, fmt.Errorf("{{%s}}: %w", rest[i+2:i+j], err)
+			return fmt.Errorf("{{%s}}: %w", rest[i+2:i+j], err)
 		}
 		if p.op == opLit {
 			t.addLit(p.lit)
@@ -244,3 +283,46 @@ func HostTemplated(rawURL string) bool {
 
 // HostTemplatedProblem is the message for a URL that HostTemplated.
 const HostTemplatedProblem = "templates may fill a URL's path and query, not its scheme or host"
+
+// EnvNames are the names that the {{env "NAME"}} actions of template text
+// src read, as the compiler reads them; a malformed action is skipped (the
+// compiler reports it).
+func EnvNames(src string) []string {
+	var names []string
+	for {
+		i := strings.Index(src, "{{")
+		if i < 0 {
+			return names
+		}
+		j := strings.Index(src[i:], "}}")
+		if j < 0 {
+			return names
+		}
+		words, err := split(strings.TrimSpace(src[i+2 : i+j]))
+		if err == nil && len(words) == 2 && words[0] == "env" {
+			if name, ok := quoted(words[1]); ok {
+				names = append(names, name)
+			}
+		}
+		src = src[i+j+2:]
+	}
+}
+
+// SwapPrefix is t with the literal prefix old, which t must begin with
+// before any action, replaced by new: a URL's path and query cut from its
+// compiled template, so that what a variable's value holds stays data.
+func (t *Template) SwapPrefix(old, new string) (*Template, error) {
+	if !strings.HasPrefix(t.src, old) || (old != "" && (len(t.parts) == 0 || t.parts[0].op != opLit || !strings.HasPrefix(t.parts[0].lit, old))) {
+		return nil, fmt.Errorf("%q does not begin with the text %q", t.src, old)
+	}
+	out := &Template{src: new + t.src[len(old):]}
+	out.addLit(new)
+	for i, p := range t.parts {
+		if i == 0 && p.op == opLit {
+			out.addLit(p.lit[len(old):])
+			continue
+		}
+		out.parts = append(out.parts, p)
+	}
+	return out, nil
+}
