@@ -161,10 +161,10 @@ func Load(path string) (*Artifact, error) {
 	return a, nil
 }
 
-// readBounded reads the file at path, refusing one longer than limit
-// (/dev/zero included) before holding more than limit+1 bytes of it.
+// readBounded reads the regular file at path (OpenRegular), refusing one
+// longer than limit before holding more than limit+1 bytes of it.
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

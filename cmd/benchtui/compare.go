@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -100,8 +101,8 @@ func (f *thresholdFlag) Set(s string) error {
 		value = metric
 	}
 	pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(value), "%"), 64)
-	if err != nil || pct < 0 {
-		return fmt.Errorf("threshold %q: want a percentage such as 5%%", s)
+	if err != nil || pct < 0 || math.IsNaN(pct) || math.IsInf(pct, 0) {
+		return fmt.Errorf("threshold %q: want a percentage such as 5%% (0 or more, finite)", s)
 	}
 	if !named {
 		f.opts.ThresholdPct = pct

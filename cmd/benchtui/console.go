@@ -39,7 +39,7 @@ type consoleFlags struct {
 func consoleFlagSet(f *consoleFlags) *flag.FlagSet {
 	fs := flagSet(consoleName)
 	fs.StringVar(&f.out, "o", "", "artifacts folder (default: the plan's artifacts, else ./bench-results)")
-	fs.DurationVar(&f.duration, "duration", 0, "replace every step's duration (for quick tries)")
+	fs.Var(positiveDuration{&f.duration}, "duration", "replace every step's `duration` (for quick tries)")
 	f.metrics.define(fs)
 	return fs
 }

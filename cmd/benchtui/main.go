@@ -25,7 +25,7 @@ func main() {
 	stop := startProfile(os.Getenv("BENCHTUI_CPUPROFILE"))
 	os.Unsetenv("BENCHTUI_CPUPROFILE") // not for the demo servers and targets it starts
 	quietQUIC()
-	code := run(context.Background(), os.Args[1:], processStdout(), os.Stderr)
+	code := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

@@ -12,30 +12,18 @@ import (
 	"time"
 )
 
-// TestClosedStdoutExitsNonZero: a stdout closed before benchtui starts
-// (which Go's runtime replaces with /dev/null) is an output lost, once
-// said; a stdout sent to /dev/null on purpose is not.
-func TestClosedStdoutExitsNonZero(t *testing.T) {
+// TestDiscardedStdoutIsNoLoss: a stdout sent to /dev/null, write-only
+// by a shell or read-write as Python's subprocess.DEVNULL and a stdout
+// closed before the start (which Go's runtime reopens on /dev/null) give,
+// is output discarded on purpose: exit 0, nothing said.
+func TestDiscardedStdoutIsNoLoss(t *testing.T) {
 	bin := benchtuiBinary(t)
-	for _, c := range []struct {
-		redirect string
-		code     int
-	}{{">&-", exitFail}, {">/dev/null", exitOK}} {
-		cmd := exec.Command("sh", "-c", `exec "$0" version `+c.redirect, bin)
+	for _, redirect := range []string{">/dev/null", "1<>/dev/null", ">&-"} {
+		cmd := exec.Command("sh", "-c", `exec "$0" version `+redirect, bin)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if code != c.code || (c.code != exitOK) != strings.Contains(stderr.String(), "stdout was closed") {
-			t.Errorf("version %s: exit %d, stderr %q; want %d", c.redirect, code, stderr.String(), c.code)
-		}
-		if n := strings.Count(stderr.String(), "stdout was closed"); n > 1 {
-			t.Errorf("version %s: said %d times:\n%s", c.redirect, n, stderr.String())
+		if err := cmd.Run(); err != nil || stderr.Len() > 0 {
+			t.Errorf("version %s: %v, stderr %q; want exit 0, nothing said", redirect, err, stderr.String())
 		}
 	}
 }

@@ -43,8 +43,8 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.StringVar(&f.groups, "g", "", "comma-separated group ids to run (default: all)")
 	fs.StringVar(&f.out, "o", "", "artifacts folder (default: the plan's artifacts, else ./bench-results)")
 	fs.StringVar(&f.baseline, "baseline", "", "artifact file or folder to judge the run against")
-	fs.DurationVar(&f.duration, "duration", 0, "replace every step's duration, soaks not extended (for quick tries)")
-	fs.IntVar(&f.count, "count", 0, "run every step N times, each run one sample for comparisons (replaces repeat:)")
+	fs.Var(positiveDuration{&f.duration}, "duration", "replace every step's `duration`, soaks not extended (for quick tries)")
+	fs.Var(countFlag{&f.count, plan.MaxRepeat}, "count", "run every step `N` times, each run one sample for comparisons (replaces repeat:)")
 	fs.StringVar(&f.format, "format", formatText, "stdout `format`: text (tables), json (one summary document) or csv (a row per step)")
 	fs.BoolVar(&f.failOnLeak, "fail-on-leak", false, "exit 1 when a watched target's RSS is still rising (⚠), as a failed check would")
 	f.shard.register(fs)
@@ -62,9 +62,6 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	}
 	if err != nil {
 		return f, err
-	}
-	if f.count < 0 || f.count > plan.MaxRepeat {
-		return f, fmt.Errorf("--count %d: want 1 to %d", f.count, plan.MaxRepeat)
 	}
 	if !slices.Contains(runFormats, f.format) {
 		return f, fmt.Errorf("unknown --format %q (want text, json or csv)", f.format)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -60,8 +61,31 @@ func csvRow(r groupResult, s artifacts.Step, verdicts []artifacts.Row, status st
 		}
 	}
 	l := s.LatencyMS
-	return []string{r.id, s.Label, f(s.DurationS), i(s.Requests), i(s.Errors), i(s.Dropped),
+	row := []string{r.id, s.Label, f(s.DurationS), i(s.Requests), i(s.Errors), i(s.Dropped),
 		f(s.ThroughputRPS), f(s.OKRPS), f(l.P50), f(l.P90), f(l.P99), f(l.P999), f(l.Max), f(l.Mean),
 		strconv.Itoa(len(s.Checks)), strconv.Itoa(failed), strings.Join(worse, ";"), strings.Join(better, ";"),
 		strconv.FormatBool(r.artifact.Run.Partial), r.path, status}
+	for i, cell := range row {
+		row[i] = inertCell(cell)
+	}
+	return row
 }
+
+// inertCell keeps a spreadsheet from reading cell as a formula, as OWASP
+// recommends against CSV injection: a cell that starts with =, +, -, @,
+// a tab or a carriage return (an artifacts path such as
+// "=HYPERLINK(…)/g.json") gets a ' in front. A number stays as it is:
+// -3.5 is data.
+func inertCell(cell string) string {
+	if cell == "" || !strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+		return cell
+	}
+	if plainNumber.MatchString(cell) {
+		return cell
+	}
+	return "'" + cell
+}
+
+// plainNumber is a decimal number as strconv.FormatFloat writes one
+// (no Inf, NaN or hex: a spreadsheet reads those as names).
+var plainNumber = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)

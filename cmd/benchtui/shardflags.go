@@ -75,17 +75,27 @@ func parseShardSpec(spec, index string) (runners.Shard, error) {
 	return runners.Shard{Index: i, Count: n}, nil
 }
 
-// parseStartAt reads T as RFC3339 or as unix seconds (fractions allowed).
+// maxStartAhead bounds how far ahead --start-at may be: the shards wait
+// for it prepared, their targets started, and a time past year 9999
+// could not be written in an artifact at all.
+const maxStartAhead = 7 * 24 * time.Hour
+
+// parseStartAt reads T as RFC3339 or as unix seconds (fractions allowed),
+// at most maxStartAhead from now.
 func parseStartAt(s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || f <= 0 || f > float64(time.Now().Add(maxStartAhead).Unix()) {
+			return time.Time{}, fmt.Errorf("--start-at %q: want RFC3339 (2026-01-02T15:04:05Z) or unix seconds, at most 7 days ahead", s)
+		}
+		sec := int64(f)
+		t = time.Unix(sec, int64((f-float64(sec))*1e9))
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f <= 0 {
-		return time.Time{}, fmt.Errorf("--start-at %q: want RFC3339 (2026-01-02T15:04:05Z) or unix seconds", s)
+	if t.After(time.Now().Add(maxStartAhead)) {
+		return time.Time{}, fmt.Errorf("--start-at %q: more than 7 days ahead", s)
 	}
-	sec := int64(f)
-	return time.Unix(sec, int64((f-float64(sec))*1e9)), nil
+	return t, nil
 }
 
 // prepareShard checks, before anything starts, that the groups can be

@@ -2,14 +2,13 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 )
 
 // checkedOutput is a command's stdout: it keeps the first error a write
-// met (a full disk, a closed descriptor), so that a command whose output
+// met (a full disk, an I/O error), so that a command whose output
 // was lost never exits 0.
 type checkedOutput struct {
 	w   io.Writer
@@ -68,23 +67,4 @@ func stdoutFile(w io.Writer) (*os.File, bool) {
 	}
 	f, ok := w.(*os.File)
 	return f, ok
-}
-
-// errStdoutClosed is every write to a stdout that was closed when
-// benchtui started.
-var errStdoutClosed = errors.New("stdout was closed when benchtui started")
-
-// closedOutput is such a stdout.
-type closedOutput struct{}
-
-func (closedOutput) Write([]byte) (int, error) { return 0, errStdoutClosed }
-
-// processStdout is os.Stdout, or closedOutput when it was closed when the
-// process started (Go's runtime opens /dev/null in its place, so that
-// writes would vanish without an error).
-func processStdout() io.Writer {
-	if stdoutWasClosed() {
-		return closedOutput{}
-	}
-	return os.Stdout
 }

@@ -3,9 +3,10 @@ package plan
 import (
 	"fmt"
 	"io"
-	"os"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // MaxPlanBytes bounds a plan file: a plan is written by hand, and reading
@@ -20,7 +21,7 @@ const MaxPlanNodes = 100_000
 
 // readPlanFile reads at most MaxPlanBytes of path.
 func readPlanFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := artifacts.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading plan: %w", err)
 	}

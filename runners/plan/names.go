@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // MaxNameBytes bounds a name a plan gives a request, a flow step, a
@@ -21,22 +23,5 @@ func NameProblem(name string) string {
 		return ""
 	}
 	return fmt.Sprintf("%s: want one line of at most %d bytes without control characters (it labels figures and shows on screen)",
-		Excerpt(name), MaxNameBytes)
-}
-
-// maxExcerpt is how much of a text Excerpt quotes.
-const maxExcerpt = 64
-
-// Excerpt quotes s for a message, escaped as Go quotes strings, and cut
-// to its first 64 bytes with its length when longer: a message never
-// echoes a huge input whole.
-func Excerpt(s string) string {
-	if len(s) <= maxExcerpt {
-		return fmt.Sprintf("%q", s)
-	}
-	cut := maxExcerpt
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%q… (%d bytes)", s[:cut], len(s))
+		artifacts.Excerpt(name), MaxNameBytes)
 }

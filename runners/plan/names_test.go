@@ -3,7 +3,6 @@ package plan
 import (
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 func TestNameProblem(t *testing.T) {
@@ -16,18 +15,5 @@ func TestNameProblem(t *testing.T) {
 		if NameProblem(bad) == "" {
 			t.Errorf("%q: want refused", bad)
 		}
-	}
-}
-
-// TestExcerptIsBounded: a huge text is quoted by its start, cut on a
-// rune boundary, with its length.
-func TestExcerptIsBounded(t *testing.T) {
-	huge := strings.Repeat("é", 1<<20)
-	got := Excerpt(huge)
-	if len(got) > 200 || !strings.HasSuffix(got, "(2097152 bytes)") || !utf8.ValidString(got) {
-		t.Errorf("excerpt of 2 MiB: %q", got)
-	}
-	if got := Excerpt("a\x1bb"); got != `"a\x1bb"` {
-		t.Errorf("short text: %s", got)
 	}
 }

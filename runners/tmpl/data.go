@@ -9,11 +9,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // Data modes: how requests take rows.
@@ -35,6 +36,12 @@ var Modes = []string{Sequential, Random, Unique}
 const (
 	MaxDataBytes = 256 << 20
 	MaxRows      = 10_000_000
+	// MaxRowBytes bounds one row (the header row too), its fields
+	// together: a single huge field would otherwise be held several
+	// times over while it is parsed.
+	MaxRowBytes = 1 << 20
+	// MaxColumns bounds the columns a data file names.
+	MaxColumns = 1000
 )
 
 // Table is a data file's rows, read once.
@@ -49,7 +56,7 @@ func Load(path string) (*Table, error) { return load(path, MaxDataBytes) }
 
 // load is Load with a limit of limit bytes.
 func load(path string, limit int64) (*Table, error) {
-	f, err := os.Open(path)
+	f, err := artifacts.OpenRegular(path) // a FIFO or /dev/zero is refused, not read
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +64,7 @@ func load(path string, limit int64) (*Table, error) {
 	if st, err := f.Stat(); err == nil && st.Size() > limit {
 		return nil, fmt.Errorf("%s: %d bytes is above the limit of %d", path, st.Size(), limit)
 	}
-	// A device or a pipe has no size: the reader itself stops past the limit.
+	// A file that grows while it is read stops at the limit all the same.
 	r := &boundedReader{r: f, limit: limit, left: limit + 1}
 	var t *Table
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -78,11 +85,14 @@ func load(path string, limit int64) (*Table, error) {
 }
 
 func readCSV(r io.Reader) (*Table, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(&rowBound{r: r})
 	cr.ReuseRecord = false
 	head, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("header row: %w", err)
+	}
+	if len(head) > MaxColumns {
+		return nil, fmt.Errorf("header row: %d columns, at most %d", len(head), MaxColumns)
 	}
 	t := &Table{Columns: slices.Clone(head)}
 	for len(t.Rows) <= MaxRows {
@@ -100,7 +110,7 @@ func readCSV(r io.Reader) (*Table, error) {
 
 func readJSONLines(r io.Reader) (*Table, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<20)
+	sc.Buffer(nil, MaxRowBytes)
 	t := &Table{}
 	for line := 1; sc.Scan(); line++ {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
@@ -115,6 +125,9 @@ func readJSONLines(r io.Reader) (*Table, error) {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return nil, fmt.Errorf("a line longer than %d bytes", MaxRowBytes)
+	}
 	return t, sc.Err()
 }
 
@@ -125,6 +138,9 @@ func (t *Table) jsonRow(b []byte) ([]string, error) {
 		return nil, err
 	}
 	if t.Columns == nil {
+		if len(obj) > MaxColumns {
+			return nil, fmt.Errorf("%d keys, at most %d columns", len(obj), MaxColumns)
+		}
 		for k := range obj {
 			t.Columns = append(t.Columns, k)
 		}
@@ -196,5 +212,31 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 	}
 	n, err := b.r.Read(p)
 	b.left -= int64(n)
+	return n, err
+}
+
+// rowBound fails a CSV read once a row runs past MaxRowBytes: it follows
+// the quoting (every '"' opens or closes a quoted field; an escaped ""
+// closes and opens) so that a newline inside quotes does not end a row.
+type rowBound struct {
+	r      io.Reader
+	inRow  int // bytes of the current row so far
+	quoted bool
+}
+
+func (b *rowBound) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	for _, c := range p[:n] {
+		switch {
+		case c == '"':
+			b.quoted = !b.quoted
+		case c == '\n' && !b.quoted:
+			b.inRow = 0
+			continue
+		}
+		if b.inRow++; b.inRow > MaxRowBytes {
+			return 0, fmt.Errorf("a row longer than %d bytes", MaxRowBytes)
+		}
+	}
 	return n, err
 }

@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // Template is a compiled field.
@@ -67,9 +69,26 @@ func (c Columns) index(name string) (int, error) {
 		}
 	}
 	if c == nil {
-		return 0, fmt.Errorf("column %q: the group has no data file (data: {file: …})", name)
+		return 0, fmt.Errorf("column %s: the group has no data file (data: {file: …})", artifacts.Excerpt(name))
 	}
-	return 0, fmt.Errorf("column %q: the data file's columns are %s", name, strings.Join(c, ", "))
+	return 0, fmt.Errorf("column %s: the data file's columns are %s", artifacts.Excerpt(name), c.listed())
+}
+
+// maxColumnsListed bounds the columns a message lists.
+const maxColumnsListed = 10
+
+// listed names the first columns, each quoted and cut (artifacts.Excerpt),
+// and how many there are in all when that is more: a message never
+// echoes a huge header row.
+func (c Columns) listed() string {
+	names := make([]string, 0, maxColumnsListed)
+	for _, n := range c[:min(len(c), maxColumnsListed)] {
+		names = append(names, artifacts.Excerpt(n))
+	}
+	if len(c) > maxColumnsListed {
+		return fmt.Sprintf("%s, … (%d in all)", strings.Join(names, ", "), len(c))
+	}
+	return strings.Join(names, ", ")
 }
 
 // Scope is what {{.name}} may read: a data file's columns and the

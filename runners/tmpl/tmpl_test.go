@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -110,14 +111,47 @@ func BenchmarkRender(b *testing.B) {
 	}
 }
 
-// TestDataFileWithoutSizeIsBounded: a data file that is a device (or a
-// pipe) has no size to check first; reading it stops past the limit.
-func TestDataFileWithoutSizeIsBounded(t *testing.T) {
+// TestDataFileThatIsNoFileIsRefused: a data file that is a device (a
+// link to /dev/zero) is refused by what it is, never read.
+func TestDataFileThatIsNoFileIsRefused(t *testing.T) {
 	link := filepath.Join(t.TempDir(), "zero.csv")
 	if err := os.Symlink("/dev/zero", link); err != nil {
 		t.Skip("no /dev/zero to link:", err)
 	}
-	if _, err := load(link, 1<<20); err == nil || !strings.Contains(err.Error(), "above the limit of 1048576 bytes") {
-		t.Errorf("load(/dev/zero) = %v, want the limit named", err)
+	if _, err := Load(link); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("Load(link to /dev/zero) = %v, want refused", err)
+	}
+}
+
+// TestDataFileRowsAreBounded: a huge field (no line end, or inside
+// quotes across lines), a huge header row or JSON line, and too many
+// columns are refused after reading little more than MaxRowBytes, each
+// with a short message.
+func TestDataFileRowsAreBounded(t *testing.T) {
+	huge := strings.Repeat("a", 8*MaxRowBytes)
+	quoted := "id,body\n1,\"" + strings.Repeat("line\n", 2*MaxRowBytes/5) + "\"\n"
+	wide := strings.Repeat("c,", 2*MaxColumns) + "c\n1\n"
+	cases := map[string]struct{ name, text, want string }{
+		"field":   {"f.csv", "id,body\n1," + huge + "\n", "a row longer than"},
+		"quoted":  {"q.csv", quoted, "a row longer than"},
+		"header":  {"h.csv", huge + "\n1\n", "a row longer than"},
+		"columns": {"c.csv", wide, "columns, at most 1000"},
+		"json":    {"j.jsonl", `{"a":"` + huge + `"}` + "\n", "a line longer than"},
+	}
+	for name, c := range cases {
+		path := filepath.Join(t.TempDir(), c.name)
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := Load(path)
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), c.want) || len(err.Error()) > 300 {
+			t.Errorf("%s: %.300v; want a short error with %q", name, err, c.want)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16*MaxRowBytes {
+			t.Errorf("%s: %d bytes allocated to refuse it", name, alloc)
+		}
 	}
 }
