@@ -123,8 +123,13 @@ func TestLoadRejectsOtherSchemaAndDamage(t *testing.T) {
 			t.Errorf("%s: error %v does not name the file", name, err)
 		}
 	}
-	if _, err := readBounded("/dev/zero", 1<<20); err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
-		t.Errorf("/dev/zero: %v, want refused as larger than the limit", err)
+	if _, err := readBounded("/dev/zero", 1<<20); err == nil || !strings.Contains(err.Error(), "not a regular file (a device)") {
+		t.Errorf("/dev/zero: %v, want refused as no regular file", err)
+	}
+	big := filepath.Join(dir, "big.json")
+	os.WriteFile(big, make([]byte, 1<<20+1), 0o644)
+	if _, err := readBounded(big, 1<<20); err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
+		t.Errorf("%s: %v, want refused as larger than the limit", big, err)
 	}
 }
 
