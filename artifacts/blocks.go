@@ -66,11 +66,15 @@ func mergeSamples(parts []ShardFile, k int) (*Samples, error) {
 		h := NewHistogram()
 		var req, errs int64
 		for _, p := range parts {
-			d := p.A.Steps[k].Samples.Blocks
-			if err := mergeEncoded(h, d.Histograms[b], fmt.Sprintf("samples.blocks.histograms[%d]", b)); err != nil {
+			d, sum := p.A.Steps[k].Samples.Blocks, &sums{}
+			at := fmt.Sprintf("samples.blocks.histograms[%d]", b)
+			if err := mergeEncoded(h, d.Histograms[b], at, sum); err != nil {
 				return nil, fmt.Errorf("%s: %w", p.Path, err)
 			}
-			req, errs = req+d.Requests[b], errs+d.Errors[b]
+			req, errs = sum.int(at+".requests", req, d.Requests[b]), sum.int(at+".errors", errs, d.Errors[b])
+			if sum.err != nil {
+				return nil, fmt.Errorf("%s: %w", p.Path, sum.err)
+			}
 		}
 		for key, v := range BlockFigures(h, req, errs, width) {
 			out.Values[key] = append(out.Values[key], v)
@@ -87,7 +91,7 @@ func mergeSamples(parts []ShardFile, k int) (*Samples, error) {
 // interval log (mergeIntervals): rates, errors and in-flight summed, the
 // target's figures shard 0's, and each percentile the highest shard's, an
 // upper bound of the whole's.
-func mergeSeries(parts []ShardFile, k int) []Point {
+func mergeSeries(parts []ShardFile, k int) ([]Point, error) {
 	base := parts[0].A.Steps[k].Series
 	out := make([]Point, 0, len(base))
 	for i, pt := range base {
@@ -97,13 +101,16 @@ func mergeSeries(parts []ShardFile, k int) []Point {
 			if i >= len(ser) {
 				continue
 			}
-			o := ser[i]
-			m.RPS += o.RPS
-			m.Errors += o.Errors
-			m.InFlight += o.InFlight
+			o, sum, at := ser[i], &sums{}, fmt.Sprintf("series[%d]", i)
+			m.RPS = sum.rate(at+".rps", m.RPS, o.RPS)
+			m.Errors = sum.int(at+".errors", m.Errors, o.Errors)
+			m.InFlight = int(sum.int(at+".in_flight", int64(m.InFlight), int64(o.InFlight)))
+			if sum.err != nil {
+				return nil, fmt.Errorf("merging: %s: step %s: %w", p.Path, p.A.Steps[k].Label, sum.err)
+			}
 			m.P50MS, m.P99MS = max(m.P50MS, o.P50MS), max(m.P99MS, o.P99MS)
 		}
 		out = append(out, m)
 	}
-	return out
+	return out, nil
 }

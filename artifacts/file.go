@@ -1,7 +1,6 @@
 package artifacts
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -181,6 +180,9 @@ func readBounded(path string, limit int64) ([]byte, error) {
 
 // Decode parses and checks an artifact document.
 func Decode(data []byte) (*Artifact, error) {
+	if err := checkShape(data); err != nil {
+		return nil, err
+	}
 	var probe struct {
 		Schema *string `json:"schema"`
 	}
@@ -193,18 +195,17 @@ func Decode(data []byte) (*Artifact, error) {
 	if *probe.Schema != Schema {
 		return nil, fmt.Errorf("schema %q, want %q", *probe.Schema, Schema)
 	}
-	var a Artifact
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&a); err != nil {
+	a, err := decodeArtifact(data)
+	if err != nil {
 		return nil, fmt.Errorf("damaged artifact: %w", err)
 	}
 	if a.Group.ID == "" {
 		return nil, errors.New("damaged artifact: no group id")
 	}
-	if err := check(&a); err != nil {
+	if err := check(a); err != nil {
 		return nil, fmt.Errorf("damaged artifact: %w", err)
 	}
-	return &a, nil
+	return a, nil
 }
 
 // MaxArtifactBytes bounds the file Load reads: a long soak's artifact is a

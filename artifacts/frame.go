@@ -118,22 +118,22 @@ func (fr *frameReader) take(n int, line string) error {
 		fr.open[line[:i]] = f
 		return nil
 	}
-	prefix, f := frameOf(fr.open, line)
-	if f == nil {
-		return nil
-	}
-	rest := line[len(prefix):]
-	if sum, ok := strings.CutPrefix(rest, frameEnd+" "); ok {
-		delete(fr.open, prefix)
-		a, err := f.artifact(strings.TrimSpace(sum))
+	if i := strings.Index(line, frameEnd+" "); i >= 0 {
+		f := fr.open[line[:i]]
+		if f == nil {
+			return nil
+		}
+		delete(fr.open, line[:i])
+		a, err := f.artifact(strings.TrimSpace(line[i+len(frameEnd)+1:]))
 		if err != nil {
 			return fmt.Errorf("%s:%d: framed artifact of %s: %w", fr.name, n, f.group, err)
 		}
 		fr.out = append(fr.out, a)
 		return nil
 	}
-	rest = strings.TrimSpace(rest)
-	if !isBase64Line(rest) {
+	prefix, rest := bodyLine(line)
+	f := fr.open[prefix]
+	if f == nil || rest == "" {
 		return nil
 	}
 	if f.body.Len()+len(rest) > base64.StdEncoding.EncodedLen(MaxArtifactBytes) {
@@ -153,27 +153,25 @@ func beginFrame(s string) (*frame, error) {
 	return &f, nil
 }
 
-// frameOf is the open frame with the longest prefix line starts with.
-func frameOf(open map[string]*frame, line string) (string, *frame) {
-	best, found := "", (*frame)(nil)
-	for prefix, f := range open {
-		if strings.HasPrefix(line, prefix) && (found == nil || len(prefix) > len(best)) {
-			best, found = prefix, f
-		}
+// bodyLine cuts a line into the prefix a frame's body line would have
+// and its base64 text: the text is the base64 run that ends the line
+// (spaces after it aside), the prefix all before it. Finding the frame is
+// then one lookup, however many frames are open: a log cannot make the
+// reader compare each line with each of thousands of prefixes.
+func bodyLine(line string) (prefix, text string) {
+	line = strings.TrimRight(line, " \t")
+	i := len(line)
+	for i > 0 && isBase64Char(line[i-1]) {
+		i--
 	}
-	return best, found
+	return line[:i], line[i:]
 }
 
-// isBase64Line reports whether s holds only base64 characters: a line of
-// another stream (stderr, interleaved by the container's log) inside a
-// frame is skipped.
-func isBase64Line(s string) bool {
-	for _, c := range s {
-		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=') {
-			return false
-		}
-	}
-	return s != ""
+// isBase64Char reports whether c is a character of standard base64: a
+// line of another stream (stderr, interleaved by the container's log)
+// inside a frame ends otherwise, or has another prefix.
+func isBase64Char(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '='
 }
 
 // artifact decodes and checks the frame's body against its size and sum.
@@ -190,12 +188,9 @@ func (f *frame) artifact(sum string) (*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(zr, MaxArtifactBytes+1))
+	data, err := readAllShaped(zr, MaxArtifactBytes) // a gzip bomb stops at its first bound
 	if err != nil {
 		return nil, err
-	}
-	if len(data) > MaxArtifactBytes {
-		return nil, fmt.Errorf("larger than %d MiB unpacked", MaxArtifactBytes>>20)
 	}
 	return Decode(data)
 }

@@ -30,12 +30,13 @@ type MergeOptions struct {
 }
 
 // Merge joins the artifacts of one group's shards into the artifact of
-// the whole run, exactly: counts and rates are summed, histograms merged
-// and percentiles read from the merged histograms. The target's figures
+// the whole run, exactly: counts and rates are summed (a sum that would
+// overflow is an error naming the file), histograms merged and
+// percentiles read from the merged histograms. The target's figures
 // are shard 0's (only it watches the target); each shard's own CPU and RSS
-// are kept in shard.shards. Inputs of other runs, plans, tool versions or
-// shard counts, and missing or duplicate indexes, are errors naming the
-// file.
+// are kept in shard.shards. Inputs of other runs, plans, tool versions,
+// start times or shard counts, a shard without a step, and missing or
+// duplicate indexes, are errors naming the file.
 func Merge(in []ShardFile, opts MergeOptions) (*Artifact, error) {
 	parts, missing, err := shardParts(in)
 	if err != nil {
@@ -80,8 +81,13 @@ func shardParts(in []ShardFile) ([]ShardFile, []int, error) {
 		return nil, nil, fmt.Errorf("merging: no artifacts")
 	}
 	for _, f := range in {
-		if f.A.Shard == nil || f.A.Shard.Merged {
+		switch {
+		case f.A.Shard == nil || f.A.Shard.Merged:
 			return nil, nil, fmt.Errorf("merging: %s is not a shard's artifact (no shard block, or already merged)", f.Path)
+		case f.A.Shard.Count < 1 || f.A.Shard.Count > MaxShards:
+			return nil, nil, fmt.Errorf("merging: %s: shard.count %d out of 1..%d", f.Path, f.A.Shard.Count, MaxShards)
+		case len(f.A.Steps) == 0:
+			return nil, nil, fmt.Errorf("merging: %s: shard %d has no step (it stopped before its first step ended): nothing of it to merge; leave it out (with --allow-partial)", f.Path, f.A.Shard.Index)
 		}
 	}
 	ref := in[0]
@@ -116,6 +122,7 @@ func sameRun(ref, f ShardFile) error {
 		{"plan_sha256", a.PlanSHA256, b.PlanSHA256},
 		{"tool_version", a.ToolVersion, b.ToolVersion},
 		{"count", fmt.Sprint(a.Count), fmt.Sprint(b.Count)},
+		{"start_at", a.StartAt.UTC().Format(time.RFC3339Nano), b.StartAt.UTC().Format(time.RFC3339Nano)},
 		{"group", ref.A.Group.ID, f.A.Group.ID},
 	} {
 		if d.want != d.got {

@@ -85,8 +85,19 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 		"plan_sha256":  func(in []ShardFile) []ShardFile { in[2].A.Shard.PlanSHA256 = "x"; return in },
 		"tool_version": func(in []ShardFile) []ShardFile { in[2].A.Shard.ToolVersion = "v2"; return in },
 		"count":        func(in []ShardFile) []ShardFile { in[2].A.Shard.Count = 4; return in },
-		"both shard":   func(in []ShardFile) []ShardFile { in[2].A.Shard.Index = 1; return in },
-		"missing":      func(in []ShardFile) []ShardFile { return in[:2] },
+		"shard2.json: shard.start_at \"1970-01-01T00:01:41Z\" differs": func(in []ShardFile) []ShardFile {
+			in[2].A.Shard.StartAt = in[2].A.Shard.StartAt.Add(time.Second)
+			return in
+		},
+		"shard0.json: shard.count 20000 out of 1..10000": func(in []ShardFile) []ShardFile {
+			for _, f := range in {
+				f.A.Shard.Count = 20_000
+			}
+			return in
+		},
+		"shard1.json: shard 1 has no step": func(in []ShardFile) []ShardFile { in[1].A.Steps = nil; return in },
+		"both shard":                       func(in []ShardFile) []ShardFile { in[2].A.Shard.Index = 1; return in },
+		"missing":                          func(in []ShardFile) []ShardFile { return in[:2] },
 		"histograms.service": func(in []ShardFile) []ShardFile {
 			in[2].A.Steps[0].Histograms = nil
 			return in

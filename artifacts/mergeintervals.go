@@ -86,7 +86,9 @@ func mergeIntervals(parts []ShardFile, k int) (log *IntervalLog, series []Point,
 			return nil, nil, false, err
 		}
 		pt := intervalPoint(h, from, to, origin)
-		pointFigures(&pt, &last, shards, to)
+		if err := pointFigures(&pt, &last, shards, to); err != nil {
+			return nil, nil, false, err
+		}
 		if width == 0 {
 			width = to.Sub(from).Milliseconds()
 		}
@@ -118,7 +120,10 @@ func nextMergedInterval(shards []*shardIntervals) (*hdrhistogram.Histogram, time
 		if s.head == nil || s.head.StartTimeMs()-start >= half {
 			continue
 		}
-		m.Merge(s.head)
+		var sum sums
+		if sum.merge("interval", m, s.head); sum.err != nil {
+			return nil, time.Time{}, time.Time{}, fmt.Errorf("reading interval log of %s: %w", s.name, sum.err)
+		}
 		from, to = min(from, s.head.StartTimeMs()), max(to, s.head.EndTimeMs())
 		if err := s.advance(); err != nil {
 			return nil, time.Time{}, time.Time{}, err
@@ -143,12 +148,14 @@ func intervalPoint(h *hdrhistogram.Histogram, from, to, origin time.Time) Point 
 // errors of the shards' points whose middle falls before to (each shard's
 // clock from its own first interval; the last interval takes every point
 // left), the in-flight of each shard's last such point, and the target's
-// figures of shard 0's last such point, else last's.
-func pointFigures(pt, last *Point, shards []*shardIntervals, to time.Time) {
+// figures of shard 0's last such point, else last's. A sum that
+// overflows is an error naming the shard's step.
+func pointFigures(pt, last *Point, shards []*shardIntervals, to time.Time) error {
 	final := true
 	for _, s := range shards {
 		final = final && s.head == nil
 	}
+	var sum sums
 	for i, s := range shards {
 		inFlight := 0 // the shard's last point's in the interval
 		for ; s.next < len(s.points); s.next++ {
@@ -157,13 +164,17 @@ func pointFigures(pt, last *Point, shards []*shardIntervals, to time.Time) {
 			if !final && !mid.Before(to) {
 				break
 			}
-			pt.Errors += p.Errors
+			pt.Errors = sum.int("series errors", pt.Errors, p.Errors)
 			inFlight = p.InFlight
 			if i == 0 {
 				*last = p
 			}
 		}
-		pt.InFlight += inFlight
+		pt.InFlight = int(sum.int("series in_flight", int64(pt.InFlight), int64(inFlight)))
+		if sum.err != nil {
+			return fmt.Errorf("merging: %s: %w", s.name, sum.err)
+		}
 	}
 	pt.RSSMB, pt.FDs, pt.SelfMB = last.RSSMB, last.FDs, last.SelfMB
+	return nil
 }

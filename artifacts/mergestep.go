@@ -47,10 +47,13 @@ func mergeStep(parts []ShardFile, k int, opts MergeOptions) (*Step, error) {
 		if s.Label != first.Label {
 			return nil, fmt.Errorf("merging: %s: step %d is %q, shard 0's is %q", p.Path, k+1, s.Label, first.Label)
 		}
-		if err := t.add(s); err != nil {
+		var sum sums
+		if err := t.add(s, &sum); err != nil {
 			return nil, fmt.Errorf("merging: %s: step %s: %w", p.Path, s.Label, err)
 		}
-		addCounts(&m, s)
+		if addCounts(&m, s, &sum); sum.err != nil {
+			return nil, fmt.Errorf("merging: %s: step %s: %w", p.Path, s.Label, sum.err)
+		}
 		m.Checks = append(m.Checks, ownChecks(p.A.Shard.Index, s, opts.Judge)...)
 		m.Events = append(m.Events, shardEvents(p.A.Shard.Index, s.Events)...)
 	}
@@ -67,7 +70,9 @@ func mergeStep(parts []ShardFile, k int, opts MergeOptions) (*Step, error) {
 		return nil, err
 	}
 	if m.Series, m.IntervalLog = series, log; !ok {
-		m.Series = mergeSeries(parts, k)
+		if m.Series, err = mergeSeries(parts, k); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Judge != nil {
 		m.Checks = append(opts.Judge(&m), m.Checks...)
@@ -76,12 +81,12 @@ func mergeStep(parts []ShardFile, k int, opts MergeOptions) (*Step, error) {
 }
 
 // add merges one shard's histograms; a missing one is an error, since
-// the merge would not be exact.
-func (t *timings) add(s *Step) error {
-	if err := mergeEncoded(t.latency, s.Histogram, "histogram"); err != nil {
+// the merge would not be exact, and so is one whose counts overflow sum's.
+func (t *timings) add(s *Step, sum *sums) error {
+	if err := mergeEncoded(t.latency, s.Histogram, "histogram", sum); err != nil {
 		return err
 	}
-	if err := mergeEncoded(t.service, s.Histograms[HistService], "histograms."+HistService); err != nil {
+	if err := mergeEncoded(t.service, s.Histograms[HistService], "histograms."+HistService, sum); err != nil {
 		return err
 	}
 	for name := range s.ExtraMS {
@@ -89,7 +94,7 @@ func (t *timings) add(s *Step) error {
 		if t.extra[name] == nil {
 			t.extra[name] = NewHistogram()
 		}
-		if err := mergeEncoded(t.extra[name], s.Histograms[key], "histograms."+key); err != nil {
+		if err := mergeEncoded(t.extra[name], s.Histograms[key], "histograms."+key, sum); err != nil {
 			return err
 		}
 	}
@@ -97,15 +102,16 @@ func (t *timings) add(s *Step) error {
 		if t.named[name] == nil {
 			t.named[name] = NewHistogram()
 		}
-		if err := mergeEncoded(t.named[name], n.Histogram, "by_name."+name+".histogram"); err != nil {
+		if err := mergeEncoded(t.named[name], n.Histogram, "by_name."+name+".histogram", sum); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// mergeEncoded decodes enc and merges it into h; field names it.
-func mergeEncoded(h *hdrhistogram.Histogram, enc, field string) error {
+// mergeEncoded decodes enc and merges it into h; field names it. A sum of
+// counts that overflows is sum's error.
+func mergeEncoded(h *hdrhistogram.Histogram, enc, field string, sum *sums) error {
 	if enc == "" {
 		return fmt.Errorf("%s: missing (a shard's artifact has every timing's histogram)", field)
 	}
@@ -113,8 +119,8 @@ func mergeEncoded(h *hdrhistogram.Histogram, enc, field string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", field, err)
 	}
-	h.Merge(d)
-	return nil
+	sum.merge(field, h, d)
+	return sum.err
 }
 
 // finish reads the merged step's percentiles from its merged histograms.
@@ -142,46 +148,33 @@ func (t *timings) finish(m *Step) error {
 	return nil
 }
 
-// addCounts adds a shard step's counts and rates to m's. The shards ran
-// on one clock, so the merged duration is the longest shard's.
-func addCounts(m, s *Step) {
+// addCounts adds a shard step's counts and rates to m's; a sum that
+// overflows is sum's error. The shards ran on one clock, so the merged
+// duration is the longest shard's.
+func addCounts(m, s *Step, sum *sums) {
 	m.DurationS = max(m.DurationS, s.DurationS)
-	m.Requests += s.Requests
-	m.Errors += s.Errors
-	m.Dropped += s.Dropped
-	m.Drained += s.Drained
-	m.Late += s.Late
-	m.ThroughputRPS = roundTo(m.ThroughputRPS+s.ThroughputRPS, 1000)
-	m.OKRPS = roundTo(m.OKRPS+s.OKRPS, 1000)
-	m.OfferedRPS = roundTo(m.OfferedRPS+s.OfferedRPS, 1000)
-	m.ErrorKinds = addInts(m.ErrorKinds, s.ErrorKinds)
-	m.Status = addInts(m.Status, s.Status)
-	m.Counters = addInts(m.Counters, s.Counters)
+	m.Requests = sum.int("requests", m.Requests, s.Requests)
+	m.Errors = sum.int("errors", m.Errors, s.Errors)
+	m.Dropped = sum.int("dropped", m.Dropped, s.Dropped)
+	m.Drained = sum.int("drained", m.Drained, s.Drained)
+	m.Late = sum.int("late", m.Late, s.Late)
+	m.ThroughputRPS = sum.rate("throughput_rps", m.ThroughputRPS, s.ThroughputRPS)
+	m.OKRPS = sum.rate("ok_rps", m.OKRPS, s.OKRPS)
+	m.OfferedRPS = sum.rate("offered_rps", m.OfferedRPS, s.OfferedRPS)
+	m.ErrorKinds = sum.ints("error_kinds", m.ErrorKinds, s.ErrorKinds)
+	m.Status = sum.ints("status", m.Status, s.Status)
+	m.Counters = sum.ints("counters", m.Counters, s.Counters)
 	for name, n := range s.ByName {
 		if m.ByName == nil {
 			m.ByName = map[string]NamedStep{}
 		}
-		got := m.ByName[name]
-		got.Requests += n.Requests
-		got.Errors += n.Errors
-		got.Dropped += n.Dropped
-		got.ErrorKinds = addInts(got.ErrorKinds, n.ErrorKinds)
+		got, at := m.ByName[name], "by_name."+name
+		got.Requests = sum.int(at+".requests", got.Requests, n.Requests)
+		got.Errors = sum.int(at+".errors", got.Errors, n.Errors)
+		got.Dropped = sum.int(at+".dropped", got.Dropped, n.Dropped)
+		got.ErrorKinds = sum.ints(at+".error_kinds", got.ErrorKinds, n.ErrorKinds)
 		m.ByName[name] = got
 	}
-}
-
-// addInts adds b's counts into a (made when needed) and returns it.
-func addInts(a, b map[string]int64) map[string]int64 {
-	if len(b) == 0 {
-		return a
-	}
-	if a == nil {
-		a = make(map[string]int64, len(b))
-	}
-	for k, v := range b {
-		a[k] += v
-	}
-	return a
 }
 
 // ownChecks are a shard step's checks other than its threshold checks

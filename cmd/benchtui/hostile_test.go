@@ -66,20 +66,27 @@ func wantLines(t *testing.T, file string) []string {
 // takes longer than limit (an alias bomb used to take minutes).
 func validateWithin(t *testing.T, file string, limit time.Duration) (int, string, string) {
 	t.Helper()
+	return runWithin(t, limit, cmdValidate, file)
+}
+
+// runWithin runs cmd with args, failing the test when it takes longer
+// than limit.
+func runWithin(t *testing.T, limit time.Duration, cmd command, args ...string) (int, string, string) {
+	t.Helper()
 	type result struct {
 		code           int
 		stdout, stderr string
 	}
 	done := make(chan result, 1)
 	go func() {
-		code, stdout, stderr := runCmd(t, cmdValidate, file)
+		code, stdout, stderr := runCmd(t, cmd, args...)
 		done <- result{code, stdout, stderr}
 	}()
 	select {
 	case r := <-done:
 		return r.code, r.stdout, r.stderr
 	case <-time.After(limit):
-		t.Fatalf("validate %s still running after %s", file, limit)
+		t.Fatalf("%s still running after %s", strings.Join(args, " "), limit)
 		return 0, "", ""
 	}
 }

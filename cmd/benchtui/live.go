@@ -3,12 +3,14 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // liveLine is one line a shard prints on stderr about once a second: its
@@ -101,15 +103,40 @@ func (l *liveWriter) show(s engine.Snapshot) {
 }
 
 // parseLiveLine reads a live line from a log line, behind any prefix;
-// false for any other line.
+// false for any other line, and for one whose figures no shard prints
+// (figuresOK). Its texts have their control characters escaped: a
+// log's line must not move the cursor or retitle the terminal.
 func parseLiveLine(s string) (liveLine, bool) {
 	i := strings.Index(s, liveMarker)
 	if i < 0 {
 		return liveLine{}, false
 	}
 	var l liveLine
-	if err := json.Unmarshal([]byte(s[i:]), &l); err != nil || l.Version != 1 {
+	if err := json.Unmarshal([]byte(s[i:]), &l); err != nil || l.Version != 1 || !l.figuresOK() {
 		return liveLine{}, false
 	}
+	l.RunID, l.Group, l.Label, l.Phase = plan.Printable(l.RunID), plan.Printable(l.Group), plan.Printable(l.Label), plan.Printable(l.Phase)
 	return l, true
+}
+
+// maxLiveCount bounds a live line's counts: the lines of artifacts.MaxShards
+// shards add up within an int64, and a shard doing ten million operations
+// a second would take three years to reach it.
+const maxLiveCount = math.MaxInt64 / artifacts.MaxShards
+
+// figuresOK reports whether l's figures are some a shard prints: counts
+// (in-flight operations too) from 0 to maxLiveCount, errors among the
+// requests, times and the shard's own figures finite and not negative.
+func (l liveLine) figuresOK() bool {
+	for _, n := range []int64{l.Requests, l.Errors, l.Dropped, int64(l.InFlight)} {
+		if n < 0 || n > maxLiveCount {
+			return false
+		}
+	}
+	for _, f := range []float64{l.Elapsed, l.SelfCPU, l.SelfRSS} {
+		if math.IsNaN(f) || f < 0 || f > math.MaxFloat64 {
+			return false
+		}
+	}
+	return l.Errors <= l.Requests && l.Elapsed <= artifacts.MaxStepSeconds
 }

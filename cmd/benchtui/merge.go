@@ -42,17 +42,17 @@ func mergeRun(ctx context.Context, paths []string, f mergeFlags, stdout, stderr 
 	paths, cleanup, err := fetchK8sLogs(ctx, paths, f.kubectl)
 	defer cleanup()
 	if err != nil {
-		fmt.Fprintln(stderr, "benchtui merge:", err)
+		complain(stderr, "benchtui merge", err)
 		return exitUsage
 	}
 	files, err := artifacts.LoadShardFiles(paths...)
 	if err != nil {
-		fmt.Fprintln(stderr, "benchtui merge:", err)
+		complain(stderr, "benchtui merge", err)
 		return exitUsage
 	}
 	pl, err := loadMergePlan(f.plan)
 	if err != nil {
-		fmt.Fprintln(stderr, "benchtui merge:", err)
+		complain(stderr, "benchtui merge", err)
 		return exitUsage
 	}
 	code := exitOK
@@ -62,12 +62,12 @@ func mergeRun(ctx context.Context, paths []string, f mergeFlags, stdout, stderr 
 			err = verifyMerged(ctx, kinds, pl, a)
 		}
 		if err != nil {
-			fmt.Fprintln(stderr, "benchtui merge:", err)
+			complain(stderr, "benchtui merge", err)
 			return exitUsage
 		}
 		path, err := artifacts.Write(f.out, a)
 		if err != nil {
-			fmt.Fprintln(stderr, "benchtui merge:", err)
+			complain(stderr, "benchtui merge", err)
 			return exitFail
 		}
 		fmt.Fprintf(stderr, "%s: merged artifact %s\n", a.Group.ID, path)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // watchFlags are the flags of `benchtui watch`.
@@ -51,7 +52,7 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	defer cancel()
 	lines, ended, err := liveSource(ctx, pos[0], f)
 	if err != nil {
-		fmt.Fprintln(stderr, "benchtui watch:", err)
+		complain(stderr, "benchtui watch", err)
 		return exitUsage
 	}
 	if f.console != "" {
@@ -67,7 +68,7 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitFail
 	}
 	if err := ended(); err != nil {
-		fmt.Fprintln(stderr, "benchtui watch:", err)
+		complain(stderr, "benchtui watch", err)
 		return exitFail
 	}
 	return exitOK
@@ -180,6 +181,9 @@ func tailDir(ctx context.Context, dir string, once bool, out chan<- string) {
 // readFrom sends the whole lines of file name past offset and returns the
 // offset after the last whole line.
 func readFrom(ctx context.Context, name string, offset int64, out chan<- string) int64 {
+	if fi, err := os.Stat(name); err != nil || !fi.Mode().IsRegular() {
+		return 0 // a FIFO would block the open until a writer came
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return offset
@@ -212,3 +216,11 @@ func readFrom(ctx context.Context, name string, offset int64, out chan<- string)
 // maxLiveLine bounds a line read from a shard's log: a live line is a few
 // kilobytes, a longer line is something else and skipped unread.
 const maxLiveLine = 1 << 20
+
+// complain prints err on stderr after who, its control characters but
+// the newlines between its lines escaped (and URL passwords hidden): a
+// file's name or kubectl's message must not reach the terminal raw.
+func complain(stderr io.Writer, who string, err error) {
+	var noPlan *plan.Plan // redacts what any text needs, without a plan's secrets
+	fmt.Fprintln(stderr, who+":", noPlan.Redact(err.Error()))
+}

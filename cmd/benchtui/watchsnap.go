@@ -135,7 +135,7 @@ const (
 // maxLiveSteps distinct ones, or a new shard's line past maxLiveBytes of
 // histograms held, is dropped: a log is read as it comes.
 func (r *liveRun) add(l liveLine) {
-	if l.Count < 1 || l.Count > 10_000 || l.Shard < 0 || l.Shard >= l.Count || l.Step < 1 || l.Step > l.Steps {
+	if l.Count < 1 || l.Count > artifacts.MaxShards || l.Shard < 0 || l.Shard >= l.Count || l.Step < 1 || l.Step > l.Steps {
 		return
 	}
 	r.mu.Lock()
@@ -273,10 +273,12 @@ func (r *liveRun) pointLocked(k stepKey, m merged) []artifacts.Point {
 		return append([]artifacts.Point(nil), pts...) // no new second
 	}
 	now, before := m.now(), r.counted[k]
-	pt := artifacts.Point{T: m.elapsed, P50MS: now.P50, P99MS: now.P99, Errors: m.errors - before.errors, InFlight: m.inFlight}
+	// A shard's newer line may count less than its older one did (a
+	// restarted shard): a point never shows a negative rate or count.
+	pt := artifacts.Point{T: m.elapsed, P50MS: now.P50, P99MS: now.P99, Errors: max(m.errors-before.errors, 0), InFlight: m.inFlight}
 	if n := len(pts); n > 0 {
 		pt.DT = m.elapsed - pts[n-1].T
-		pt.RPS = float64(m.requests-before.requests) / pt.DT
+		pt.RPS = float64(max(m.requests-before.requests, 0)) / pt.DT
 	}
 	r.counted[k] = counted{requests: m.requests, errors: m.errors}
 	pts = append(pts, pt)
@@ -312,7 +314,7 @@ func (r *liveRun) RestartTarget(name string) error {
 func watchConsole(ctx context.Context, planPath string, stale time.Duration, lines <-chan string, stdout, stderr io.Writer) int {
 	pl, err := plan.LoadPlan(planPath, kinds)
 	if err != nil {
-		fmt.Fprintln(stderr, "benchtui watch:", err)
+		complain(stderr, "benchtui watch", err)
 		return exitUsage
 	}
 	out, ok := stdoutFile(stdout)
@@ -322,12 +324,12 @@ func watchConsole(ctx context.Context, planPath string, stale time.Duration, lin
 	}
 	dir, err := os.MkdirTemp("", "benchtui-watch-")
 	if err != nil {
-		fmt.Fprintln(stderr, "benchtui watch:", err)
+		complain(stderr, "benchtui watch", err)
 		return exitFail
 	}
 	logf, err := openConsoleLog(dir)
 	if err != nil {
-		fmt.Fprintln(stderr, "benchtui watch:", err)
+		complain(stderr, "benchtui watch", err)
 		return exitFail
 	}
 	defer logf.Close()
