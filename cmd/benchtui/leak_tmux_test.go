@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,23 +16,7 @@ func TestLeakWarningUnderTmux(t *testing.T) {
 	if err := os.MkdirAll(cwd, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	addr, err := freeLoopbackAddr("tcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan := fmt.Sprintf(`version: 1
-targets:
-  api:
-    command: [%[1]q, "demo-target", "--http", %[2]q]
-    ready: http://%[2]s/healthz
-groups:
-  - id: fix
-    runner: http
-    target: api
-    http: {requests: [{url: "http://%[2]s/leak?kb=64"}]}
-    load: {rate: 40, max_in_flight: 8}
-    duration: 15s
-`, benchtuiBinary(t), addr)
+	plan := leakLoopPlanText(t, benchtuiBinary(t), "/leak?kb=64", "15s")
 	if err := os.WriteFile(filepath.Join(cwd, "bench.yaml"), []byte(plan), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -19,11 +19,17 @@ import (
 // MB/min), under one group id so that compare pairs them.
 func leakLoopPlan(t *testing.T, bin, path string) string {
 	t.Helper()
+	return writePlanText(t, leakLoopPlanText(t, bin, path, "30s"))
+}
+
+// leakLoopPlanText is leakLoopPlan's text, its step lasting duration.
+func leakLoopPlanText(t *testing.T, bin, path, duration string) string {
+	t.Helper()
 	addr, err := freeLoopbackAddr("tcp")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return writePlanText(t, fmt.Sprintf(`version: 1
+	return fmt.Sprintf(`version: 1
 targets:
   api:
     command: [%[1]q, "demo-target", "--http", %[2]q]
@@ -34,8 +40,8 @@ groups:
     target: api
     http: {requests: [{url: "http://%[2]s%[3]s"}]}
     load: {rate: 40, max_in_flight: 8}
-    duration: 30s
-`, bin, addr, path))
+    duration: %[4]s
+`, bin, addr, path, duration)
 }
 
 // runBinary runs the real binary with args and returns its exit code and
