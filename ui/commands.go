@@ -56,6 +56,10 @@ type (
 		Group int
 		Cmp   artifacts.Comparison
 		base  *artifacts.Artifact // the baseline judged against
+		// final is the exported artifact judged (nil for a run so far),
+		// and path its file.
+		final *artifacts.Artifact
+		path  string
 	}
 	statusMsg struct {
 		text  string
@@ -65,6 +69,8 @@ type (
 		target string
 		built  bool // its build: ran (else it was only restarted)
 		err    error
+		// tail is the build output's last lines (the compiler's errors).
+		tail []string
 	}
 	quitNowMsg struct{}
 )
@@ -135,14 +141,20 @@ func loadPicked(i int, path string) tea.Cmd {
 	}
 }
 
-// compare judges cur (or, when nil, sess's result so far) against base.
-func compare(i int, base, cur *artifacts.Artifact, sess *engine.Session) tea.Cmd {
+// compare judges sess's result so far against base.
+func compare(i int, base *artifacts.Artifact, sess *engine.Session) tea.Cmd {
 	return func() tea.Msg {
-		if cur == nil {
-			cur = sess.Result()
-		}
-		c := artifacts.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, artifacts.CompareOptions{})
+		c := artifacts.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{sess.Result()}, artifacts.CompareOptions{})
 		return CompareMsg{Group: i, Cmp: c, base: base}
+	}
+}
+
+// compareFinal judges the exported artifact a, written at path, against
+// base.
+func compareFinal(i int, base, a *artifacts.Artifact, path string) tea.Cmd {
+	return func() tea.Msg {
+		c := artifacts.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{a}, artifacts.CompareOptions{})
+		return CompareMsg{Group: i, Cmp: c, base: base, final: a, path: path}
 	}
 }
 
@@ -167,14 +179,16 @@ func rebuild(ctx context.Context, eng Engine, name string, spec *plan.TargetSpec
 			return rebuiltMsg{target: name}
 		}
 		fmt.Fprintf(log, "--- rebuild %s: %q\n", name, spec.Build)
+		tail := &lastLines{n: buildTailLines}
+		out := io.MultiWriter(log, tail)
 		cmd := exec.CommandContext(ctx, spec.Build[0], spec.Build[1:]...)
-		cmd.Dir, cmd.Stdout, cmd.Stderr = spec.Dir, log, log
+		cmd.Dir, cmd.Stdout, cmd.Stderr = spec.Dir, out, out
 		cmd.Env = cmd.Environ()
 		for k, v := range spec.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		if err := cmd.Run(); err != nil {
-			return rebuiltMsg{target: name, err: fmt.Errorf("building %s: %w", name, err)}
+			return rebuiltMsg{target: name, err: fmt.Errorf("building %s: %w", name, err), tail: tail.lines()}
 		}
 		if err := eng.RestartTarget(name); err != nil {
 			return rebuiltMsg{target: name, err: fmt.Errorf("restarting %s: %w", name, err)}

@@ -22,6 +22,7 @@ type KeyMap struct {
 	Note        key.Binding
 	Export      key.Binding
 	Rebuild     key.Binding
+	Watch       key.Binding
 	Help        key.Binding
 	Quit        key.Binding
 	Back        key.Binding
@@ -57,6 +58,7 @@ func DefaultKeyMap() KeyMap {
 		Note:      b("n", "a note into the artifact", "n"),
 		Export:    b("x", "export the artifact now", "x"),
 		Rebuild:   b("r", "rebuild, restart the target", "r"),
+		Watch:     b("W", "watch files: rebuild and rerun on save, on/off", "W"),
 		Help:      b("?", "this help", "?"),
 		Quit:      b("q", "quit (asks first mid-run)", "q"),
 		Back:      b("esc", "back", "esc"),
@@ -76,13 +78,13 @@ func (k KeyMap) footerKeys(running bool) []key.Binding {
 			k.Compare, k.Baseline, k.Filter}
 	}
 	return []key.Binding{k.Run, k.Quit, k.Help, k.RunAll, k.Note, k.Export, k.Rebuild,
-		k.Baseline, k.Compare, k.Filter}
+		k.Baseline, k.Compare, k.Filter, k.Watch}
 }
 
 // shortHelp is the footer's word for a binding.
 var shortHelp = map[string]string{
 	"enter": "run", "p": "pause", "e": "extend", "s": "stop", "q": "quit", "?": "help",
-	"a": "all", "b": "base", "c": "cmp", "n": "note", "x": "export", "r": "rebuild", "/": "find",
+	"a": "all", "b": "base", "c": "cmp", "n": "note", "x": "export", "r": "rebuild", "/": "find", "W": "watch",
 }
 
 // viewHint is a footer entry of a full-screen view: the key as shown and
@@ -106,6 +108,6 @@ func (k KeyMap) viewHints(md mode) []viewHint {
 // helpKeys are the bindings the help screen lists, in its order.
 func (k KeyMap) helpKeys() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.First, k.Last, k.PrevPage, k.NextPage, k.Filter,
-		k.Run, k.RunAll, k.Pause, k.Extend, k.Stop, k.Note, k.Export, k.Rebuild,
+		k.Run, k.RunAll, k.Pause, k.Extend, k.Stop, k.Note, k.Export, k.Rebuild, k.Watch,
 		k.Baseline, k.Compare, k.ByName, k.Targets, k.Help, k.Quit, k.ForceQuit}
 }

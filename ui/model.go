@@ -21,6 +21,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/filewatch"
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
@@ -69,6 +70,11 @@ type Config struct {
 	// Warnings about the plan (load sent to public addresses) open the
 	// status line and the log.
 	Warnings []string
+	// Changes, when set (--watch), are bursts of changed files under
+	// WatchPaths: each rebuilds the selected group's target and reruns it
+	// (watch.go).
+	Changes    <-chan filewatch.Change
+	WatchPaths []string
 }
 
 // group is the console's view of one plan group.
@@ -104,6 +110,8 @@ type group struct {
 	pending []string
 	// autoSeen is how many soak extensions the status line has told of.
 	autoSeen int
+	// history is the watch loop's runs of the group, oldest first.
+	history []runMark
 }
 
 type mode int
@@ -135,6 +143,7 @@ type Model struct {
 	statusErr     bool
 	quitting      bool
 	rebuilding    string
+	watch         watchLoop
 	// rebuilt holds, per target, a note for the next session on it.
 	rebuilt map[string]string
 	note    textinput.Model
@@ -199,7 +208,7 @@ func (m *Model) Init() tea.Cmd {
 	for i, gr := range m.groups {
 		cmds = append(cmds, loadBaseline(i, m.cfg.Dir, gr.g.ID, m.cfg.Started))
 	}
-	return tea.Batch(cmds...)
+	return tea.Batch(append(cmds, m.startWatch())...)
 }
 
 // View returns the last frame drawn; drawing happens in Update at most

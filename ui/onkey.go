@@ -90,6 +90,8 @@ func (m *Model) onMainKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.exportNow()
 	case key.Matches(msg, k.Rebuild):
 		return m.rebuild()
+	case key.Matches(msg, k.Watch):
+		m.toggleWatch()
 	case key.Matches(msg, k.Help):
 		m.mode, m.scroll = modeHelp, 0
 	case key.Matches(msg, k.Quit):

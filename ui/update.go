@@ -66,6 +66,9 @@ func (m *Model) onEvent(msg tea.Msg) tea.Cmd {
 		if msg.base == nil || msg.base == gr.base { // else the baseline changed meanwhile
 			c := msg.Cmp
 			gr.cmp = &c
+			if msg.final != nil {
+				m.judged(msg.Group, msg.final, msg.path, &c)
+			}
 		}
 	case pickerMsg:
 		m.picker.entries, m.picker.err, m.picker.read = msg.entries, msg.err, true
@@ -73,6 +76,8 @@ func (m *Model) onEvent(msg tea.Msg) tea.Cmd {
 		m.setStatus(msg.text, msg.isErr)
 	case rebuiltMsg:
 		return m.onRebuilt(msg)
+	case changeMsg:
+		return m.onChange(msg)
 	default:
 		return m.inputMsg(msg)
 	}
@@ -98,7 +103,7 @@ func (m *Model) onSnapshot(msg SnapshotMsg) tea.Cmd {
 	cmds := []tea.Cmd{waitSnapshot(msg.Group, msg.Sess, msg.Sess.Snapshots())}
 	if gr.base != nil && !gr.cmpBusy && time.Since(gr.cmpAt) >= compareEvery {
 		gr.cmpBusy, gr.cmpAt = true, time.Now()
-		cmds = append(cmds, compare(msg.Group, gr.base, nil, msg.Sess))
+		cmds = append(cmds, compare(msg.Group, gr.base, msg.Sess))
 	}
 	return tea.Batch(cmds...)
 }
@@ -129,7 +134,7 @@ func (m *Model) onEnded(msg endedMsg) tea.Cmd {
 	m.logInfo("session ended", "group", gr.g.ID, "state", gr.state)
 	cmds := []tea.Cmd{export(m.cfg.Sessions, m.cfg.Dir, msg.group, msg.sess, true)}
 	if !m.quitting {
-		cmds = append(cmds, m.startNext())
+		cmds = append(cmds, m.startNext(), m.afterRun())
 	}
 	return tea.Batch(cmds...)
 }
@@ -189,7 +194,10 @@ func (m *Model) onExported(msg exportedMsg) tea.Cmd {
 	}
 	if msg.final && gr.base != nil && msg.art != nil {
 		gr.cmpBusy = true
-		return compare(msg.group, gr.base, msg.art, nil)
+		return compareFinal(msg.group, gr.base, msg.art, msg.path)
+	}
+	if msg.final && msg.err == nil {
+		m.judged(msg.group, msg.art, msg.path, nil) // a loop run with no baseline becomes it
 	}
 	return nil
 }
@@ -219,12 +227,15 @@ func (m *Model) onBaseline(msg baselineMsg) tea.Cmd {
 		return nil
 	case gr.sess != nil:
 		gr.cmpBusy, gr.cmpAt = true, time.Now()
-		return compare(msg.group, msg.art, nil, gr.sess)
+		return compare(msg.group, msg.art, gr.sess)
 	}
 	return nil
 }
 
 func (m *Model) onRebuilt(msg rebuiltMsg) tea.Cmd {
+	if m.watch.building {
+		return m.onWatchBuilt(msg)
+	}
 	m.rebuilding = ""
 	if msg.err != nil {
 		m.setStatus(msg.err.Error()+" (see benchtui.log)", true)

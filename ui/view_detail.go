@@ -16,6 +16,7 @@ func (m *Model) viewDetail(w, h int) []string {
 	lines := []string{m.titleLine(gr, w), m.stepLine(gr, w), m.progressLine(gr, w)}
 	lines = append(lines, m.liveTable(gr, w)...)
 	banner := append(append(m.banner(gr, w), m.actionLine(gr, w)...), m.endingLines(gr, w)...)
+	banner = append(banner, m.watchLines(gr, w)...)
 	avail := h - len(lines) - len(banner)
 	// The charts, the probe rows (view_probes.go) and the baseline pane
 	// share what is left (view_charts.go).

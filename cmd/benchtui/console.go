@@ -19,6 +19,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/filewatch"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/ui"
 )
@@ -33,6 +34,23 @@ type consoleFlags struct {
 	out      string
 	duration time.Duration
 	metrics  metricsFlags
+	// watch are the paths whose changes rebuild and rerun (--watch).
+	watch pathList
+}
+
+// pathList is a flag that may be given several times, each value one
+// path or several separated by commas.
+type pathList []string
+
+func (l *pathList) String() string { return strings.Join(*l, ",") }
+
+func (l *pathList) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*l = append(*l, p)
+		}
+	}
+	return nil
 }
 
 // consoleFlagSet defines the flags of the console into f.
@@ -40,6 +58,7 @@ func consoleFlagSet(f *consoleFlags) *flag.FlagSet {
 	fs := flagSet(consoleName)
 	fs.StringVar(&f.out, "o", "", "artifacts folder (default: the plan's artifacts, else ./bench-results)")
 	fs.Var(positiveDuration{&f.duration}, "duration", "replace every step's `duration` (for quick tries)")
+	fs.Var(&f.watch, "watch", "rebuild the selected group's target and rerun the group when files under `PATH` change (repeatable; W toggles)")
 	f.metrics.define(fs)
 	return fs
 }
@@ -125,7 +144,17 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitUsage
 	}
 	defer stopMetrics()
-	return console(ctx, consoleOn{eng: run, pl: run.Plan, duration: run.Duration, dir: dir}, remoteWarnings(pl), logf, term, stderr)
+	on := consoleOn{eng: run, pl: run.Plan, duration: run.Duration, dir: dir, watchPaths: f.watch}
+	if len(f.watch) > 0 {
+		w, err := filewatch.New(f.watch, []string{dir}, 0)
+		if err != nil {
+			fmt.Fprintln(stderr, "benchtui: --watch:", err)
+			return exitUsage
+		}
+		defer w.Stop()
+		on.changes = w.C
+	}
+	return console(ctx, on, remoteWarnings(pl), logf, term, stderr)
 }
 
 func openConsoleLog(dir string) (*os.File, error) {
@@ -150,6 +179,9 @@ type consoleOn struct {
 	pl       *plan.Plan
 	duration time.Duration
 	dir      string
+	// changes are the watched files' bursts (--watch), nil without.
+	changes    <-chan filewatch.Change
+	watchPaths []string
 }
 
 // console runs the program, then exports whatever the sessions measured.
@@ -159,7 +191,7 @@ func console(ctx context.Context, on consoleOn, warnings []string, logf, stdout 
 	sessions := ui.NewSessions()
 	dir := on.dir
 	m := ui.New(ui.Config{Plan: on.pl, Engine: on.eng, Dir: dir, Duration: on.duration,
-		Sessions: sessions, Log: logf, Context: ctx, Warnings: warnings})
+		Sessions: sessions, Log: logf, Context: ctx, Warnings: warnings, Changes: on.changes, WatchPaths: on.watchPaths})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithOutput(stdout), tea.WithFPS(20))
 	signalled := quitOnSignals(p)
 	why := "console panic" // until Run returns without one

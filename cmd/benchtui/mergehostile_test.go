@@ -70,7 +70,7 @@ func TestMergeRefusesBadShardsByName(t *testing.T) {
 			t.Skip(err)
 		}
 		code, _, stderr := mergeWithin(t, dir)
-		if code != exitUsage || !strings.Contains(stderr, fifo+": not a regular file") {
+		if code != exitUsage || !strings.Contains(stderr, fifo+" is a FIFO, not a regular file") {
 			t.Errorf("exit %d, want 2 naming the FIFO:\n%s", code, stderr)
 		}
 	})
