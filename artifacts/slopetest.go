@@ -26,7 +26,8 @@ import (
 //     the disturbance's doing.
 
 // SlopeFit says how a slope's standard error was estimated: from N
-// samples whose residuals have lag-1 autocorrelation Rho (bias-corrected),
+// samples whose residuals have lag-1 autocorrelation Rho (held within
+// [0, 0.97]),
 // leaving NEff effective samples. Nil in artifacts written before it was
 // kept: their errors are OLS ones, tested against the normal quantile.
 type SlopeFit struct {
@@ -130,20 +131,21 @@ func rssSlopeFloor(perMin, spanS, startMB float64) float64 {
 }
 
 // RSSRising judges one run's RSS slope over its measured samples: rising
-// when the slope is above zero by more than the two-sided 5% t-test allows
-// (one-sided 2.5%: a warning shown on every run must rarely cry wolf) and
-// above the leak floors (DefaultRSSSlopeFloor MB/min, and LeakGrowthMB or
-// LeakGrowthPct of the start over the span). A fit with fewer than MinNEff
-// effective samples is never rising.
+// when the slope is above zero beyond either bound — the two-sided 5%
+// t-test (one-sided 2.5%: a warning shown on every run must rarely cry
+// wolf), or the tilt — and above the leak floors (DefaultRSSSlopeFloor
+// MB/min, and the larger of LeakGrowthMB and LeakGrowthPct of the start
+// over the span). A fit with fewer than MinNEff effective samples is
+// judged on its tilt alone.
 func RSSRising(t *TargetStats) bool {
-	if t == nil || t.RSSFit == nil || t.SpanS <= 0 || (!t.RSSFit.Testable() && t.RSSFit.Tilt <= 0) {
+	if t == nil || t.RSSFit == nil || t.SpanS <= 0 {
 		return false
 	}
-	slope, se := t.RSSSlopeMBPerMin, t.RSSSlopeSE
+	slope, se, fit := t.RSSSlopeMBPerMin, t.RSSSlopeSE, t.RSSFit
 	if slope < rssSlopeFloor(DefaultRSSSlopeFloor, t.SpanS, t.RSSMB.Start) {
 		return false
 	}
-	return se == 0 || slope/se > t.RSSFit.Critical() || slope > t.RSSFit.tilt()
+	return slope > fit.tilt() || (fit.Testable() && (se == 0 || slope/se > fit.Critical()))
 }
 
 // judgeSlope judges the change of a slope between two runs: worse or
