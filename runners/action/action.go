@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/plan"
@@ -118,7 +120,7 @@ func SQL(ctx context.Context, dsn, statement string, timeout time.Duration) arti
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res := artifacts.ActionResult{Kind: plan.ActionSQL}
-	conn, err := pgx.Connect(ctx, dsn)
+	conn, err := connectCancelling(ctx, dsn)
 	if err != nil {
 		res.Error = fmt.Sprintf("connecting: %v", err)
 		return done(res, start)
@@ -137,6 +139,27 @@ func SQL(ctx context.Context, dsn, statement string, timeout time.Duration) arti
 	rows := tag.RowsAffected()
 	res.Rows, res.OK = &rows, true
 	return done(res, start)
+}
+
+// cancelWait bounds how long a cancelled statement is given to stop on
+// the server before its connection is dropped.
+const cancelWait = 5 * time.Second
+
+// connectCancelling connects to dsn so that cancelling the context of a
+// statement cancels it on the server and waits (up to cancelWait) for the
+// server to say it stopped. pgx's default only drops the connection, and
+// the server goes on with a statement that sends nothing until it ends: a
+// backfill procedure cut at its step's end ran on into the next step's
+// setup, and one of them died of a deadlock.
+func connectCancelling(ctx context.Context, dsn string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelWait}
+	}
+	return pgx.ConnectConfig(ctx, cfg)
 }
 
 func done(res artifacts.ActionResult, start time.Time) artifacts.ActionResult {

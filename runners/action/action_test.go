@@ -45,9 +45,15 @@ func TestSQLChangesTheRow(t *testing.T) {
 	if bad.OK || !strings.Contains(bad.Error, "nowhere") {
 		t.Errorf("a failing statement: %+v", bad)
 	}
-	slowQ := SQL(ctx, dsn, "SELECT pg_sleep(5)", 200*time.Millisecond)
-	if slowQ.OK || slowQ.DurationMS > 2000 {
+	slowQ := SQL(ctx, dsn, "SELECT pg_sleep(30) /* cut */", 200*time.Millisecond)
+	if slowQ.OK || slowQ.DurationMS > 5000 {
 		t.Errorf("a statement past its timeout: %+v", slowQ)
+	}
+	// Cut means stopped on the server too, not only dropped by the client.
+	var still int
+	q := "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30) /* cut */%' AND pid <> pg_backend_pid()"
+	if err := conn.QueryRow(ctx, q).Scan(&still); err != nil || still != 0 {
+		t.Errorf("the statement cut at its timeout still runs on the server: %d (%v)", still, err)
 	}
 }
 
