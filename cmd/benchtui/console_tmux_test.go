@@ -83,6 +83,8 @@ func (c *tmuxConsole) waitFor(what string, patterns ...string) string {
 // q quits); the summary names the artifact, which must be partial, with
 // the pause and the extension, and the demo server gone.
 func TestConsoleUnderTmux(t *testing.T) {
+	// Not parallel: it counts every process of the test binary left after
+	// quit, which the parallel tests would add to.
 	if runtime.GOOS != "linux" {
 		t.Skip("finds the demo server's processes in /proc: Linux only")
 	}
@@ -141,6 +143,7 @@ func TestConsoleUnderTmux(t *testing.T) {
 // run; then run all on the filtered list moves the pane to each group as
 // it runs.
 func TestConsoleNoteAndRunAllUnderTmux(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
@@ -253,6 +256,7 @@ func TestConsoleOutputNotAFolderExits2(t *testing.T) {
 // TestConsoleLostExportExits1: when the export on quit fails (the folder
 // was replaced by a file mid-step) the console says so and exits 1.
 func TestConsoleLostExportExits1(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}

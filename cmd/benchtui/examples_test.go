@@ -158,6 +158,7 @@ const examplesAtOnce = 4
 // examplesAtOnce at a time, and checks that each group wrote an artifact
 // whose every step counted operations.
 func TestExamplesRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every group of the example plans")
 	}

@@ -18,6 +18,7 @@ import (
 // written with a failed "panic" check, and quitting leaves the terminal
 // restored (no alternate screen) with exit 1, for the failed check.
 func TestConsoleRunnerPanic(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
