@@ -28,13 +28,13 @@ func (f FunctionShare) cumGrowth() float64 { return f.CurrentCum - f.BaseCum }
 // caller of what got slower comes after it), at most MaxFunctions. The
 // samples are the "cpu" sample type's (nanoseconds), else the last's.
 // Shares, not times, are compared: two runs of different lengths or
-// loads still say where the time went. Nil when either is nil or holds
-// no samples.
+// loads still say where the time went. A base without samples (an idle
+// server) has every function at 0%. Nil when either is nil.
 func WhatGotSlower(base, cur *profile.Profile) []FunctionShare {
-	b, c := cpuShares(base), cpuShares(cur)
-	if b == nil || c == nil {
+	if base == nil || cur == nil {
 		return nil
 	}
+	b, c := cpuShares(base), cpuShares(cur)
 	var out []FunctionShare
 	for fn, cs := range c {
 		bs := b[fn]
@@ -53,10 +53,10 @@ func WhatGotSlower(base, cur *profile.Profile) []FunctionShare {
 // share is a function's flat and cumulative share of a profile.
 type share struct{ flat, cum float64 }
 
-// cpuShares are each function's shares of p's CPU samples; nil when p is
-// nil or its samples add up to nothing.
+// cpuShares are each function's shares of p's CPU samples; none when
+// they add up to nothing.
 func cpuShares(p *profile.Profile) map[string]share {
-	if p == nil || len(p.SampleType) == 0 {
+	if len(p.SampleType) == 0 {
 		return nil
 	}
 	flat, cum := functionValues(p, sampleIndex(p, "cpu"))

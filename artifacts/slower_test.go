@@ -65,7 +65,10 @@ func TestWhatGotSlowerRanksByShare(t *testing.T) {
 		t.Errorf("second %+v, want main.serve, cum 80%% → 95%%", f)
 	}
 	if WhatGotSlower(nil, cur) != nil || WhatGotSlower(base, cpuOf(nil)) != nil {
-		t.Error("a missing or empty profile gave functions")
+		t.Error("a missing base or an empty current profile gave functions")
+	}
+	if got := WhatGotSlower(cpuOf(nil), cur); len(got) != 4 || got[0].Function != "pkg/demo.slowPath" || got[1].Function != "pkg/demo.work" {
+		t.Errorf("against an idle base: %+v, want every function, slowPath first", got)
 	}
 }
 
