@@ -3,6 +3,8 @@ package artifacts
 import (
 	"cmp"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/google/pprof/profile"
 )
@@ -111,12 +113,27 @@ func leafFunction(s *profile.Sample) string {
 	return functionName(s.Location[0].Line[0].Function)
 }
 
+// functionName is f's name as it may be printed: control characters
+// made "?", at most maxFunctionName bytes (a profile is no trusted
+// input); "(unknown)" without one.
 func functionName(f *profile.Function) string {
 	if f == nil || f.Name == "" {
 		return "(unknown)"
 	}
-	return f.Name
+	name := f.Name
+	if len(name) > maxFunctionName {
+		name = strings.ToValidUTF8(name[:maxFunctionName], "") + "…"
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, name)
 }
+
+// maxFunctionName bounds a function's name as printed.
+const maxFunctionName = 300
 
 // SiteGrowth is one allocation site (the function that allocated) and
 // the bytes in use it held at the start and the end of a step.

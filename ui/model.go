@@ -99,6 +99,8 @@ type group struct {
 	cmp        *artifacts.Comparison
 	cmpBusy    bool
 	cmpAt      time.Time
+	// slower is the `w` view's comparison of profiles (view_slower.go).
+	slower *slowerView
 	// pending are notes written before the group's first run here: they
 	// go into its next session.
 	pending []string
@@ -112,6 +114,7 @@ const (
 	modeMain mode = iota
 	modeHelp
 	modeCompare
+	modeSlower
 	modePicker
 	modeNote
 	modeFilter

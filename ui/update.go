@@ -67,6 +67,8 @@ func (m *Model) onEvent(msg tea.Msg) tea.Cmd {
 			c := msg.Cmp
 			gr.cmp = &c
 		}
+	case slowerMsg:
+		m.onSlower(msg)
 	case pickerMsg:
 		m.picker.entries, m.picker.err, m.picker.read = msg.entries, msg.err, true
 	case statusMsg:
