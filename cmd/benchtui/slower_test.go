@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,9 +29,11 @@ groups:
 }
 
 // TestWhatGotSlowerNamesTheSlowFunction: the demo target run once as it
-// is, then with /work burning 3 ms of CPU per request in demo.slowPath;
-// each run saves a CPU profile of its window beside its artifact, and
-// the report of the two heads "What got slower" with demo.slowPath.
+// is (headless), then with /work burning 3 ms of CPU per request in
+// demo.slowPath (from the console, the real binary under tmux; headless
+// without tmux); each run saves a CPU profile of its window beside its
+// artifact. The console's w, then the report of the two, head "what got
+// slower" with demo.slowPath.
 func TestWhatGotSlowerNamesTheSlowFunction(t *testing.T) {
 	t.Parallel()
 	bin := benchtuiBinary(t)
@@ -39,10 +42,17 @@ func TestWhatGotSlowerNamesTheSlowFunction(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for _, slow := range []string{"0", "3ms"} {
-		if code, stdout, stderr := runCmd(t, cmdRun, slowerPlan(t, bin, addr, slow), "-o", dir); code != exitOK {
-			t.Fatalf("run with --slow-path %s: exit %d\nstdout: %s\nstderr: %s", slow, code, stdout, stderr)
+	if code, stdout, stderr := runCmd(t, cmdRun, slowerPlan(t, bin, addr, "0"), "-o", dir); code != exitOK {
+		t.Fatalf("run: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	slowed := slowerPlan(t, bin, addr, "3ms")
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Logf("no tmux (%v): the slowed run is headless, the console's w is not tried", err)
+		if code, stdout, stderr := runCmd(t, cmdRun, slowed, "-o", dir); code != exitOK {
+			t.Fatalf("run --slow-path 3ms: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 		}
+	} else {
+		slowerInConsole(t, slowed, dir)
 	}
 	if cpu, _ := filepath.Glob(filepath.Join(dir, "work-*-step1-run1-cpu.pb.gz")); len(cpu) != 2 {
 		t.Fatalf("CPU profiles beside the artifacts: %v, want 2", cpu)
@@ -56,6 +66,22 @@ func TestWhatGotSlowerNamesTheSlowFunction(t *testing.T) {
 	if top := firstRowAfter(report, "### What got slower"); !strings.HasPrefix(top, "| demo.slowPath ") {
 		t.Errorf("what got slower is headed by %q, want demo.slowPath:\n%s", top, report)
 	}
+}
+
+// slowerInConsole runs the plan's group from the console (enter), waits
+// for its artifact, and checks that w heads what got slower with
+// demo.slowPath; then quits.
+func slowerInConsole(t *testing.T, planFile, dir string) {
+	c := startConsole(t, "slower", t.TempDir(), planFile+" -o "+dir, 100, 30)
+	c.waitFor("the group", `work\s+(idle|✓ pass)`)
+	c.send("Enter")
+	c.waitFor("the run's artifact", `work: artifact `)
+	c.send("w")
+	c.waitFor("what got slower, demo.slowPath first", `What got slower in work`, `function \(CPU share\)[^\n]*\n\s*demo\.slowPath\s`,
+		`↑/↓ scroll esc back n note / find`)
+	c.send("Escape")
+	c.send("q")
+	c.waitFor("the console's exit", `exit=0`)
 }
 
 // firstRowAfter is the first row of the markdown table under the heading
