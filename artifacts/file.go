@@ -157,6 +157,7 @@ func Load(path string) (*Artifact, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading artifact %s: %w", path, err)
 	}
+	a.Dir = filepath.Dir(path)
 	return a, nil
 }
 

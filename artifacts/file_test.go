@@ -67,6 +67,10 @@ func TestWriteLoadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got.Dir != filepath.Dir(path) {
+		t.Errorf("Dir %q, want the artifact's folder %q", got.Dir, filepath.Dir(path))
+	}
+	got.Dir = ""
 	if !reflect.DeepEqual(got, a) {
 		t.Errorf("round trip changed the artifact:\n got %+v\nwant %+v", got, a)
 	}

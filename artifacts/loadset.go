@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 )
 
@@ -128,5 +129,6 @@ func loadFile(path string) ([]*Artifact, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading artifact %s: %w", path, err)
 	}
+	a.Dir = filepath.Dir(path)
 	return []*Artifact{a}, nil
 }

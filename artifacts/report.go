@@ -104,6 +104,7 @@ func buildSection(runs []*Artifact) section {
 			t:     beforeAfterTable(c, len(a.Steps) > 1)})
 		s.warnings = c.Warnings
 	}
+	s.profileTables(s.base, a)
 	multi := len(a.Steps) > 1
 	for _, st := range a.Steps {
 		prefix := ""

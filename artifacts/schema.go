@@ -21,6 +21,10 @@ type Artifact struct {
 	// Shard is set on a shard's artifact and on a merge of shards
 	// (shard.go).
 	Shard *ShardInfo `json:"shard,omitempty"`
+	// Dir is the folder the artifact was read from, where the files its
+	// steps name (profiles, interval logs) are; "" for one decoded from
+	// bytes or read from a log of framed artifacts. Never written.
+	Dir string `json:"-"`
 }
 
 // Run describes the run that produced an artifact.
@@ -131,7 +135,8 @@ type Step struct {
 	Probes map[string]ProbeStats `json:"probes,omitempty"`
 	// Profiles are files saved beside the artifact during the step, by
 	// what they hold: heap_start and heap_end are the target's heap
-	// profiles (`go tool pprof -diff_base heap_start heap_end`).
+	// profiles (`go tool pprof -diff_base heap_start heap_end`), cpu its
+	// CPU profile over the measured window (DiffProfiles).
 	Profiles map[string]string `json:"profiles,omitempty"`
 }
 

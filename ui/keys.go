@@ -17,6 +17,7 @@ type KeyMap struct {
 	Stop        key.Binding
 	Baseline    key.Binding
 	Compare     key.Binding
+	Slower      key.Binding
 	ByName      key.Binding
 	Targets     key.Binding
 	Note        key.Binding
@@ -53,6 +54,7 @@ func DefaultKeyMap() KeyMap {
 		Stop:      b("s", "stop the step", "s"),
 		Baseline:  b("b", "pick a baseline", "b"),
 		Compare:   b("c", "compare view, every step", "c"),
+		Slower:    b("w", "what got slower (profiles)", "w"),
 		ByName:    b("d", "live table by named request", "d"),
 		Targets:   b("t", "next target's charts", "t"),
 		Note:      b("n", "a note into the artifact", "n"),
@@ -75,29 +77,30 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) footerKeys(running bool) []key.Binding {
 	if running {
 		return []key.Binding{k.Pause, k.Extend, k.Stop, k.Quit, k.Help, k.Note, k.Export, k.Rebuild,
-			k.Compare, k.Baseline, k.Filter}
+			k.Compare, k.Baseline, k.Filter, k.Slower}
 	}
 	return []key.Binding{k.Run, k.Quit, k.Help, k.RunAll, k.Note, k.Export, k.Rebuild,
-		k.Baseline, k.Compare, k.Filter, k.Watch}
+		k.Baseline, k.Compare, k.Filter, k.Slower, k.Watch}
 }
 
 // shortHelp is the footer's word for a binding.
 var shortHelp = map[string]string{
 	"enter": "run", "p": "pause", "e": "extend", "s": "stop", "q": "quit", "?": "help",
-	"a": "all", "b": "base", "c": "cmp", "n": "note", "x": "export", "r": "rebuild", "/": "find", "W": "watch",
+	"a": "all", "b": "base", "c": "cmp", "w": "slower", "n": "note", "x": "export", "r": "rebuild", "/": "find",
+	"W": "watch",
 }
 
 // viewHint is a footer entry of a full-screen view: the key as shown and
 // what it does there.
 type viewHint struct{ key, word string }
 
-// viewHints are the keys a full-screen view (compare, the baseline
-// picker, help) takes, for its footer: each view lists only its own, and
+// viewHints are the keys a full-screen view (compare, what got slower,
+// the baseline picker, help) takes, for its footer: each view lists only its own, and
 // every view reaches the note and the filter.
 func (k KeyMap) viewHints(md mode) []viewHint {
 	text := []viewHint{{k.Note.Help().Key, "note"}, {k.Filter.Help().Key, "find"}, {k.ForceQuit.Help().Key, "quit"}}
 	switch md {
-	case modeCompare:
+	case modeCompare, modeSlower:
 		return append([]viewHint{{"↑/↓", "scroll"}, {"esc", "back"}}, text...)
 	case modePicker:
 		return append([]viewHint{{"↑/↓", "move"}, {"enter", "pick"}, {"esc", "back"}}, text...)
@@ -109,5 +112,5 @@ func (k KeyMap) viewHints(md mode) []viewHint {
 func (k KeyMap) helpKeys() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.First, k.Last, k.PrevPage, k.NextPage, k.Filter,
 		k.Run, k.RunAll, k.Pause, k.Extend, k.Stop, k.Note, k.Export, k.Rebuild, k.Watch,
-		k.Baseline, k.Compare, k.ByName, k.Targets, k.Help, k.Quit, k.ForceQuit}
+		k.Baseline, k.Compare, k.Slower, k.ByName, k.Targets, k.Help, k.Quit, k.ForceQuit}
 }

@@ -105,6 +105,8 @@ type group struct {
 	cmp        *artifacts.Comparison
 	cmpBusy    bool
 	cmpAt      time.Time
+	// slower is the `w` view's comparison of profiles (view_slower.go).
+	slower *slowerView
 	// pending are notes written before the group's first run here: they
 	// go into its next session.
 	pending []string
@@ -120,6 +122,7 @@ const (
 	modeMain mode = iota
 	modeHelp
 	modeCompare
+	modeSlower
 	modePicker
 	modeNote
 	modeFilter

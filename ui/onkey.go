@@ -27,7 +27,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.onNoteKey(msg)
 	case modeFilter:
 		return m.onFilterKey(msg)
-	case modePicker, modeHelp, modeCompare:
+	case modePicker, modeHelp, modeCompare, modeSlower:
 		return m.onViewKey(msg)
 	}
 	if m.confirmQuit {
@@ -76,6 +76,8 @@ func (m *Model) onMainKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openPicker()
 	case key.Matches(msg, k.Compare):
 		m.mode, m.scroll = modeCompare, 0
+	case key.Matches(msg, k.Slower):
+		return m.openSlower()
 	case key.Matches(msg, k.Note):
 		return m.openNote()
 	case key.Matches(msg, k.Filter):
@@ -100,8 +102,8 @@ func (m *Model) onMainKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// onViewKey routes a key in a full-screen view (compare, the picker,
-// help): n opens the note (it returns to the view), / the filter on the
+// onViewKey routes a key in a full-screen view (compare, what got
+// slower, the picker, help): n opens the note (it returns to the view), / the filter on the
 // list; the rest is the view's.
 func (m *Model) onViewKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
@@ -115,8 +117,27 @@ func (m *Model) onViewKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.onPickerKey(msg)
 	case modeHelp:
 		return m.onHelpKey(msg)
+	case modeSlower:
+		return m.onScrolledKey(msg, m.keys.Slower, "what got slower")
 	}
-	return m.onCompareKey(msg)
+	return m.onScrolledKey(msg, m.keys.Compare, "compare")
+}
+
+// onScrolledKey takes a key in a view that scrolls (compare, what got
+// slower): esc, the view's own key or q goes back, ↑/↓ scroll; any other
+// key does nothing there, and the status line says so.
+func (m *Model) onScrolledKey(msg tea.KeyPressMsg, own key.Binding, view string) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Back), key.Matches(msg, own), key.Matches(msg, m.keys.Quit):
+		m.mode = modeMain
+	case key.Matches(msg, m.keys.PageUp):
+		m.scroll = max(m.scroll-1, 0)
+	case key.Matches(msg, m.keys.PageDown):
+		m.scroll++
+	default:
+		m.notHere(msg, view)
+	}
+	return nil
 }
 
 // notHere says on the status line that a key does nothing in the view,

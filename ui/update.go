@@ -70,6 +70,8 @@ func (m *Model) onEvent(msg tea.Msg) tea.Cmd {
 				m.judged(msg.Group, msg.final, msg.path, &c)
 			}
 		}
+	case slowerMsg:
+		m.onSlower(msg)
 	case pickerMsg:
 		m.picker.entries, m.picker.err, m.picker.read = msg.entries, msg.err, true
 	case statusMsg:

@@ -29,6 +29,8 @@ func (m *Model) render() {
 		body = m.viewHelp(w, bodyH)
 	case modeCompare:
 		body = m.viewCompare(w, bodyH)
+	case modeSlower:
+		body = m.viewSlower(w, bodyH)
 	case modePicker:
 		body = m.viewPicker(w, bodyH)
 	default:
@@ -125,7 +127,7 @@ func (m *Model) viewKeys(w int) string {
 	switch m.mode {
 	case modeNote, modeFilter:
 		return m.st.Dim.Render(fit("typing: keys are text until enter/esc · ctrl+c quits", w))
-	case modeHelp, modeCompare, modePicker:
+	case modeHelp, modeCompare, modeSlower, modePicker:
 		var parts []string
 		for _, h := range m.keys.viewHints(m.mode) {
 			parts = append(parts, m.st.Key.Render(h.key)+" "+m.st.Dim.Render(h.word))

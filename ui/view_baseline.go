@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/benchtui/benchtui/artifacts"
 )
 
@@ -220,20 +217,6 @@ func stepName(label string) string {
 		return "(single step)"
 	}
 	return label
-}
-
-func (m *Model) onCompareKey(msg tea.KeyPressMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, m.keys.Back), key.Matches(msg, m.keys.Compare), key.Matches(msg, m.keys.Quit):
-		m.mode = modeMain
-	case key.Matches(msg, m.keys.PageUp):
-		m.scroll = max(m.scroll-1, 0)
-	case key.Matches(msg, m.keys.PageDown):
-		m.scroll++
-	default:
-		m.notHere(msg, "compare")
-	}
-	return nil
 }
 
 // viewCompare is the full-screen comparison of every step of the group.

@@ -24,7 +24,7 @@ func TestNoteFromEveryView(t *testing.T) {
 		open  string
 		view  mode
 		title string
-	}{{"c", modeCompare, "Compare G1"}, {"b", modePicker, "Baseline for G1"}, {"?", modeHelp, "Keys"}} {
+	}{{"c", modeCompare, "Compare G1"}, {"w", modeSlower, "What got slower in G1"}, {"b", modePicker, "Baseline for G1"}, {"?", modeHelp, "Keys"}} {
 		eng := &countingEngine{}
 		m := New(Config{Plan: testPlan(), Engine: eng, Dir: t.TempDir()})
 		m.Update(sizeMsg(80, 24))
@@ -58,6 +58,7 @@ func TestViewFooterListsItsKeys(t *testing.T) {
 	}
 	for _, c := range []struct{ open, want string }{
 		{"c", "↑/↓ scroll esc back n note / find"},
+		{"w", "↑/↓ scroll esc back n note / find"},
 		{"b", "↑/↓ move enter pick esc back n note / find"},
 		{"?", "↑/↓ scroll n note / find"},
 	} {
@@ -75,7 +76,7 @@ func TestViewFooterListsItsKeys(t *testing.T) {
 func TestViewRefusesOtherKeys(t *testing.T) {
 	m := newTestModel(t, 80, 24)
 	running(t, m, engine.StateRunning, false)
-	for _, c := range []struct{ open, view string }{{"c", "compare"}, {"b", "the picker"}} {
+	for _, c := range []struct{ open, view string }{{"c", "compare"}, {"w", "what got slower"}, {"b", "the picker"}} {
 		m.Update(press(c.open))
 		mode := m.mode
 		if _, cmd := m.Update(press("p")); cmd != nil {
@@ -91,7 +92,7 @@ func TestViewRefusesOtherKeys(t *testing.T) {
 // TestFilterFromEveryView: / in compare, the picker and help opens the
 // filter on the list; what is typed filters, it never runs as keys.
 func TestFilterFromEveryView(t *testing.T) {
-	for _, open := range []string{"c", "b", "?"} {
+	for _, open := range []string{"c", "w", "b", "?"} {
 		m := newTestModel(t, 80, 24)
 		m.Update(press(open))
 		m.Update(press("/"))

@@ -23,6 +23,10 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
+	if d.opts.SlowPath < 0 || d.opts.SlowPath > demo.MaxSlowPath {
+		fmt.Fprintf(stderr, "demo-target: --slow-path is 0 to %s\n", demo.MaxSlowPath)
+		return exitUsage
+	}
 	if d.opts.Sessions.KB < 0 || d.opts.Sessions.KB > 1024 || d.opts.Sessions.DedupCap < 0 || d.opts.Sessions.TTL < 0 {
 		fmt.Fprintln(stderr, "demo-target: --session-kb is 0 to 1024, --dedup-cap and --session-ttl at least 0")
 		return exitUsage
@@ -72,6 +76,7 @@ func demoFlagSet(d *demoFlags) *flag.FlagSet {
 	fs.DurationVar(&d.drain, "drain", 10*time.Second, "how long in-flight requests may finish after SIGTERM")
 	fs.DurationVar(&d.opts.Sessions.TTL, "session-ttl", 0, "idle time after which a session is swept (every TTL/2); 0: kept")
 	fs.IntVar(&d.opts.Sessions.KB, "session-kb", 8, "memory each live session holds, in KiB")
+	fs.DurationVar(&d.opts.SlowPath, "slow-path", 0, "CPU each /work burns in demo.slowPath first: a deliberate regression for a CPU profile to find; 0: none")
 	fs.IntVar(&d.opts.Sessions.DedupCap, "dedup-cap", 0, "sessions a dedup store holds; past it each new session logs a WARN; 0: no store")
 	return fs
 }

@@ -20,7 +20,7 @@ import (
 // Handler is the demo HTTP API:
 //
 //	/ping            200 "pong"
-//	/work?ms=N       waits N ms (default 5), then 200
+//	/work?ms=N       waits N ms (default 5), then 200; first burns Options.SlowPath of CPU
 //	/leak?kb=N       retains N KB (default 64) for good, so a soak finds a leak
 //	/events?rate=N   Server-Sent Events, N per second
 //	/session         POST opens a session: Mcp-Session-Id header, JSON body
@@ -37,6 +37,7 @@ type Handler struct {
 	mux      *http.ServeMux
 	ending   chan struct{} // closed by EndStreams
 	endOnce  sync.Once
+	slow     time.Duration // CPU each /work burns in slowPath
 }
 
 // Options shape the demo HTTP API; the zero value is the default.
@@ -46,6 +47,9 @@ type Options struct {
 	// Log receives the server's log lines (session sweeps, WARNs);
 	// nil: discarded.
 	Log io.Writer
+	// SlowPath is the CPU time each /work request burns in slowPath
+	// before it waits (at most MaxSlowPath); 0: none.
+	SlowPath time.Duration
 }
 
 // NewHandler returns the demo HTTP API with default options.
@@ -56,7 +60,7 @@ func NewHandlerWith(opts Options) *Handler {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	h := &Handler{mux: http.NewServeMux(), ending: make(chan struct{})}
+	h := &Handler{mux: http.NewServeMux(), ending: make(chan struct{}), slow: min(opts.SlowPath, MaxSlowPath)}
 	h.sessions = sessions{opts: opts.Sessions, log: log.New(opts.Log, "", log.LstdFlags)}
 	h.mux.HandleFunc("/ping", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("pong\n")) })
 	h.mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
@@ -86,6 +90,9 @@ func queryInt(r *http.Request, key string, def int) int {
 
 func (h *Handler) work(w http.ResponseWriter, r *http.Request) {
 	ms := min(queryInt(r, "ms", 5), 60_000)
+	if h.slow > 0 {
+		slowPath(h.slow)
+	}
 	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
 	defer t.Stop()
 	select {

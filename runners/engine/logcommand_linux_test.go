@@ -8,8 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/benchtui/benchtui/artifacts"
 )
 
 // TestLogCommandCounted: two targets attached by pid read their logs from
@@ -68,14 +66,4 @@ groups:
 	if _, err := os.Stat(fmt.Sprintf("/proc/%d", src.PID())); !os.IsNotExist(err) {
 		t.Errorf("api's log command (pid %d) still there after Close: %v", src.PID(), err)
 	}
-}
-
-// hasNote reports whether st has a note event holding text.
-func hasNote(st artifacts.Step, text string) bool {
-	for _, e := range st.Events {
-		if e.Kind == artifacts.EventNote && strings.Contains(e.Note, text) {
-			return true
-		}
-	}
-	return false
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // TestFetchProfileRefusals: a reply that is not 200, not gzip'd (the
@@ -35,12 +33,12 @@ func TestFetchProfileRefusals(t *testing.T) {
 		"/text":    "not a gzip'd profile",
 		"/slow":    "deadline exceeded",
 	} {
-		_, err := fetchProfile(context.Background(), &plan.TargetPprof{URL: srv.URL + path, Timeout: plan.Duration{Duration: 200 * time.Millisecond}})
+		_, err := fetchProfile(context.Background(), srv.URL+path, 200*time.Millisecond)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", path, err, want)
 		}
 	}
-	if b, err := fetchProfile(context.Background(), &plan.TargetPprof{URL: srv.URL + "/ok"}); err != nil || len(b) != 4 {
+	if b, err := fetchProfile(context.Background(), srv.URL+"/ok", time.Second); err != nil || len(b) != 4 {
 		t.Errorf("/ok: %d bytes, %v", len(b), err)
 	}
 }

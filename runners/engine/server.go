@@ -25,6 +25,9 @@ type serverState struct {
 	counts   map[string]int64    // counters, named as in the step's result
 	profiles map[string]string
 	fetching sync.WaitGroup
+	// cpuCancel cancel the CPU profiles asked for when the measured
+	// window opened (startCPUProfile).
+	cpuCancel []context.CancelCauseFunc
 }
 
 // logCount is one target's running log count, and the log command its
@@ -79,9 +82,10 @@ func (st *stepRun) targetHandle(i int, name string) runners.TargetHandle {
 	return nil
 }
 
-// startServer starts counting log lines and fetches the "start" heap
-// profiles (in the background: the clock does not wait for them) when
-// the measured phase begins. A warmup's lines are not counted.
+// startServer starts counting log lines, fetches the "start" heap
+// profiles and asks for the CPU profiles of the window (in the
+// background: the clock does not wait for them) when the measured phase
+// begins. A warmup's lines are not counted.
 func (st *stepRun) startServer(ctx context.Context) {
 	for _, t := range st.serverTargets() {
 		if t.spec.Log != nil {
@@ -89,6 +93,9 @@ func (st *stepRun) startServer(ctx context.Context) {
 		}
 		if t.spec.Pprof != nil && wants(t.spec.Pprof, "start") {
 			st.server.fetching.Go(func() { st.saveProfile(ctx, t, "start") })
+		}
+		if t.spec.Pprof != nil && t.spec.Pprof.CPU {
+			st.startCPUProfile(ctx, t)
 		}
 	}
 }
@@ -135,11 +142,19 @@ func (st *stepRun) logPath(t serverTarget) (string, *watch.Process) {
 }
 
 // stopServer ends the log counts when the measured window closes (lines
-// written up to then are counted) and fetches the "end" heap profiles.
+// written up to then are counted), fetches the "end" heap profiles and
+// waits for the CPU profiles: those of a window closed before its planned
+// duration (stopped, counted, interrupted) are cancelled, as the server
+// would profile on past it; an extended window keeps the profile of the
+// planned one.
 func (st *stepRun) stopServer(ctx context.Context) {
 	st.mu.Lock()
 	measured := st.measuring
+	cut := st.activeLocked(st.drainAt) < st.spec.Duration
 	st.mu.Unlock()
+	if cut {
+		st.cancelCPUProfiles()
+	}
 	if !measured {
 		return
 	}
@@ -196,6 +211,15 @@ func (st *stepRun) serverFigures(res *artifacts.Step) {
 	}
 	if len(st.server.profiles) > 0 {
 		res.Profiles = maps.Clone(st.server.profiles)
+	}
+}
+
+// cancelCPUProfiles cancels the CPU profiles still being fetched.
+func (st *stepRun) cancelCPUProfiles() {
+	st.server.mu.Lock()
+	defer st.server.mu.Unlock()
+	for _, cancel := range st.server.cpuCancel {
+		cancel(errWindowCut)
 	}
 }
 

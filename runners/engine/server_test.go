@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/plan"
@@ -233,4 +234,67 @@ groups:
 	if !failedCheck(st, "counters.log.db/warn") {
 		t.Errorf("the check on counters.log.db/warn did not fail: %+v", st.Checks)
 	}
+}
+
+// TestCPUProfileOfTheMeasuredWindow: with pprof.cpu the target is asked
+// for a CPU profile of the measured window when it opens; it answers when
+// the window closes, and the profile is saved beside the artifact as
+// …-cpu.pb.gz, named in profiles.cpu, covering the planned 2 s. A step
+// that ends before its planned window (counted: 5 operations) cancels it:
+// a note says so and no profile is named.
+func TestCPUProfileOfTheMeasuredWindow(t *testing.T) {
+	t.Parallel()
+	p := serverPlan(t, `version: 1
+targets:
+  api:
+    command: [%[1]q, "-http", %[2]q]
+    ready: http://%[2]s/metrics
+    pprof: {url: "http://%[2]s/debug/pprof/heap", at: [end], cpu: true}
+groups:
+  - id: whole
+    runner: sleep
+    target: api
+    sleep: {delay: 10ms}
+    load: {concurrency: 1}
+    duration: 2s
+  - id: counted
+    runner: sleep
+    target: api
+    sleep: {delay: 10ms}
+    load: {concurrency: 1}
+    iterations: 5
+    max_duration: 2s
+`)
+	dir := t.TempDir()
+	run := NewRun(p, testRegistry, dir, "test")
+	defer run.Close()
+	whole := runOne(t, run, p.Groups[0])
+	name := whole.Profiles["cpu"]
+	if !strings.HasPrefix(name, "whole-") || !strings.HasSuffix(name, "-step1-run1-cpu.pb.gz") {
+		t.Fatalf("profiles %v, want cpu: whole-…-step1-run1-cpu.pb.gz; events %+v", whole.Profiles, whole.Events)
+	}
+	prof, err := artifacts.LoadProfile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := time.Duration(prof.DurationNanos); got < 1900*time.Millisecond || got > 4*time.Second {
+		t.Errorf("the profile covers %s, want the planned 2s", got)
+	}
+	if types := prof.SampleType; len(types) != 2 || types[1].Type != "cpu" {
+		t.Errorf("sample types %v, want samples and cpu", types)
+	}
+	counted := runOne(t, run, p.Groups[1])
+	if _, ok := counted.Profiles["cpu"]; ok || !hasNote(counted, "cpu profile of api: the measured window closed before the 2s profiled") {
+		t.Errorf("counted: profiles %v, events %+v; want no cpu profile and a note", counted.Profiles, counted.Events)
+	}
+}
+
+// hasNote reports whether st has a note event holding text.
+func hasNote(st artifacts.Step, text string) bool {
+	for _, e := range st.Events {
+		if e.Kind == artifacts.EventNote && strings.Contains(e.Note, text) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,7 +2,9 @@ package plan
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -39,11 +41,13 @@ type TargetLog struct {
 
 // TargetPprof is a target's `pprof:` key: a heap profile fetched from URL
 // at each moment of At ("start": when the measured phase begins, "end":
-// when it ends), saved beside the artifact.
+// when it ends), saved beside the artifact; with CPU, also a CPU profile
+// of the measured window (CPUURL).
 type TargetPprof struct {
 	URL     string   `yaml:"url,required"`
 	At      []string `yaml:"at"`
 	Timeout Duration `yaml:"timeout"`
+	CPU     bool     `yaml:"cpu"`
 }
 
 // Bounds of a target's metrics, log and pprof keys.
@@ -53,7 +57,35 @@ const (
 	MaxLogCommandArg    = 4096
 	DefaultPprofTimeout = 30 * time.Second
 	MaxPprofTimeout     = 5 * time.Minute
+	// MaxCPUProfile bounds a CPU profile: a longer measured window has
+	// its first MaxCPUProfile profiled.
+	MaxCPUProfile = 5 * time.Minute
 )
+
+// CPUURL is the URL of a CPU profile of d (whole seconds, at least 1, at
+// most MaxCPUProfile) from the same net/http/pprof: URL with its last
+// path segment "heap" made "profile", its query's gc dropped and seconds
+// set. ok is false when URL's path does not end in /heap.
+func (p *TargetPprof) CPUURL(d time.Duration) (string, bool) {
+	u, err := url.Parse(p.URL)
+	if err != nil || !strings.HasSuffix(u.Path, "/heap") {
+		return "", false
+	}
+	u.Path = strings.TrimSuffix(u.Path, "heap") + "profile"
+	u.RawPath = ""
+	q := u.Query()
+	q.Del("gc")
+	q.Set("seconds", strconv.Itoa(CPUProfileSeconds(d)))
+	u.RawQuery = q.Encode()
+	return u.String(), true
+}
+
+// CPUProfileSeconds is how many seconds a CPU profile of a measured
+// window of d covers: d rounded up, at least 1, at most MaxCPUProfile.
+func CPUProfileSeconds(d time.Duration) int {
+	s := int((min(d, MaxCPUProfile) + time.Second - 1) / time.Second)
+	return max(s, 1)
+}
 
 // PprofTimeout bounds one profile fetch.
 func (p *TargetPprof) PprofTimeout() time.Duration {
@@ -109,6 +141,9 @@ func (t *TargetSpec) validateServer(name string) []error {
 		}
 		if d := p.Timeout.D(); d > MaxPprofTimeout {
 			at("pprof.timeout", "want at most %s, got %s", MaxPprofTimeout, d)
+		}
+		if _, ok := p.CPUURL(time.Second); p.CPU && !ok {
+			at("pprof.cpu", "the CPU profile is fetched from url with /heap made /profile: want a url ending in /heap, got %q", p.URL)
 		}
 	}
 	return errs

@@ -3,6 +3,7 @@ package plan
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 const serverPlan = `version: 1
@@ -58,6 +59,7 @@ func TestServerKeyErrors(t *testing.T) {
 		{`    log: {patterns: {}}`, "", `targets.api.log.patterns: give at least one`},
 		{`    pprof: {url: "http://x/heap", at: [middle]}`, "", `targets.api.pprof.at[0]: want start or end, got "middle"`},
 		{`    pprof: {url: "http://x/heap", timeout: 1h}`, "", `targets.api.pprof.timeout: want at most 5m0s`},
+		{`    pprof: {url: "http://x/debug/pprof/allocs", cpu: true}`, "", `targets.api.pprof.cpu: the CPU profile is fetched from url with /heap made /profile: want a url ending in /heap, got "http://x/debug/pprof/allocs"`},
 		{``, `    soak: {extend_while_rising: {series: nope, slope_per_min: 1, step: 1s, max: 5s}}`, `group G1: soak.extend_while_rising.series: no probe named "nope"`},
 		{``, `    soak: {extend_while_rising: {series: nope, slope_per_min: 1, step: 1s, max: 1s}}`, `soak.extend_while_rising.max: 1s is shorter than duration 2s`},
 		{``, `    soak: {extend_while_rising: {slope_per_min: 1, step: 1s, max: 5s}}`, `groups[0].soak.extend_while_rising.series: missing (required)`},
@@ -105,5 +107,29 @@ func TestLogCommandAndContainerKeys(t *testing.T) {
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s:\n got %v\nwant %q", c.target, err, c.want)
 		}
+	}
+}
+
+// TestCPUURL: the CPU profile comes from the heap's net/http/pprof, its
+// seconds the measured window's rounded up within 1 s to MaxCPUProfile;
+// the heap's gc is dropped, other parameters kept.
+func TestCPUURL(t *testing.T) {
+	for _, c := range []struct {
+		url  string
+		d    time.Duration
+		want string
+	}{
+		{"http://127.0.0.1:8080/debug/pprof/heap", 2 * time.Second, "http://127.0.0.1:8080/debug/pprof/profile?seconds=2"},
+		{"http://127.0.0.1:8080/admin/pprof/heap?gc=1&token=x", 2500 * time.Millisecond, "http://127.0.0.1:8080/admin/pprof/profile?seconds=3&token=x"},
+		{"http://[::1]:80/debug/pprof/heap", 0, "http://[::1]:80/debug/pprof/profile?seconds=1"},
+		{"http://h/debug/pprof/heap", time.Hour, "http://h/debug/pprof/profile?seconds=300"},
+	} {
+		got, ok := (&TargetPprof{URL: c.url}).CPUURL(c.d)
+		if !ok || got != c.want {
+			t.Errorf("CPUURL(%s, %s) = %q, %v; want %q", c.url, c.d, got, ok, c.want)
+		}
+	}
+	if _, ok := (&TargetPprof{URL: "http://h/debug/pprof/heapx"}).CPUURL(time.Second); ok {
+		t.Error("a url not ending in /heap gave a CPU profile's")
 	}
 }

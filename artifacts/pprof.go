@@ -1,0 +1,107 @@
+package artifacts
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// Bounds of the profiles saved beside an artifact and of what is read of
+// them.
+const (
+	// MaxProfileBytes bounds a profile file as saved (gzip'd protobuf):
+	// the engine saves no larger reply, and none larger is read.
+	MaxProfileBytes = 64 << 20
+	// MaxFunctions bounds the functions WhatGotSlower and WhatGrew return.
+	MaxFunctions = 20
+)
+
+// maxProfileData bounds a profile once decompressed (a variable for the
+// tests).
+var maxProfileData = 256 << 20
+
+// LoadProfile reads a pprof profile (gzip'd protobuf, as net/http/pprof
+// serves it and the engine saves it) from the regular file at path, at
+// most MaxProfileBytes of it and maxProfileData once decompressed.
+func LoadProfile(path string) (*profile.Profile, error) {
+	data, err := readBounded(path, MaxProfileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("reading profile %s: %w", path, err)
+	}
+	p, err := ParseProfile(data)
+	if err != nil {
+		return nil, fmt.Errorf("reading profile %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// ParseProfile parses a pprof profile, gzip'd or not, refusing one that
+// decompresses to more than maxProfileData bytes.
+func ParseProfile(data []byte) (*profile.Profile, error) {
+	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		gz, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("decompressing: %w", err)
+		}
+		data, err = io.ReadAll(io.LimitReader(gz, int64(maxProfileData)+1))
+		if err != nil {
+			return nil, fmt.Errorf("decompressing: %w", err)
+		}
+		if len(data) > maxProfileData {
+			return nil, fmt.Errorf("larger than %d MiB decompressed", maxProfileData>>20)
+		}
+	}
+	p, err := profile.ParseUncompressed(data)
+	if err != nil {
+		return nil, fmt.Errorf("not a pprof profile: %w", err)
+	}
+	if err := p.CheckValid(); err != nil {
+		return nil, fmt.Errorf("malformed profile: %w", err)
+	}
+	return p, nil
+}
+
+// stepProfile reads the step's profile saved as key ("cpu", "heap_end")
+// beside the artifact; nil and no error when the step has none or the
+// artifact's folder is unknown (one read from a log of framed artifacts).
+// A name that is not a plain file name is refused: it could point
+// anywhere.
+func stepProfile(a *Artifact, s *Step, key string) (*profile.Profile, error) {
+	name := s.Profiles[key]
+	if name == "" || a.Dir == "" {
+		return nil, nil
+	}
+	if filepath.Base(name) != name || name == ".." || strings.ContainsAny(name, `/\`) {
+		return nil, fmt.Errorf("profiles.%s %q is not a file name", key, name)
+	}
+	return LoadProfile(filepath.Join(a.Dir, name))
+}
+
+// sampleIndex is the index of the sample type named name in p, else the
+// last one (the default pprof shows).
+func sampleIndex(p *profile.Profile, name string) int {
+	for i, st := range p.SampleType {
+		if st.Type == name {
+			return i
+		}
+	}
+	return len(p.SampleType) - 1
+}
+
+// ShortFunction is a function's name without its package's path:
+// "github.com/x/y/runners/demo.slowPath" is "demo.slowPath".
+func ShortFunction(name string) string {
+	head := name
+	if i := strings.IndexAny(name, "[("); i >= 0 {
+		head = name[:i]
+	}
+	if i := strings.LastIndexByte(head, '/'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
