@@ -48,7 +48,7 @@ func (b *bisector) run(ctx context.Context, stdout io.Writer) int {
 // stopped ends the bisection on an error or an interrupt.
 func (b *bisector) stopped(err error) int {
 	if errors.Is(err, context.Canceled) {
-		fmt.Fprintf(b.stderr, "benchtui bisect: interrupted after %d probes; the artifacts so far are in %s\n", b.probes, b.out)
+		fmt.Fprintf(b.stderr, "benchtui bisect: interrupted at probe %d; the artifacts so far are in %s\n", b.probes, b.out)
 		return exitFail
 	}
 	fmt.Fprintln(b.stderr, "benchtui bisect:", err)
@@ -67,8 +67,12 @@ func (b *bisector) tell(i int, p probe, o outcome, left int) {
 	default:
 		verdict += ": the first worse is after it"
 	}
-	fmt.Fprintf(b.stderr, "bisect: probe %d: %s (%d of %d) %s: %s; at most %d more\n",
-		b.probes, p.rev.short(), i+1, len(b.revs), quoteSubject(p.rev), verdict, left)
+	next := "done"
+	if left > 0 {
+		next = fmt.Sprintf("at most %d more", left)
+	}
+	fmt.Fprintf(b.stderr, "bisect: probe %d: %s (%d of %d) %s: %s; %s\n",
+		b.probes, p.rev.short(), i+1, len(b.revs), quoteSubject(p.rev), verdict, next)
 }
 
 // verdictLine sums up a probe's rows of the figure by the row that
