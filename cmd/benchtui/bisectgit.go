@@ -76,7 +76,7 @@ func (g *gitRepo) resolve(ctx context.Context, rev string) (revision, error) {
 
 // describe reads the subject of the commit hash.
 func (g *gitRepo) describe(ctx context.Context, hash string) (revision, error) {
-	subject, err := g.git(ctx, "log", "-1", "--format=%s", hash)
+	subject, err := g.git(ctx, "log", "-1", "--no-show-signature", "--format=%s", hash)
 	if err != nil {
 		return revision{}, fmt.Errorf("reading commit %s: %w", hash, err)
 	}

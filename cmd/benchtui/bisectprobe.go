@@ -72,10 +72,11 @@ func buildTargets(ctx context.Context, pl *plan.Plan, g *plan.Group, dir string)
 			}
 			defer log.Close()
 		}
-		fmt.Fprintf(log, "--- build %s: %q in %s\n", name, spec.Build, cmd.Dir)
+		build := pl.Redact(fmt.Sprintf("%q", spec.Build))
+		fmt.Fprintf(log, "--- build %s: %s in %s\n", name, build, cmd.Dir)
 		cmd.Stdout, cmd.Stderr = log, log
 		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("target %s: %q: %w (its output: %s)", name, spec.Build, err, path)
+			return fmt.Errorf("target %s: %s: %w (its output: %s)", name, build, err, path)
 		}
 	}
 	return nil

@@ -10,10 +10,11 @@ import (
 )
 
 // bisectServer is the source of the test server at commit k (1-based): a
-// standard-library HTTP server whose /work sleeps 1 ms, 5 ms more from
+// standard-library HTTP server whose /work sleeps 5 ms, 5 ms more from
 // slowFrom on, when it also starts to leak 64 KiB every 10 ms; commit
 // broken does not compile. The others change only a constant and a
-// comment.
+// comment. The 5 ms a request makes the median's noise on a busy machine
+// (a fraction of a millisecond) a few percent of it.
 func bisectServer(k, slowFrom, broken int) string {
 	extra, leak := "0", "false"
 	if k >= slowFrom {
@@ -59,7 +60,7 @@ func main() {
 		go leak()
 	}
 	http.HandleFunc("/work", func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(time.Millisecond + extraMillis*time.Millisecond)
+		time.Sleep(5*time.Millisecond + extraMillis*time.Millisecond)
 		w.Write([]byte("ok\n"))
 	})
 	http.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {})
