@@ -281,3 +281,20 @@ func hasWarning(c Comparison, part string) bool {
 func hasNote(r Row, part string) bool {
 	return slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, part) })
 }
+
+// TestOnlyKeepsOneMetric: Only keeps the rows of one metric, its named
+// requests' and targets' rows too, and the warnings; Worse then judges
+// those rows alone.
+func TestOnlyKeepsOneMetric(t *testing.T) {
+	c := Comparison{Rows: []Row{
+		{Metric: "p99", Verdict: Same}, {Metric: "p99[login]", Verdict: Worse},
+		{Metric: "p999", Verdict: Worse}, {Metric: "rss_slope", Verdict: Worse},
+	}, Geomean: []Row{{Metric: "p99"}}, Warnings: []string{"w"}}
+	got := c.Only("p99")
+	if len(got.Rows) != 2 || got.Rows[1].Metric != "p99[login]" || got.Geomean != nil || len(got.Warnings) != 1 || !got.Worse() {
+		t.Errorf("Only(p99) = %+v", got)
+	}
+	if c.Only("throughput_rps").Worse() || len(c.Only("rss_slope").Rows) != 1 {
+		t.Errorf("Only judged rows of other metrics: %+v", c.Only("throughput_rps"))
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os/exec"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -181,12 +180,8 @@ func rebuild(ctx context.Context, eng Engine, name string, spec *plan.TargetSpec
 		fmt.Fprintf(log, "--- rebuild %s: %q\n", name, spec.Build)
 		tail := &lastLines{n: buildTailLines}
 		out := io.MultiWriter(log, tail)
-		cmd := exec.CommandContext(ctx, spec.Build[0], spec.Build[1:]...)
-		cmd.Dir, cmd.Stdout, cmd.Stderr = spec.Dir, out, out
-		cmd.Env = cmd.Environ()
-		for k, v := range spec.Env {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
+		cmd := spec.BuildCommand(ctx)
+		cmd.Stdout, cmd.Stderr = out, out
 		if err := cmd.Run(); err != nil {
 			return rebuiltMsg{target: name, err: fmt.Errorf("building %s: %w", name, err), tail: tail.lines()}
 		}

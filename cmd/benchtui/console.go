@@ -18,7 +18,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/benchtui/benchtui/artifacts"
-	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/filewatch"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/ui"
@@ -66,11 +65,7 @@ func consoleFlagSet(f *consoleFlags) *flag.FlagSet {
 func parseConsoleFlags(args []string, stderr io.Writer) (consoleFlags, error) {
 	var f consoleFlags
 	fs := consoleFlagSet(&f)
-	fs.SetOutput(stderr)
-	pos, err := parseInterspersed(fs, args)
-	if err == nil {
-		err = applyEnv(fs)
-	}
+	pos, err := parseWithEnv(fs, args, stderr)
 	if err != nil {
 		return f, err
 	}
@@ -132,9 +127,7 @@ func cmdConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	log.SetOutput(logf) // a library's log line must not land on the screen
 	defer log.SetOutput(stderr)
 	raiseFDLimit(logf)
-	ver, revision := buildInfo()
-	run := engine.NewRun(pl, kinds, dir, ver)
-	run.VCSRevision = revision
+	run := newEngineRun(pl, dir)
 	run.Duration = f.duration
 	defer run.Close() // stops the targets (the demo server) on every way out
 	// The metrics address goes to the log: the screen is the console's.

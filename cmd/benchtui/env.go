@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -34,6 +35,18 @@ func applyEnv(fs *flag.FlagSet) error {
 		}
 	}
 	return nil
+}
+
+// parseWithEnv parses a subcommand's args with fs (flags before or after
+// the positional arguments, which it returns; errors to stderr), then
+// sets from envDefaults the flags the command line left unset.
+func parseWithEnv(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
+	fs.SetOutput(stderr)
+	pos, err := parseInterspersed(fs, args)
+	if err == nil {
+		err = applyEnv(fs)
+	}
+	return pos, err
 }
 
 // envHelp lists the variables that set the flags of the flag set flags

@@ -55,11 +55,7 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	var f runFlags
 	fs := runFlagSet(&f)
-	fs.SetOutput(stderr)
-	pos, err := parseInterspersed(fs, args)
-	if err == nil {
-		err = applyEnv(fs)
-	}
+	pos, err := parseWithEnv(fs, args, stderr)
 	if err != nil {
 		return f, err
 	}
@@ -172,9 +168,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	raiseFDLimit(stderr)
-	ver, revision := buildInfo()
-	run := engine.NewRun(pl, kinds, h.dir, ver)
-	run.VCSRevision = revision
+	run := newEngineRun(pl, h.dir)
 	run.Duration, run.Count, run.Shard = f.duration, f.count, shard
 	if shard.Active() {
 		run.ID = shard.RunID
@@ -187,6 +181,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer stopMetrics()
 	return h.runAll(ctx, run, groups, base)
+}
+
+// newEngineRun is the engine's run of pl by this binary (its version and
+// VCS revision in the artifacts), writing artifacts and logs to dir.
+func newEngineRun(pl *plan.Plan, dir string) *engine.Run {
+	ver, revision := buildInfo()
+	run := engine.NewRun(pl, kinds, dir, ver)
+	run.VCSRevision = revision
+	return run
 }
 
 // headless drives sessions for `benchtui run`.

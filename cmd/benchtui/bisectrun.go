@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
+
+// run measures the good revision, then bisects the revisions after it,
+// a line on stderr per probe, and reports the first one judged worse on
+// stdout.
+func (b *bisector) run(ctx context.Context, stdout io.Writer) int {
+	raiseFDLimit(b.stderr)
+	search := newBisection(len(b.revs))
+	fmt.Fprintf(b.stderr, "bisect: %d revisions after the good %s up to the bad %s; group %s judged on %s, %d runs a revision (the good one %d); at most %d probes without skips\n",
+		len(b.revs), b.good.short(), b.bad.short(), b.group.ID, b.f.figure, b.f.count, b.goodCounts, 1+search.left())
+	good, err := b.probe(ctx, b.good, b.goodCounts)
+	if err != nil {
+		return b.stopped(err)
+	}
+	if good.skip != "" {
+		fmt.Fprintf(b.stderr, "benchtui bisect: the good revision %s %s: nothing to judge the others against\n", b.good.short(), good.skip)
+		return exitUsage
+	}
+	fmt.Fprintf(b.stderr, "bisect: probe %d: %s is the base (good)\n", b.probes, b.good.short())
+	probed := map[int]probe{}
+	for i := search.next(); i >= 0; i = search.next() {
+		p, err := b.probe(ctx, b.revs[i], b.f.count)
+		if err != nil {
+			return b.stopped(err)
+		}
+		o := b.judge(good, &p)
+		if o != outcomeSkip && len(p.cmp.Rows) == 0 {
+			fmt.Fprintf(b.stderr, "benchtui bisect: no %s rows to judge: the group's artifacts do not have that figure\n", b.f.figure)
+			return exitUsage
+		}
+		search.record(i, o)
+		probed[i] = p
+		b.tell(i, p, o, search.left())
+	}
+	return b.report(stdout, search, probed)
+}
+
+// stopped ends the bisection on an error or an interrupt.
+func (b *bisector) stopped(err error) int {
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintf(b.stderr, "benchtui bisect: interrupted at probe %d; the artifacts so far are in %s\n", b.probes, b.out)
+		return exitFail
+	}
+	fmt.Fprintln(b.stderr, "benchtui bisect:", err)
+	return exitUsage
+}
+
+// tell is a probe's live line: the revision, its place among those
+// bisected, its verdict on the figure and the probes left at most.
+func (b *bisector) tell(i int, p probe, o outcome, left int) {
+	verdict := verdictLine(p.cmp)
+	switch o {
+	case outcomeSkip:
+		verdict = "skipped: " + p.skip
+	case outcomeWorse:
+		verdict += ": the first worse is it or before it"
+	default:
+		verdict += ": the first worse is after it"
+	}
+	next := "done"
+	if left > 0 {
+		next = fmt.Sprintf("at most %d more", left)
+	}
+	fmt.Fprintf(b.stderr, "bisect: probe %d: %s (%d of %d) %s: %s; %s\n",
+		b.probes, p.rev.short(), i+1, len(b.revs), quoteSubject(p.rev), verdict, next)
+}
+
+// verdictLine sums up a probe's rows of the figure by the row that
+// decided it (the first worse one, else the first): "p99 1.10 ms → 6.32
+// ms (+474%, p=0.036 n=5+3 runs) worse".
+func verdictLine(c artifacts.Comparison) string {
+	if len(c.Rows) == 0 {
+		return "no rows"
+	}
+	r, worse := c.Rows[0], 0
+	for _, row := range c.Rows {
+		if row.Verdict == artifacts.Worse {
+			if worse == 0 {
+				r = row
+			}
+			worse++
+		}
+	}
+	s := fmt.Sprintf("%s %s → %s (%s, %s) %s", strings.TrimSpace(r.Step+" "+r.Metric),
+		artifacts.FormatValue(r.Metric, r.Base), artifacts.FormatValue(r.Metric, r.Current),
+		artifacts.DeltaCell(r), artifacts.Basis(r), verdictWord(r))
+	if len(c.Rows) > 1 {
+		s += fmt.Sprintf(" (%d of %d rows worse)", worse, len(c.Rows))
+	}
+	return s
+}
+
+// verdictWord is a row's verdict in a word: worse, better, same, or
+// "cannot tell" when the data could not decide.
+func verdictWord(r artifacts.Row) string {
+	if r.Untested {
+		return "cannot tell"
+	}
+	return r.Verdict
+}
+
+// report prints the first revision judged worse with its verdict table,
+// or why none could be named, and returns the exit code.
+func (b *bisector) report(stdout io.Writer, s *bisection, probed map[int]probe) int {
+	first, candidates := s.result()
+	skipped := b.skippedList(s, probed)
+	if first < 0 {
+		fmt.Fprintf(stdout, "no revision judged worse on %s than the good %s %s (%d probes%s)\n",
+			b.f.figure, b.good.short(), quoteSubject(b.good), b.probes, skipped)
+		return exitFail
+	}
+	p := probed[first]
+	if candidates != nil {
+		fmt.Fprintf(stdout, "the first worse revision is one of these (skipped revisions hide it):\n")
+		for _, i := range candidates {
+			r := probed[i].rev
+			fmt.Fprintf(stdout, "  %s %s\n", r.hash, quoteSubject(r))
+		}
+	} else {
+		fmt.Fprintf(stdout, "first worse revision: %s %s\n", p.rev.hash, quoteSubject(p.rev))
+	}
+	fmt.Fprintf(stdout, "judged on %s of group %s against the good %s %s: %d probes%s; artifacts in %s\n",
+		b.f.figure, b.group.ID, b.good.short(), quoteSubject(b.good), b.probes, skipped, b.out)
+	if err := p.cmp.WriteText(stdout); err != nil {
+		fmt.Fprintln(b.stderr, "benchtui bisect:", err)
+		return exitFail
+	}
+	if candidates != nil {
+		return exitFail
+	}
+	return exitOK
+}
+
+// skippedList is ", skipped: HASH (why), ..." for the skipped probes, ""
+// when none was.
+func (b *bisector) skippedList(s *bisection, probed map[int]probe) string {
+	var parts []string
+	for i := range b.revs {
+		if s.skipped[i] {
+			parts = append(parts, probed[i].rev.short())
+		}
+	}
+	if parts == nil {
+		return ""
+	}
+	return fmt.Sprintf(", %d skipped: %s", len(parts), strings.Join(parts, ", "))
+}
