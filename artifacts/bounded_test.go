@@ -48,9 +48,9 @@ func bomb(t *testing.T, item string, size int) []byte {
 	return z.Bytes()
 }
 
-// readCost reads the log file path as merge does and returns the error,
-// how long it took and how many bytes it allocated.
-func readCost(t *testing.T, path string) (error, time.Duration, uint64) {
+// readCost reads the log file path as merge does and returns how long it
+// took, how many bytes it allocated and the error.
+func readCost(t *testing.T, path string) (time.Duration, uint64, error) {
 	t.Helper()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -58,7 +58,7 @@ func readCost(t *testing.T, path string) (error, time.Duration, uint64) {
 	_, err := LoadShardFiles(path)
 	took := time.Since(start)
 	runtime.ReadMemStats(&after)
-	return err, took, after.TotalAlloc - before.TotalAlloc
+	return took, after.TotalAlloc - before.TotalAlloc, err
 }
 
 // TestHostileLogsAreRefusedCheaply: a framed log of a few hundred
@@ -90,7 +90,7 @@ func TestHostileLogsAreRefusedCheaply(t *testing.T) {
 			if err := os.WriteFile(path, []byte(c.log), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			err, took, alloc := readCost(t, path)
+			took, alloc, err := readCost(t, path)
 			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%d-byte log: got %v, want %q naming the file", len(c.log), err, c.want)
 			}

@@ -197,14 +197,8 @@ func judgeSlope(row *Row, m metricDef, bt, ct trendFigure, cur *TargetStats, opt
 		trendNumber(m.name, floor), howLong(mde, span, func(s float64) float64 { return slopeFloorAt(m, cur, opts, s) })))
 }
 
-// slopeFloor is a slope metric's least change worth a verdict over the
-// current run.
-func slopeFloor(m metricDef, cur *TargetStats, opts CompareOptions) float64 {
-	return slopeFloorAt(m, cur, opts, cur.SpanS)
-}
-
-// slopeFloorAt is slopeFloor for a run of spanS seconds: the RSS floor
-// falls as a longer run lets a slower leak grow past the leak floors.
+// slopeFloorAt is a slope metric's least change worth a verdict over a
+// run of spanS seconds: the RSS floor falls as a longer run lets a slower leak grow past the leak floors.
 func slopeFloorAt(m metricDef, cur *TargetStats, opts CompareOptions, spanS float64) float64 {
 	if baseMetric(m.name) == MetricRSSSlope {
 		return rssSlopeFloor(opts.RSSSlopeFloor, spanS, cur.RSSMB.Start)

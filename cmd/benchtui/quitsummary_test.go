@@ -14,11 +14,8 @@ import (
 // TestSummaryLinesKeepTo80: the cancelled groups are all listed, and no
 // line of the summary is wider than 80 columns.
 func TestSummaryLinesKeepTo80(t *testing.T) {
-	var ids []string
-	for _, id := range []string{"work-open", "sweep", "leak-soak", "sse-flood", "quic-pooled", "quic-fresh",
-		"h3-ping", "cold-start", "shutdown", "a-group-with-a-rather-long-identifier", "pg-insert"} {
-		ids = append(ids, id)
-	}
+	ids := []string{"work-open", "sweep", "leak-soak", "sse-flood", "quic-pooled", "quic-fresh",
+		"h3-ping", "cold-start", "shutdown", "a-group-with-a-rather-long-identifier", "pg-insert"}
 	runs := []string{"ping  stopped (quit)\n  bench-results/ping-1796092734104.json (partial)"}
 	lines := summaryLines(runs, ids)
 	if lines[0] != "benchtui: 1 run" || lines[1] != "  ping  stopped (quit)" || lines[2] != "    bench-results/ping-1796092734104.json (partial)" {

@@ -1,9 +1,15 @@
 package demo
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // MaxSlowPath bounds Options.SlowPath.
 const MaxSlowPath = time.Second
+
+// slowSink keeps slowPath's results, so its work is never dead code.
+var slowSink atomic.Uint64
 
 // slowPath burns d of CPU in a loop of its own, so that a CPU profile
 // puts the time in this function (demo.slowPath): the deliberate

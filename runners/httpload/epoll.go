@@ -83,6 +83,3 @@ func hostOf(raw string) string {
 	}
 	return u.Host
 }
-
-// pipeline is how many requests a connection keeps out.
-func (r *Runner) pipeline() int { return max(r.spec.Pipeline, 1) }

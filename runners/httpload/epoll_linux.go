@@ -147,3 +147,6 @@ func (l *evLoop) idleEvent(c *evConn) {
 		c.closeFD()
 	}
 }
+
+// pipeline is how many requests a connection keeps out.
+func (r *Runner) pipeline() int { return max(r.spec.Pipeline, 1) }

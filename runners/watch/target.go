@@ -1,4 +1,4 @@
-// Package target is the watched process of a bench: a server that benchtui
+// Package watch is the watched process of a bench (the target): a server that benchtui
 // spawns (in its own process group, output to a log file, started only once
 // ready) or attaches to (by PID, a pidfile, a cgroup or a container by
 // name, resolved to its cgroup), and samples while the load runs: resident
