@@ -30,7 +30,12 @@ func startConsole(t *testing.T, tag, cwd, args string, w, h int) *tmuxConsole {
 	if out, err := c.tmux("new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-s", c.name, "-c", cwd, cmdline); err != nil {
 		t.Fatalf("tmux: %v %s", err, out)
 	}
-	t.Cleanup(func() { c.tmux("kill-session", "-t", c.name) })
+	pane, _ := c.tmux("display-message", "-p", "-t", c.name, "#{pane_pid}")
+	t.Cleanup(func() {
+		left := treeOf(t, strings.TrimSpace(pane))
+		c.tmux("kill-session", "-t", c.name)
+		waitGone(left, 15*time.Second) // the console writes its artifacts on the hangup
+	})
 	return c
 }
 

@@ -42,6 +42,32 @@ func descendants(t *testing.T, root int) map[int]string {
 	return out
 }
 
+// treeOf is the pids under pid (a decimal string), none when it is not one.
+func treeOf(t *testing.T, pid string) []int {
+	root, err := strconv.Atoi(pid)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for p := range descendants(t, root) {
+		out = append(out, p)
+	}
+	return out
+}
+
+// waitGone waits until none of pids runs, or wait has passed.
+func waitGone(pids []int, wait time.Duration) {
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		alive := false
+		for _, p := range pids {
+			alive = alive || syscall.Kill(p, 0) == nil
+		}
+		if !alive {
+			return
+		}
+	}
+}
+
 // cmdline is a process's command line, spaces between its arguments.
 func cmdline(pid int) string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
