@@ -13,6 +13,8 @@ import (
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/reap"
+	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // Messages that Cmds hand back to Update. Each carries the group's index.
@@ -173,7 +175,9 @@ func rebuild(ctx context.Context, eng Engine, name string, spec *plan.TargetSpec
 		for k, v := range spec.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
-		if err := cmd.Run(); err != nil {
+		// Tied to benchtui's life; a cancel kills all the build started.
+		cmd.Cancel = func() error { return reap.KillGroup(cmd.Process) }
+		if err := watch.RunTied(cmd); err != nil {
 			return rebuiltMsg{target: name, err: fmt.Errorf("building %s: %w", name, err)}
 		}
 		if err := eng.RestartTarget(name); err != nil {
