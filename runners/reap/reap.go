@@ -24,7 +24,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -39,12 +38,15 @@ const ReaperCommand = "__reaper"
 // odd one is dropped and a fresh one begins.
 const maxInherited = 512
 
-var (
-	marker    string // this process's marker; "" until Init
-	reaperRun sync.Once
-	reaperErr error
-	prepared  atomic.Bool // Prepare was called: something was started
-)
+var marker string // this process's marker; "" until Init
+
+// reaper is the reaper's state, once Prepare has run.
+var reaper struct {
+	mu      sync.Mutex
+	started bool // Prepare ran: something was started
+	pid     int  // 0 when it could not start (or outside Linux)
+	err     error
+}
 
 // Init gives this process its marker, puts it in the environment (so
 // every child started with the default or os.Environ's environment carries
@@ -101,8 +103,19 @@ func Prepare() {
 	if marker == "" {
 		return
 	}
-	prepared.Store(true)
-	reaperRun.Do(func() { reaperErr = startReaper() })
+	reaper.mu.Lock()
+	defer reaper.mu.Unlock()
+	if !reaper.started {
+		reaper.started = true
+		reaper.pid, reaper.err = startReaper()
+	}
+}
+
+// reaperState is whether Prepare ran, and the reaper's pid and error.
+func reaperState() (started bool, pid int, err error) {
+	reaper.mu.Lock()
+	defer reaper.mu.Unlock()
+	return reaper.started, reaper.pid, reaper.err
 }
 
 // validMarker reports whether v is made of the bytes a marker has.
@@ -124,10 +137,11 @@ func validMarker(v string) bool {
 // that would not end. main calls it on the way out; when nothing was
 // started (no Prepare) it has nothing to do.
 func Sweep(grace time.Duration) error {
-	if marker == "" || !prepared.Load() {
+	started, pid, reaperErr := reaperState()
+	if marker == "" || !started {
 		return nil
 	}
-	err := sweepOS(grace)
+	err := sweepOS(grace, pid)
 	if reaperErr != nil {
 		err = errors.Join(fmt.Errorf("starting the reaper: %w", reaperErr), err)
 	}

@@ -14,32 +14,32 @@ import (
 // reaperGrace bounds the reaper's work once benchtui is gone.
 const reaperGrace = 10 * time.Second
 
-var (
-	reaperPID int      // 0 until the reaper runs
-	lifeline  *os.File // the pipe's write end: held, never closed, until benchtui ends
-)
+// lifeline is the write end of the reaper's pipe: held, never closed,
+// until benchtui ends.
+var lifeline *os.File
 
 // startReaper starts `benchtui __reaper` with the read end of a pipe
 // whose write end only this process holds (it is close-on-exec), in a
 // process group of its own (a terminal's Ctrl-C is not for it), its
-// stdio on /dev/null and its folder /.
-func startReaper() error {
+// stdio on /dev/null and its folder /. It returns the reaper's pid.
+func startReaper() (int, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
-		return fmt.Errorf("making its pipe: %w", err)
+		return 0, fmt.Errorf("making its pipe: %w", err)
 	}
 	defer r.Close()
-	cmd := exec.Command("/proc/self/exe", ReaperCommand)
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args = []string{"benchtui", ReaperCommand}
 	cmd.ExtraFiles = []*os.File{r}
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		w.Close()
-		return err
+		return 0, err
 	}
-	lifeline, reaperPID = w, cmd.Process.Pid
+	lifeline = w
 	go func() { _ = cmd.Wait() }() // it ends after benchtui, unless killed
-	return nil
+	return cmd.Process.Pid, nil
 }
 
 // RunReaper is the reaper, `benchtui __reaper`: it waits until the pipe
@@ -57,7 +57,7 @@ func RunReaper() int {
 		return 2 // not started by benchtui: nothing to sweep
 	}
 	self.pid = os.Getpid()
-	if !endAll(syscall.SIGKILL, reaperGrace, false) {
+	if !endAll(syscall.SIGKILL, reaperGrace, strayFilter{}) {
 		return 1
 	}
 	return 0

@@ -12,32 +12,38 @@ import (
 // sweepPoll is how often a sweep looks again for what is left.
 const sweepPoll = 20 * time.Millisecond
 
+// strayFilter says what a sweep ends besides the processes that carry the
+// marker: with children, this process's children too; never skip (the
+// reaper, 0 for none) nor this process.
+type strayFilter struct {
+	children bool
+	skip     int
+}
+
 // sweepOS ends the marked processes and the children, the reaper aside:
 // SIGTERM, then SIGKILL to what is left after grace.
-func sweepOS(grace time.Duration) error {
-	if endAll(syscall.SIGTERM, grace, true) {
+func sweepOS(grace time.Duration, reaperPID int) error {
+	f := strayFilter{children: true, skip: reaperPID}
+	if endAll(syscall.SIGTERM, grace, f) || endAll(syscall.SIGKILL, grace, f) {
 		return nil
 	}
-	if endAll(syscall.SIGKILL, grace, true) {
-		return nil
-	}
-	return fmt.Errorf("processes still running %s after SIGKILL: %v", grace, strays(true))
+	return fmt.Errorf("processes still running %s after SIGKILL: %v", grace, f.strays())
 }
 
 // endAll sends sig to every stray (once each; new ones as they appear)
 // and waits up to d until none is left; it reports whether none is.
-func endAll(sig syscall.Signal, d time.Duration, children bool) bool {
+func endAll(sig syscall.Signal, d time.Duration, f strayFilter) bool {
 	deadline := time.Now().Add(d)
 	sent := map[int]bool{}
 	for {
-		left := strays(children)
+		left := f.strays()
 		if len(left) == 0 {
 			return true
 		}
 		for _, pid := range left {
 			if !sent[pid] {
 				sent[pid] = true
-				_ = signalStray(pid, sig, children)
+				_ = f.signal(pid, sig)
 			}
 		}
 		if time.Now().After(deadline) {
@@ -47,22 +53,20 @@ func endAll(sig syscall.Signal, d time.Duration, children bool) bool {
 	}
 }
 
-// strays are the running processes this benchtui must end: those that
-// carry its marker and, with children, its own children; never itself nor
-// its reaper.
-func strays(children bool) []int {
+// strays are the running processes f ends.
+func (f strayFilter) strays() []int {
 	pids, _ := allPIDs()
 	var out []int
 	seen := map[int]bool{}
 	for _, pid := range pids {
-		if pid != self.pid && pid != reaperPID && Matches(markerOf(pid)) {
+		if pid != self.pid && pid != f.skip && Matches(markerOf(pid)) {
 			seen[pid] = true
 			out = append(out, pid)
 		}
 	}
-	if children {
+	if f.children {
 		for _, pid := range childPIDs() {
-			if !seen[pid] && pid != reaperPID {
+			if !seen[pid] && pid != f.skip {
 				out = append(out, pid)
 			}
 		}
@@ -81,11 +85,11 @@ func running(pids []int) []int {
 	return out
 }
 
-// signalStray sends sig to pid through a pidfd, after checking again,
-// with the pid held, that it is still a stray: a pid that ended between
-// the scan and now may name another process. A kernel without pidfds
-// (before 5.3) gets a plain kill.
-func signalStray(pid int, sig syscall.Signal, children bool) error {
+// signal sends sig to pid through a pidfd, after checking again, with the
+// pid held, that f still takes it: a pid that ended between the scan and
+// now may name another process. A kernel without pidfds (before 5.3) gets
+// a plain kill.
+func (f strayFilter) signal(pid int, sig syscall.Signal) error {
 	fd, err := unix.PidfdOpen(pid, 0)
 	if errors.Is(err, unix.ENOSYS) {
 		return syscall.Kill(pid, sig)
@@ -95,7 +99,7 @@ func signalStray(pid int, sig syscall.Signal, children bool) error {
 	}
 	defer unix.Close(fd)
 	p, ok := readStat(pid)
-	if !ok || !(Matches(markerOf(pid)) || (children && p.ppid == self.pid)) {
+	if !ok || !(Matches(markerOf(pid)) || (f.children && p.ppid == self.pid)) {
 		return nil
 	}
 	if err := unix.PidfdSendSignal(fd, sig, nil, 0); err != nil && !errors.Is(err, unix.ESRCH) {
