@@ -5,8 +5,7 @@ import "testing"
 // A child benchtui started leads its own group in benchtui's session, or
 // stays in benchtui's group; anything else came as an orphan.
 func TestAdoptedTellsOrphansFromOwnStarts(t *testing.T) {
-	defer func(old struct{ pid, pgid, sid int }) { self = old }(self)
-	self.pid, self.pgid, self.sid = 100, 100, 50
+	me := ids{pid: 100, pgid: 100, sid: 50}
 	cases := []struct {
 		p    procStat
 		want bool
@@ -17,7 +16,7 @@ func TestAdoptedTellsOrphansFromOwnStarts(t *testing.T) {
 		{procStat{pid: 203, pgid: 203, sid: 203}, true}, // a daemon: setsid
 	}
 	for _, c := range cases {
-		if got := adopted(c.p); got != c.want {
+		if got := me.adopted(c.p); got != c.want {
 			t.Errorf("adopted(%+v) = %v, want %v", c.p, got, c.want)
 		}
 	}

@@ -10,8 +10,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// ids are a process's pid, process group and session.
+type ids struct{ pid, pgid, sid int }
+
 // self is this process's ids, read by Init.
-var self struct{ pid, pgid, sid int }
+var self ids
 
 // orphanScanGap is the least time between two scans for exited orphans:
 // SIGCHLD may come thousands of times a second (the spawn runner).
@@ -49,18 +52,19 @@ func reapOrphans(sigchld <-chan os.Signal) {
 // the spawn runner), and reaping one here would steal its status.
 func reapExitedOrphans() {
 	for _, pid := range childPIDs() {
-		if p, ok := readStat(pid); ok && p.state == 'Z' && adopted(p) {
+		if p, ok := readStat(pid); ok && p.state == 'Z' && self.adopted(p) {
 			var ws unix.WaitStatus
 			_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
 		}
 	}
 }
 
-// adopted reports whether child p came to benchtui as an orphan rather
-// than from one of its own starts. Every process benchtui starts either
-// stays in its process group or leads a new group in its session (and a
-// group leader cannot leave the session), so a child in another session,
-// or in a group that is neither benchtui's nor its own, was adopted.
-func adopted(p procStat) bool {
-	return p.sid != self.sid || (p.pgid != p.pid && p.pgid != self.pgid)
+// adopted reports whether child p came to benchtui (me) as an orphan
+// rather than from one of its own starts. Every process benchtui starts
+// leads a new group in its session (reap.OwnGroup; a group leader cannot
+// leave its session) or stays in benchtui's group, so a child in another
+// session, or in a group that is neither benchtui's nor its own, was
+// adopted.
+func (me ids) adopted(p procStat) bool {
+	return p.sid != me.sid || (p.pgid != p.pid && p.pgid != me.pgid)
 }
