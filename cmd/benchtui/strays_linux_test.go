@@ -84,7 +84,7 @@ func TestNoProcessLeftInAnyExitMode(t *testing.T) {
 	for mode, sig := range exitModes {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			duration := map[bool]string{true: "2s", false: "60s"}[sig == 0]
+			duration := map[bool]string{true: "4s", false: "60s"}[sig == 0] // 4 s: time to see them all
 			c, marker := startMarkedPlan(t, strings.ReplaceAll(strayPlan, "${DURATION}", duration))
 			procs := waitMarked(t, c, marker, `demo-target`, `^sleep 311$`, `^sleep 312$`, `^sleep 313$`, `^sleep 315$`)
 			assertAdopted(t, c, procs, "sleep 312")
@@ -102,7 +102,7 @@ func TestShutdownRunnerLeavesNoChildOfTheTarget(t *testing.T) {
 	for _, mode := range []string{"end", "KILL"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			after := map[bool]string{true: "500ms", false: "60s"}[mode == "end"]
+			after := map[bool]string{true: "2s", false: "60s"}[mode == "end"]
 			c, marker := startMarkedPlan(t, strings.ReplaceAll(shutdownStrayPlan, "${AFTER}", after))
 			waitMarked(t, c, marker, `demo-target`, `^sleep 322$`)
 			endRun(t, c, exitModes[mode])
