@@ -13,7 +13,9 @@
 // ended, kills every process that carries the marker. Sweep, at exit,
 // ends what is left: every marked process and every child.
 //
-// Outside Linux the marker is set and the rest does nothing.
+// OwnGroup and KillGroup put a command in a process group of its own and
+// kill that group, on any Unix. Outside Linux the marker is set, and the
+// subreaper, the reaper and Sweep do nothing.
 package reap
 
 import (
