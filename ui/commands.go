@@ -12,6 +12,7 @@ import (
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // Messages that Cmds hand back to Update. Each carries the group's index.
@@ -182,7 +183,7 @@ func rebuild(ctx context.Context, eng Engine, name string, spec *plan.TargetSpec
 		out := io.MultiWriter(log, tail)
 		cmd := spec.BuildCommand(ctx)
 		cmd.Stdout, cmd.Stderr = out, out
-		if err := cmd.Run(); err != nil {
+		if err := watch.RunTied(cmd); err != nil { // tied to benchtui's life, a cancel kills the whole build
 			return rebuiltMsg{target: name, err: fmt.Errorf("building %s: %w", name, err), tail: tail.lines()}
 		}
 		if err := eng.RestartTarget(name); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // probe is what one revision gave: its artifact, its comparison with the
@@ -75,7 +76,7 @@ func buildTargets(ctx context.Context, pl *plan.Plan, g *plan.Group, dir string)
 		build := pl.Redact(fmt.Sprintf("%q", spec.Build))
 		fmt.Fprintf(log, "--- build %s: %s in %s\n", name, build, cmd.Dir)
 		cmd.Stdout, cmd.Stderr = log, log
-		if err := cmd.Run(); err != nil {
+		if err := watch.RunTied(cmd); err != nil { // tied to benchtui's life, a cancel kills the whole build
 			return fmt.Errorf("target %s: %s: %w (its output: %s)", name, build, err, path)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/kube"
+	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // kubectl calls the user's kubectl, bounded in time and output.
@@ -40,7 +41,7 @@ func (k kubectl) run(ctx context.Context, in io.Reader, args ...string) ([]byte,
 	cmd := exec.CommandContext(ctx, k.path, append([]string{"-n", k.ns}, args...)...)
 	var out, errOut bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, &limitedBuffer{b: &out, n: maxKubectlOutput}, &limitedBuffer{b: &errOut, n: 64 << 10}
-	if err := cmd.Run(); err != nil {
+	if err := watch.RunTied(cmd); err != nil {
 		return nil, fmt.Errorf("%s %s: %w: %s", k.path, strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
 	}
 	return out.Bytes(), nil

@@ -9,6 +9,9 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"time"
+
+	"github.com/benchtui/benchtui/runners/reap"
 )
 
 // Exit codes: 0 all passed, 1 a check or comparison failed or an output
@@ -21,12 +24,31 @@ const (
 
 type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
+// sweepGrace is how long what benchtui started and left running gets
+// between SIGTERM and SIGKILL on the way out (reap.Sweep).
+const sweepGrace = 2 * time.Second
+
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == reap.ReaperCommand {
+		os.Exit(reap.RunReaper())
+	}
+	if err := reap.Init(); err != nil {
+		fmt.Fprintln(os.Stderr, "benchtui: warning:", err)
+	}
 	stop := startProfile(os.Getenv("BENCHTUI_CPUPROFILE"))
 	os.Unsetenv("BENCHTUI_CPUPROFILE") // not for the demo servers and targets it starts
 	quietQUIC()
 	code := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	exit(code)
+}
+
+// exit ends what benchtui started and left running (reap.Sweep), then
+// exits with code.
+func exit(code int) {
+	if err := reap.Sweep(sweepGrace); err != nil {
+		fmt.Fprintln(os.Stderr, "benchtui: warning: ending the processes it started:", err)
+	}
 	os.Exit(code)
 }
 

@@ -182,8 +182,11 @@ groups:
 
 // TestSIGKILLLeavesNoChild kills the real binary with SIGKILL while it runs
 // a spawned target, a spawn cycle and an embedded Postgres: every process
-// it had started must be gone soon after (they get a parent-death signal),
-// and the killed cluster's folder is removed by the next embedded start.
+// it had started must be gone soon after (they get a parent-death signal;
+// the reaper ends the rest), none carrying its marker either, and the
+// killed cluster's folder is removed by the next embedded start. The
+// other ways a run ends, and what leaves a process group, are in
+// strays_linux_test.go.
 func TestSIGKILLLeavesNoChild(t *testing.T) {
 	for _, tc := range []struct{ name, plan, child string }{
 		{"target", targetPlan, `demo-target`},
@@ -194,9 +197,7 @@ func TestSIGKILLLeavesNoChild(t *testing.T) {
 			if tc.name == "postgres" {
 				skipWithoutPostgres(t)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			c, _ := startPlan(t, ctx, tc.plan)
+			c, marker := startMarkedPlan(t, tc.plan)
 			procs := waitDescendant(t, c, tc.child)
 			if tc.name == "postgres" {
 				procs = waitPostgresUp(t, c)
@@ -205,6 +206,7 @@ func TestSIGKILLLeavesNoChild(t *testing.T) {
 			c.cmd.Process.Signal(syscall.SIGKILL)
 			c.wait()
 			assertAllGone(t, procs)
+			assertNoneMarked(t, marker)
 			if tc.name == "postgres" {
 				assertStaleClusterCleaned(t, procs)
 			}

@@ -374,7 +374,7 @@ func (h *headless) exitNow(sess *engine.Session, run *engine.Run) {
 		h.storeLocked(sess)
 	}
 	run.Close()
-	os.Exit(exitFail)
+	exit(exitFail)
 }
 
 // write stores an artifact, saying where on stderr, and warns of the

@@ -16,6 +16,8 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/reap"
+	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // watchFlags are the flags of `benchtui watch`.
@@ -107,7 +109,9 @@ func followKubectl(ctx context.Context, kubectlPath, ns, job string) (<-chan str
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.SysProcAttr = reap.OwnGroup(nil)
+	release, err := watch.StartTied(cmd)
+	if err != nil {
 		return nil, nil, err
 	}
 	out := make(chan string, 256)
@@ -116,6 +120,7 @@ func followKubectl(ctx context.Context, kubectlPath, ns, job string) (<-chan str
 		defer close(out)
 		n := scanLines(ctx, r, out)
 		err := cmd.Wait()
+		release()
 		switch {
 		case ctx.Err() != nil:
 			err = nil

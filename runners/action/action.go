@@ -24,6 +24,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/reap"
 	"github.com/benchtui/benchtui/runners/watch"
 )
 
@@ -44,8 +45,8 @@ func Exec(ctx context.Context, argv []string, timeout time.Duration) artifacts.A
 	var out bounded
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = groupAttr()
-	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.SysProcAttr = reap.OwnGroup(nil)
+	cmd.Cancel = func() error { return reap.KillGroup(cmd.Process) }
 	cmd.WaitDelay = waitDelay
 	res := artifacts.ActionResult{Kind: plan.ActionExec}
 	release, err := watch.StartTied(cmd)
@@ -55,7 +56,7 @@ func Exec(ctx context.Context, argv []string, timeout time.Duration) artifacts.A
 	}
 	err = cmd.Wait()
 	release()
-	_ = killGroup(cmd) // what the command left behind in its group
+	_ = reap.KillGroup(cmd.Process) // what the command left behind in its group
 	code := cmd.ProcessState.ExitCode()
 	res.ExitCode, res.PID, res.Output = &code, cmd.Process.Pid, out.String()
 	switch {

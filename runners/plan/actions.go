@@ -218,6 +218,8 @@ func (p *Plan) kindProblems(g *Group, a *Action) [][2]string {
 			bad("target", "no target named %q in targets", name)
 		case a.Restart && len(t.Command) == 0:
 			bad("restart", "target %q is attached (pid, pidfile or cgroup), not spawned: benchtui can only restart a target it started from its command", name)
+		case a.Kind() == ActionSignal && t.signalRefusal() != "":
+			bad("signal", "target %q: %s: benchtui refuses to signal it", name, t.signalRefusal())
 		}
 	case ActionHTTPK:
 		u, err := url.Parse(a.HTTP.URL)

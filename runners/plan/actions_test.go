@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"os"
 	"strings"
 	"testing"
 )
@@ -11,7 +12,38 @@ import (
 // actionsPlan is goodPlan's group with an attached target beside api and
 // the given actions.
 func actionsPlan(actions string) string {
-	return strings.Replace(goodPlan, "groups:", "  db:\n    pid: 1\ngroups:", 1) + "    actions:\n" + actions
+	return attachedPlan("pidfile: /run/db.pid", actions)
+}
+
+// attachedPlan is goodPlan's group with the target db, attached by how
+// (pid: 1, pidfile: …), beside api and the given actions.
+func attachedPlan(how, actions string) string {
+	return strings.Replace(goodPlan, "groups:", "  db:\n    "+how+"\ngroups:", 1) + "    actions:\n" + actions
+}
+
+// A plan that would signal pid 1, benchtui itself or benchtui's parent
+// (a signal action or the shutdown runner) is refused, naming
+// the target and why; watching them, or signalling another pid, is not.
+func TestSignalToInitOrParentRefused(t *testing.T) {
+	signal := "      - {at: 1s, signal: TERM, target: db}\n"
+	cases := []struct{ plan, want string }{
+		{attachedPlan("pid: 1", signal), `actions[0].signal: target "db": pid 1 is init`},
+		{attachedPlan(fmt.Sprintf("pid: %d", os.Getppid()), signal), fmt.Sprintf(`target "db": pid %d is benchtui's own parent`, os.Getppid())},
+		{attachedPlan(fmt.Sprintf("pid: %d", os.Getpid()), signal), "is benchtui itself: benchtui refuses to signal it"},
+		{strings.Replace(strings.Replace(attachedPlan("pid: 1", "      - {at: 1s, exec: [\"true\"]}\n"), "target: api", "target: db", 1), "runner: sleep", "runner: shutdown", 1),
+			`group G1: target: runner shutdown signals target "db", and pid 1 is init`},
+		{attachedPlan("pid: 1", "      - {at: 1s, exec: [\"true\"]}\n"), ""},
+		{attachedPlan(fmt.Sprintf("pid: %d", os.Getppid()+100000), signal), ""},
+	}
+	for i, c := range cases {
+		_, err := ParsePlan("plan.yaml", []byte(c.plan), env(nil), testSchema{})
+		switch {
+		case c.want == "" && err != nil && strings.Contains(err.Error(), "refuses"):
+			t.Errorf("%d: refused: %v", i, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%d: got %v, want %q", i, err, c.want)
+		}
+	}
 }
 
 func TestActionsDecode(t *testing.T) {

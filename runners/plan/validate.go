@@ -35,6 +35,18 @@ func (p *Plan) validate(schema Schema) []error {
 	return errs
 }
 
+// ShutdownRunner is the runner that signals its group's target.
+const ShutdownRunner = "shutdown"
+
+// signalRefusal says why benchtui will not signal the target, attached by
+// pid, "" when it will (watch.SignalRefusal).
+func (t *TargetSpec) signalRefusal() string {
+	if t.PID == 0 {
+		return ""
+	}
+	return watch.SignalRefusal(t.PID)
+}
+
 func (t *TargetSpec) validate(name string) []error {
 	if !validID.MatchString(name) {
 		return []error{Errorf(t.Pos, "targets", "%q: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit (it names log files)", name)}
@@ -83,6 +95,9 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 		at("title", "want one line of at most %d bytes without control characters, got %q", maxTitle, g.Title)
 	}
 	errs = append(errs, p.targetProblems(g)...)
+	if t := p.Targets[g.Target]; g.Runner == ShutdownRunner && t != nil && t.signalRefusal() != "" {
+		at("target", "runner shutdown signals target %q, and %s: benchtui refuses to signal it", g.Target, t.signalRefusal())
+	}
 	if g.OnTargetExit != "" && g.OnTargetExit != "stop" && g.OnTargetExit != "continue" {
 		at("on_target_exit", "want stop or continue, got %q", g.OnTargetExit)
 	}

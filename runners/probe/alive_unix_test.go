@@ -2,6 +2,19 @@
 
 package probe
 
-import "syscall"
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+)
 
-func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+// alive reports whether pid runs: a zombie, where /proc shows one, has
+// exited (only its parent's reaping is missing).
+func alive(pid int) bool {
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+		i := bytes.LastIndexByte(b, ')')
+		return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
+	}
+	return syscall.Kill(pid, 0) == nil
+}

@@ -7,6 +7,9 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/reap"
+	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // waitDelay bounds the wait for a killed command's pipes: a grandchild
@@ -22,9 +25,13 @@ func (r *commandReader) Read(ctx context.Context) (float64, error) {
 	var stderr capped
 	stderr.max = 512
 	cmd.Stdout, cmd.Stderr = out, &stderr
-	inGroup(cmd) // the timeout kills the command and all it started
+	// In a process group of its own, tied to benchtui's life: the timeout
+	// kills the command and all it started, and so does its end (a
+	// background child it left).
+	cmd.Cancel = func() error { return reap.KillGroup(cmd.Process) }
 	cmd.WaitDelay = waitDelay
-	err := cmd.Run()
+	err := watch.RunTied(cmd)
+	_ = reap.KillGroup(cmd.Process)
 	switch {
 	case ctx.Err() != nil:
 		return 0, fmt.Errorf("%s: killed after the probe's timeout", r.argv[0])

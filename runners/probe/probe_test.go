@@ -230,6 +230,24 @@ func TestCommandKilledAtTimeout(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("the read took %s: not bounded by its 300ms timeout", d)
 	}
+	assertGone(t, pidFile, "the killed probe")
+}
+
+// TestCommandLeavesNothingRunning: a command that puts a child in the
+// background and exits (the read succeeds) leaves no child running.
+func TestCommandLeavesNothingRunning(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	r := &commandReader{argv: []string{"sh", "-c", "sleep 30 >/dev/null 2>&1 & echo $! > " + pidFile + "; echo 7"}}
+	if got, err := r.Read(context.Background()); err != nil || got != 7 {
+		t.Fatalf("read %g, %v; want 7", got, err)
+	}
+	assertGone(t, pidFile, "the probe's read")
+}
+
+// assertGone waits (up to 5 s) until the process whose pid is in pidFile
+// has exited, naming after what it should have.
+func assertGone(t *testing.T, pidFile, after string) {
+	t.Helper()
 	b, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +257,7 @@ func TestCommandKilledAtTimeout(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for alive(pid) {
 		if time.Now().After(deadline) {
-			t.Fatalf("grandchild %d outlived the killed probe", pid)
+			t.Fatalf("grandchild %d outlived %s", pid, after)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -69,7 +69,7 @@ const Section = "shutdown"
 // sections too, for the load it holds through the signal.
 func Kind() runners.Kind {
 	return runners.Kind{
-		Name: "shutdown",
+		Name: plan.ShutdownRunner,
 		Sections: map[string]func() any{
 			Section: func() any { return &Spec{} }, httpload.Section: httpload.NewSpec, sse.Section: sse.NewSpec,
 		},

@@ -58,7 +58,7 @@ func startChild(p *proc) (*child, error) {
 
 // wait reaps the leader and closes exited.
 func (c *child) wait() {
-	ws := reap(c.pid)
+	ws := waitExit(c.pid)
 	c.mu.Lock()
 	c.reaped, c.status = true, ws
 	c.mu.Unlock()

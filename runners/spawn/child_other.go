@@ -20,6 +20,6 @@ var unixSignalNames map[syscall.Signal]string
 
 func forkGroup(*proc) (int, error) { return 0, errNoGroups }
 
-// reap and killGroup are never reached: no child is ever started.
-func reap(int) syscall.WaitStatus   { return syscall.WaitStatus{} }
-func killGroup(int, syscall.Signal) {}
+// waitExit and killGroup are never reached: no child is ever started.
+func waitExit(int) syscall.WaitStatus { return syscall.WaitStatus{} }
+func killGroup(int, syscall.Signal)   {}

@@ -30,8 +30,8 @@ func forkGroup(p *proc) (int, error) {
 	return pid, err
 }
 
-// reap waits until pid has exited and returns its status.
-func reap(pid int) syscall.WaitStatus {
+// waitExit waits until pid has exited and returns its status.
+func waitExit(pid int) syscall.WaitStatus {
 	var ws syscall.WaitStatus
 	for {
 		_, err := syscall.Wait4(pid, &ws, 0, nil)

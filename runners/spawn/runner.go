@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/reap"
 	"github.com/benchtui/benchtui/runners/watch"
 )
 
@@ -71,7 +72,8 @@ func (r *Runner) Prepare(context.Context, *runners.StepEnv) error {
 		path = p
 	}
 	r.path = path
-	r.env = mergeEnv(os.Environ(), r.spec.Env)
+	r.env = reap.Env(mergeEnv(os.Environ(), r.spec.Env))
+	reap.Prepare() // before the first cycle starts
 	if r.devNull == nil {
 		f, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 		if err != nil {

@@ -256,7 +256,8 @@ func cgroupPIDs(dir string) ([]int, error) {
 	return pids, nil
 }
 
-// signalCgroup sends sig to every process of a cgroup.
+// signalCgroup sends sig to every process of a cgroup, unless it holds
+// one SignalRefusal names (then to none).
 func signalCgroup(dir string, sig syscall.Signal) error {
 	pids, err := cgroupPIDs(dir)
 	if err != nil {
@@ -264,6 +265,9 @@ func signalCgroup(dir string, sig syscall.Signal) error {
 	}
 	if len(pids) == 0 {
 		return syscall.ESRCH
+	}
+	if err := refusePIDs(pids); err != nil {
+		return err
 	}
 	var errs []error
 	for _, pid := range pids {

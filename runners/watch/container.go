@@ -85,7 +85,7 @@ func ContainerPID(ctx context.Context, runtime, name string) (int, error) {
 	out, errOut := &boundedBuffer{max: maxInspectOutput}, &boundedBuffer{max: maxInspectOutput}
 	cmd.Stdout, cmd.Stderr = out, errOut
 	cmd.WaitDelay = time.Second // a grandchild holding the pipes does not hold us
-	if err := cmd.Run(); err != nil {
+	if err := RunTied(cmd); err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer in %s", inspectTimeout)
 		}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/reap"
 )
 
 // tailLineCount is how many lines of its log a readiness error shows.
@@ -122,12 +124,16 @@ func ExitStatus(st *os.ProcessState) string {
 
 // stopSpawned sends SIGTERM to the group, SIGKILL after the grace period,
 // and waits for the reaper. Then it sends SIGKILL to the group again, so
-// no child the target left behind keeps a port or the log open. That sweep
-// is skipped when the target had exited before Stop: by then its group id
-// may belong to a new process.
+// no child the target left behind keeps a port or the log open. When the
+// target had exited before Stop, that sweep is done only while a member of
+// the group lives (reap.KillLeftGroup): an empty group's id may belong to a
+// new process by then.
 func (p *Process) stopSpawned() error {
 	select {
 	case <-p.done:
+		if err := reap.KillLeftGroup(p.pid); err != nil {
+			return fmt.Errorf("stopping target %q: %w", p.cfg.Name, err)
+		}
 		return nil
 	default:
 	}

@@ -190,6 +190,31 @@ func TestStopEscalatesAndKillsGroup(t *testing.T) {
 	}
 }
 
+// TestStopAfterExitKillsWhatTheGroupLeft: a target that exited on its own
+// (the shutdown runner's signal, a crash) left a child in its process
+// group; Stop ends it, though the target needs no stopping.
+func TestStopAfterExitKillsWhatTheGroupLeft(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child")
+	p := mustStart(t, Config{Name: "leaver", LogDir: dir,
+		Command: []string{"sh", "-c", "trap '' TERM; sleep 30 >/dev/null 2>&1 & echo $! > " + pidFile}})
+	waitExited(t, p, 5*time.Second)
+	child, err := ReadPIDFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := procState(child); st == "" || st == "Z" {
+		t.Fatalf("the target's child %d is not running (%q) before Stop", child, st)
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(3*time.Second, func() bool { st := procState(child); return st == "" || st == "Z" }) {
+		t.Errorf("child %d of the exited target still runs after Stop", child)
+	}
+}
+
 func TestSignalAndEnv(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

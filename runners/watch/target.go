@@ -176,11 +176,18 @@ func (p *Process) LogPath() string { return p.logPath }
 func (p *Process) LogSource() *Process { return p.logSource }
 
 // Signal sends sig to the target: to its process group when spawned, to
-// the process when attached by PID, to every process of a cgroup.
+// the process when attached by PID, to every process of a cgroup. An
+// attached target that is pid 1, benchtui or its parent, or a cgroup that
+// holds one of them, is refused (SignalRefusal).
 func (p *Process) Signal(sig os.Signal) error {
 	s, ok := sig.(syscall.Signal)
 	if !ok {
 		return fmt.Errorf("signalling target %q: %v is not a syscall.Signal", p.cfg.Name, sig)
+	}
+	if !p.spawned && p.cgroup == "" {
+		if err := refusePIDs([]int{p.pid}); err != nil {
+			return fmt.Errorf("signalling target %q: %w", p.cfg.Name, err)
+		}
 	}
 	var err error
 	switch {

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+
+	"github.com/benchtui/benchtui/runners/reap"
 )
 
 // A tied child dies with benchtui: on Linux it gets a parent-death signal
@@ -25,12 +27,33 @@ type starter struct {
 
 var tiedStarter starter
 
-// StartTied starts cmd tied to benchtui's life (see TieToParent). The
-// caller calls release once cmd has been waited for; until then the
-// forking thread is kept.
+// StartTied starts cmd tied to benchtui's life (see TieToParent), with
+// benchtui's marker in its environment and its reaper started
+// (reap.Prepare). The caller calls release once cmd has been waited for;
+// until then the forking thread is kept.
 func StartTied(cmd *exec.Cmd) (release func(), err error) {
 	cmd.SysProcAttr = TieToParent(cmd.SysProcAttr)
+	if cmd.Env != nil {
+		cmd.Env = reap.Env(cmd.Env)
+	}
+	reap.Prepare()
 	return tiedStarter.do(cmd.Start)
+}
+
+// RunTied runs cmd as its Run does, started with StartTied, in a process
+// group of its own; for a command made with a context, the context's end
+// kills the whole group, not only the command (a build's compilers).
+func RunTied(cmd *exec.Cmd) error {
+	cmd.SysProcAttr = reap.OwnGroup(cmd.SysProcAttr)
+	if cmd.Cancel != nil {
+		cmd.Cancel = func() error { return reap.KillGroup(cmd.Process) }
+	}
+	release, err := StartTied(cmd)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return cmd.Wait()
 }
 
 func (s *starter) do(start func() error) (func(), error) {
