@@ -56,15 +56,15 @@ func (m *BisectModel) liveLines(w int) []string {
 // why it stopped.
 func (m *BisectModel) endLines(w int) []string {
 	e := m.end
-	probes := fmt.Sprintf("%d probes · artifacts in %s", e.Probes, clean(m.rng.Dir))
+	probes := fmt.Sprintf("%d probes%s · artifacts in %s", e.Probes, m.skippedCount(), clean(m.rng.Dir))
 	if e.Err != "" {
 		return []string{m.st.Error.Render(fit("stopped: "+clean(e.Err), w)), m.st.Dim.Render(fit(probes, w))}
 	}
 	good := m.rng.Good
-	against := fmt.Sprintf("judged on %s of group %s against the good %s %s · ", clean(m.rng.Figure), clean(m.rng.Group),
-		clean(good.Hash), clean(good.Subject))
+	against := m.st.Dim.Render(fit(fmt.Sprintf("judged on %s of group %s against the good %s %s", clean(m.rng.Figure),
+		clean(m.rng.Group), clean(good.Hash), clean(good.Subject)), w))
 	if e.First < 0 {
-		return []string{m.st.Better.Render(fit("✓ no revision judged worse", w)), m.st.Dim.Render(fit(against+probes, w))}
+		return []string{m.st.Better.Render(fit("✓ no revision judged worse", w)), against, m.st.Dim.Render(fit(probes, w))}
 	}
 	var head string
 	if e.Candidates != nil {
@@ -77,11 +77,25 @@ func (m *BisectModel) endLines(w int) []string {
 		c := m.commit(e.First)
 		head = m.st.Worse.Render("✗ first worse: ") + m.st.Bold.Render(clean(c.Hash)) + " " + clean(c.Subject)
 	}
-	lines := []string{fit(head, w), m.st.Dim.Render(fit(against+probes, w))}
+	lines := []string{fit(head, w), against, m.st.Dim.Render(fit(probes, w))}
 	if e.Cmp != nil {
 		lines = append(lines, m.st.compareAll(*e.Cmp, w)...)
 	}
 	return lines
+}
+
+// skippedCount is ", N skipped" for the probes skipped, "" when none was.
+func (m *BisectModel) skippedCount() string {
+	n := 0
+	for _, j := range m.judged {
+		if j.Outcome == BisectSkipped {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d skipped", n)
 }
 
 // bisectGlossary says what the keys and marks of the bisection's view
