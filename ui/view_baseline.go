@@ -27,13 +27,13 @@ func (m *Model) baselinePane(gr *group, w, h int) []string {
 		if more > 0 {
 			title += st.Dim.Render(fmt.Sprintf(" · %d more: c", more))
 		}
-		return []string{fit(title, w), m.compareLine(shown[0], w)}
+		return []string{fit(title, w), m.st.compareLine(shown[0], w)}
 	}
 	room := h - 2 // under the title and the header
 	shown, more := paneCut(rows, room, keep)
 	lines := []string{fit(title, w), m.paneHead(more, len(shown) == room, w)}
 	for _, r := range shown {
-		lines = append(lines, m.compareLine(r, w))
+		lines = append(lines, m.st.compareLine(r, w))
 	}
 	if more > 0 && len(shown) < room {
 		lines = append(lines, st.Dim.Render(fit(fmt.Sprintf("… %d more — c compares every step", more), w)))
@@ -136,19 +136,19 @@ func paneRows(gr *group) []paneRow {
 	return out
 }
 
-func (m *Model) compareLine(r paneRow, w int) string {
+func (st Styles) compareLine(r paneRow, w int) string {
 	cur, delta, word := "…", "", ""
 	if r.hasCurrent {
 		cur, delta, word = metricValue(r.Metric, r.Current), paneDelta(r.Row), artifacts.VerdictMark(r.Row)
 	}
 	name := fit(rowLabel(r.Metric), 11)
 	if w < wideCompare { // the current figure, the delta and the verdict matter most
-		return fit(name+fmt.Sprintf("%8s", cur)+m.st.verdict(r.Verdict, fmt.Sprintf("%8s %s", delta, word)), w)
+		return fit(name+fmt.Sprintf("%8s", cur)+st.verdict(r.Verdict, fmt.Sprintf("%8s %s", delta, word)), w)
 	}
 	line := name + fmt.Sprintf("%9s%9s", metricValue(r.Metric, r.Base), cur)
-	tail := m.st.verdict(r.Verdict, fmt.Sprintf("%9s  %-7s", delta, word))
+	tail := st.verdict(r.Verdict, fmt.Sprintf("%9s  %-7s", delta, word))
 	if w >= wideBasis && r.hasCurrent {
-		tail += m.st.Dim.Render(" " + basisText(r.Row))
+		tail += st.Dim.Render(" " + basisText(r.Row))
 	}
 	return fit(line+tail, w)
 }
@@ -230,7 +230,7 @@ func (m *Model) viewCompare(w, h int) []string {
 		lines = append(lines, st.Dim.Render("baseline "+baseName(gr.basePath)+"; nothing measured to compare yet"))
 	default:
 		lines = append(lines, st.Dim.Render("baseline "+baseName(gr.basePath)+" · current "+currentName(gr)))
-		lines = append(lines, m.compareAll(*gr.cmp, w)...)
+		lines = append(lines, m.st.compareAll(*gr.cmp, w)...)
 	}
 	if gr.last != nil {
 		lines = append(lines, "", st.Title.Render("Steps of the latest result"+partialWord(gr.last.Run.Partial)))
@@ -251,25 +251,25 @@ func currentName(gr *group) string {
 	return "this run"
 }
 
-func (m *Model) compareAll(c artifacts.Comparison, w int) []string {
+func (st Styles) compareAll(c artifacts.Comparison, w int) []string {
 	var lines []string
 	step := "\x00"
 	for _, r := range c.Rows {
 		if r.Step != step {
 			step = r.Step
-			lines = append(lines, "", m.st.Bold.Render("step "+stepName(step)),
-				m.st.Header.Render(compareHead("verdict", w)))
+			lines = append(lines, "", st.Bold.Render("step "+stepName(step)),
+				st.Header.Render(compareHead("verdict", w)))
 		}
-		lines = append(lines, m.compareLine(paneRow{r, true}, w))
+		lines = append(lines, st.compareLine(paneRow{r, true}, w))
 	}
 	if len(c.Rows) == 0 {
-		lines = append(lines, m.st.Dim.Render("no rows: no step in common"))
+		lines = append(lines, st.Dim.Render("no rows: no step in common"))
 	}
 	for _, note := range c.Footnotes() {
-		lines = append(lines, m.st.Dim.Render(fit("note: "+note, w)))
+		lines = append(lines, st.Dim.Render(fit("note: "+note, w)))
 	}
 	for _, warn := range c.Warnings {
-		lines = append(lines, m.st.Dim.Render(fit("warning: "+warn, w)))
+		lines = append(lines, st.Dim.Render(fit("warning: "+warn, w)))
 	}
 	return lines
 }

@@ -18,8 +18,8 @@ func TestCompareLineSaysHowSure(t *testing.T) {
 		{Metric: artifacts.MetricRSSSlope, Base: 4.32, Current: 129.21, DeltaPct: 2890, Verdict: artifacts.Worse,
 			Test: artifacts.TestTrend, P: 0, NBase: 30, NCurrent: 59, BaseSpanS: 29, CurrentSpanS: 59},
 	}
-	untested := m.compareLine(paneRow{rows[0], true}, 100)
-	slope := m.compareLine(paneRow{rows[1], true}, 100)
+	untested := m.st.compareLine(paneRow{rows[0], true}, 100)
+	slope := m.st.compareLine(paneRow{rows[1], true}, 100)
 	for _, want := range []string{"p99 ms[log", " ?", "no p99 samples"} {
 		if !strings.Contains(untested, want) {
 			t.Errorf("untested row %q has no %q", untested, want)

@@ -21,6 +21,7 @@ type bisectFlags struct {
 	plan, group, good, bad, out, figure string
 	count                               int
 	duration                            time.Duration
+	console                             bool
 	opts                                artifacts.CompareOptions
 }
 
@@ -47,6 +48,7 @@ func bisectFlagSet(f *bisectFlags) *flag.FlagSet {
 		strings.Join(artifacts.MetricNames(), ", ")+", or any (any row, as compare's exit code)")
 	fs.Var(positiveDuration{&f.duration}, "duration", "replace every step's `duration` (for quick tries)")
 	fs.Var(&thresholdFlag{opts: &f.opts}, "threshold", "minimum effect for a verdict, as compare's: `5%` or METRIC=10% (repeatable)")
+	fs.BoolVar(&f.console, "console", false, "show the bisection live, full screen (stdout must be a terminal); the result is printed after")
 	return fs
 }
 
@@ -91,11 +93,17 @@ func (f *bisectFlags) check() error {
 // revision's runs. It exits 0 having named that revision, 1 when none
 // was judged worse or skipped revisions leave the first one open (or on
 // an interrupt), 2 on a usage error, a git error, or a good revision
-// that cannot be built or run.
+// that cannot be built or run. With --console the bisection is shown
+// live, full screen, and its result printed once the view has closed.
 func cmdBisect(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f, err := parseBisectFlags(args, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtui bisect:", err)
+		return exitUsage
+	}
+	term, isTerm := terminal(stdout)
+	if f.console && !isTerm {
+		fmt.Fprintln(stderr, "benchtui bisect: --console needs a terminal on stdout; without it, bisect shows its progress on stderr")
 		return exitUsage
 	}
 	// Caught for the whole bisection, so that an interrupt during a build
@@ -106,6 +114,9 @@ func cmdBisect(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtui bisect:", err)
 		return exitUsage
+	}
+	if f.console {
+		return b.runConsole(ctx, term, stdout, stderr)
 	}
 	return b.run(ctx, stdout)
 }

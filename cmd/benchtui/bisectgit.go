@@ -83,18 +83,19 @@ func (g *gitRepo) describe(ctx context.Context, hash string) (revision, error) {
 	return revision{hash: hash, subject: subject}, nil
 }
 
-// between lists the commits after good up to bad, oldest first, along
-// bad's first parents (a merged branch counts as its merge commit); good
-// must be one of bad's first-parent ancestors. Their subjects are read
-// when they are probed.
+// between lists the commits after good up to bad with their subjects,
+// oldest first, along bad's first parents (a merged branch counts as its
+// merge commit); good must be one of bad's first-parent ancestors.
 func (g *gitRepo) between(ctx context.Context, good, bad revision) ([]revision, error) {
-	out, err := g.git(ctx, "rev-list", "--first-parent", "--reverse", bad.hash, "^"+good.hash)
+	out, err := g.git(ctx, "log", "--first-parent", "--reverse", "--no-show-signature", "--format=%H%x1f%s", bad.hash, "^"+good.hash)
 	if err != nil {
 		return nil, fmt.Errorf("listing the commits from %s to %s: %w", good.short(), bad.short(), err)
 	}
 	var revs []revision
-	for _, hash := range strings.Fields(out) {
-		revs = append(revs, revision{hash: hash})
+	for _, line := range strings.Split(out, "\n") {
+		if hash, subject, ok := strings.Cut(line, "\x1f"); ok {
+			revs = append(revs, revision{hash: hash, subject: subject})
+		}
 	}
 	if len(revs) == 0 {
 		return nil, fmt.Errorf("no commits after the good revision %s up to the bad one %s", good.short(), bad.short())

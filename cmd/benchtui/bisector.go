@@ -21,11 +21,16 @@ type bisector struct {
 	repo  *gitRepo
 	// folders are the group's spawned targets' folders, relative to the
 	// repository's top: where each runs in a revision's checkout.
-	folders    map[string]string
-	out        string
-	good, bad  revision
-	revs       []revision // after good up to bad, oldest first
-	stderr     io.Writer
+	folders   map[string]string
+	out       string
+	good, bad revision
+	revs      []revision // after good up to bad, oldest first
+	// stderr takes the progress lines, errs the lines that say why the
+	// bisection ended without a verdict: both stderr, but with --console
+	// the log, errs kept for stderr once the view has closed.
+	stderr, errs io.Writer
+	// feed is the live view's (--console), nil without it.
+	feed       *bisectFeed
 	probes     int
 	goodCounts int // runs of the good revision
 }
@@ -46,7 +51,7 @@ func newBisector(ctx context.Context, f bisectFlags, stderr io.Writer) (*bisecto
 	if err != nil {
 		return nil, fmt.Errorf("finding the plan's folder: %w", err)
 	}
-	b := &bisector{f: f, pl: pl, group: groups[0], out: artifactsDir(f.out, pl), stderr: stderr}
+	b := &bisector{f: f, pl: pl, group: groups[0], out: artifactsDir(f.out, pl), stderr: stderr, errs: stderr}
 	if b.repo, err = openRepo(ctx, planDir); err != nil {
 		return nil, err
 	}

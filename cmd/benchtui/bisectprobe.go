@@ -12,6 +12,7 @@ import (
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/watch"
+	"github.com/benchtui/benchtui/ui"
 )
 
 // probe is what one revision gave: its artifact, its comparison with the
@@ -28,7 +29,8 @@ type probe struct {
 // is removed after, the artifacts, logs and build output stay in the
 // probe's folder. A revision that does not build or run is skipped; an
 // error is one that ends the bisection (git, the folder, an interrupt).
-func (b *bisector) probe(ctx context.Context, rev revision, runs int) (probe, error) {
+// i is rev's place among the revisions bisected, -1 for the good one.
+func (b *bisector) probe(ctx context.Context, i int, rev revision, runs int) (probe, error) {
 	b.probes++
 	if rev.subject == "" {
 		if r, err := b.repo.describe(ctx, rev.hash); err == nil {
@@ -36,6 +38,7 @@ func (b *bisector) probe(ctx context.Context, rev revision, runs int) (probe, er
 		}
 	}
 	fmt.Fprintf(b.stderr, "bisect: probe %d: %s %s: building, then %d runs\n", b.probes, rev.short(), quoteSubject(rev), runs)
+	b.feed.send(ui.BisectProbe{Index: i, N: b.probes, Runs: runs, Building: true})
 	p := probe{rev: rev}
 	dir, err := b.mkdirProbe(rev)
 	if err != nil {
@@ -49,7 +52,11 @@ func (b *bisector) probe(ctx context.Context, rev revision, runs int) (probe, er
 	pl := b.planIn(tree)
 	if err := buildTargets(ctx, pl, b.group, dir); err != nil {
 		p.skip = "does not build: " + err.Error()
-	} else if p.art, err = measureGroup(ctx, pl, b.group, dir, runs, b.f.duration, func() {}, b.stderr); err != nil {
+		return p, ctx.Err()
+	}
+	b.feed.send(ui.BisectProbe{Index: i, N: b.probes, Runs: runs})
+	m := measure{count: runs, duration: b.f.duration, stop: func() {}, snapshot: b.feed.live}
+	if p.art, err = measureGroup(ctx, pl, b.group, dir, m, b.stderr); err != nil {
 		p.skip = "did not run: " + err.Error()
 	}
 	return p, ctx.Err()

@@ -8,51 +8,60 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/ui"
 )
 
 // run measures the good revision, then bisects the revisions after it,
-// a line on stderr per probe, and reports the first one judged worse on
-// stdout.
+// a line on stderr per probe (and its events to the live view, with
+// --console), and reports the first one judged worse on stdout.
 func (b *bisector) run(ctx context.Context, stdout io.Writer) int {
 	raiseFDLimit(b.stderr)
 	search := newBisection(len(b.revs))
 	fmt.Fprintf(b.stderr, "bisect: %d revisions after the good %s up to the bad %s; group %s judged on %s, %d runs a revision (the good one %d); at most %d probes without skips\n",
 		len(b.revs), b.good.short(), b.bad.short(), b.group.ID, b.f.figure, b.f.count, b.goodCounts, 1+search.left())
-	good, err := b.probe(ctx, b.good, b.goodCounts)
+	b.feed.send(b.opening(1 + search.left()))
+	good, err := b.probe(ctx, -1, b.good, b.goodCounts)
 	if err != nil {
 		return b.stopped(err)
 	}
 	if good.skip != "" {
-		fmt.Fprintf(b.stderr, "benchtui bisect: the good revision %s %s: nothing to judge the others against\n", b.good.short(), good.skip)
-		return exitUsage
+		return b.fail(exitUsage, fmt.Sprintf("the good revision %s %s: nothing to judge the others against", b.good.short(), good.skip))
 	}
 	fmt.Fprintf(b.stderr, "bisect: probe %d: %s is the base (good)\n", b.probes, b.good.short())
+	b.feed.send(judged(-1, good, outcomeSame, search))
 	probed := map[int]probe{}
 	for i := search.next(); i >= 0; i = search.next() {
-		p, err := b.probe(ctx, b.revs[i], b.f.count)
+		p, err := b.probe(ctx, i, b.revs[i], b.f.count)
 		if err != nil {
 			return b.stopped(err)
 		}
 		o := b.judge(good, &p)
 		if o != outcomeSkip && len(p.cmp.Rows) == 0 {
-			fmt.Fprintf(b.stderr, "benchtui bisect: no %s rows to judge: the group's artifacts do not have that figure\n", b.f.figure)
-			return exitUsage
+			return b.fail(exitUsage, fmt.Sprintf("no %s rows to judge: the group's artifacts do not have that figure", b.f.figure))
 		}
 		search.record(i, o)
 		probed[i] = p
 		b.tell(i, p, o, search.left())
+		b.feed.send(judged(i, p, o, search))
 	}
+	b.feed.send(ending(search, probed, b.probes))
 	return b.report(stdout, search, probed)
 }
 
 // stopped ends the bisection on an error or an interrupt.
 func (b *bisector) stopped(err error) int {
 	if errors.Is(err, context.Canceled) {
-		fmt.Fprintf(b.stderr, "benchtui bisect: interrupted at probe %d; the artifacts so far are in %s\n", b.probes, b.out)
-		return exitFail
+		return b.fail(exitFail, fmt.Sprintf("interrupted at probe %d; the artifacts so far are in %s", b.probes, b.out))
 	}
-	fmt.Fprintln(b.stderr, "benchtui bisect:", err)
-	return exitUsage
+	return b.fail(exitUsage, err.Error())
+}
+
+// fail ends the bisection without a verdict, saying why on stderr and in
+// the live view, and returns code.
+func (b *bisector) fail(code int, why string) int {
+	fmt.Fprintln(b.errs, "benchtui bisect:", why)
+	b.feed.send(ui.BisectEnd{First: -1, Probes: b.probes, Err: why})
+	return code
 }
 
 // tell is a probe's live line: the revision, its place among those
@@ -79,17 +88,9 @@ func (b *bisector) tell(i int, p probe, o outcome, left int) {
 // decided it (the first worse one, else the first): "p99 1.10 ms → 6.32
 // ms (+474%, p=0.036 n=5+3 runs) worse".
 func verdictLine(c artifacts.Comparison) string {
-	if len(c.Rows) == 0 {
+	r, worse, ok := decidingRow(c)
+	if !ok {
 		return "no rows"
-	}
-	r, worse := c.Rows[0], 0
-	for _, row := range c.Rows {
-		if row.Verdict == artifacts.Worse {
-			if worse == 0 {
-				r = row
-			}
-			worse++
-		}
 	}
 	s := fmt.Sprintf("%s %s → %s (%s, %s) %s", strings.TrimSpace(r.Step+" "+r.Metric),
 		artifacts.FormatValue(r.Metric, r.Base), artifacts.FormatValue(r.Metric, r.Current),
@@ -132,7 +133,7 @@ func (b *bisector) report(stdout io.Writer, s *bisection, probed map[int]probe) 
 	fmt.Fprintf(stdout, "judged on %s of group %s against the good %s %s: %d probes%s; artifacts in %s\n",
 		b.f.figure, b.group.ID, b.good.short(), quoteSubject(b.good), b.probes, skipped, b.out)
 	if err := p.cmp.WriteText(stdout); err != nil {
-		fmt.Fprintln(b.stderr, "benchtui bisect:", err)
+		fmt.Fprintln(b.errs, "benchtui bisect:", err)
 		return exitFail
 	}
 	if candidates != nil {

@@ -31,6 +31,8 @@ type tmuxConsole struct {
 	t      *testing.T
 	socket string
 	name   string
+	// within bounds each waitFor; zero means 20 s.
+	within time.Duration
 }
 
 func (c *tmuxConsole) tmux(args ...string) (string, error) {
@@ -61,7 +63,11 @@ func (c *tmuxConsole) sendText(text string) {
 // waitFor polls the screen until every pattern matches.
 func (c *tmuxConsole) waitFor(what string, patterns ...string) string {
 	c.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	within := c.within
+	if within == 0 {
+		within = 20 * time.Second
+	}
+	deadline := time.Now().Add(within)
 	for {
 		screen := c.capture()
 		ok := true

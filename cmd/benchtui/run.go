@@ -199,6 +199,9 @@ type headless struct {
 	out    runOutput
 	stderr io.Writer
 	live   *liveWriter // a shard's live lines; nil otherwise
+	// snapshot, unless nil, is handed each snapshot of a running group
+	// (bisect's live view).
+	snapshot func(engine.Snapshot)
 	// failOnLeak: a target whose RSS is still rising fails the run.
 	failOnLeak bool
 
@@ -284,6 +287,9 @@ func (h *headless) runGroup(ctx context.Context, run *engine.Run, g *plan.Group,
 	for snap := range sess.Snapshots() {
 		p.show(snap)
 		h.live.show(snap)
+		if h.snapshot != nil {
+			h.snapshot(snap)
+		}
 	}
 	w := h.store(sess)
 	res.artifact, res.path = w.a, w.path

@@ -54,7 +54,7 @@ func subcommands() []subcommand {
 		{"compare", cmdCompare, "benchtui compare BASE CURRENT [--format text|markdown|json] [--threshold 5%]",
 			"judge each figure of CURRENT against BASE (artifact files or folders); exit 1 if any got worse",
 			func() *flag.FlagSet { return compareFlagSet(&artifacts.CompareOptions{}, new(string)) }, argsArtifacts, compareFormats},
-		{"bisect", cmdBisect, "benchtui bisect PLAN -g ID --good REV --bad REV [--count N] [--figure p50|p99|rss_slope|...|any] [-o DIR]",
+		{"bisect", cmdBisect, "benchtui bisect PLAN -g ID --good REV --bad REV [--count N] [--figure p50|p99|rss_slope|...|any] [-o DIR] [--console]",
 			"find the first commit after --good whose group is judged worse than --good's: binary search, each probe\na git worktree, the targets' build and N runs; exit 1 if none is worse",
 			func() *flag.FlagSet { return bisectFlagSet(&bisectFlags{}) }, argsPlan, nil},
 		{"report", cmdReport, "benchtui report ARTIFACT...|DIR [--format markdown|html] [--percentiles] [-o FILE]",
