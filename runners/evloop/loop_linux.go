@@ -267,7 +267,10 @@ func (l *Loop) run(loadCtx, opCtx context.Context) error {
 	now := time.Now()
 	l.scanned = now
 	for {
-		l.stopping = l.stopping || loadCtx.Err() != nil
+		if !l.stopping && loadCtx.Err() != nil {
+			l.stopping = true
+			l.dropUnsent(now)
+		}
 		if opCtx.Err() != nil {
 			l.h.Expire(now, true)
 			return nil
@@ -377,6 +380,26 @@ func (l *Loop) arrivals(now time.Time) {
 			l.recs[conn].Count(runners.CounterLate, 1)
 		}
 		l.start(conn, due, now)
+	}
+}
+
+// dropUnsent counts the open loop's arrivals due before the load was told
+// to stop (the gate's End, else now) that it had not reached, those since
+// its last wake-up, as dropped: every arrival due in the step is sent or
+// dropped, as with the engine's dispatcher.
+func (l *Loop) dropUnsent(now time.Time) {
+	s := l.sched
+	if s == nil {
+		return
+	}
+	end := l.env.Gate().Ended()
+	if end.IsZero() {
+		end = now
+	}
+	s.shift = l.env.Gate().PausedTotal() - s.pausedBefore
+	if last := s.lastDue(end); last >= s.next {
+		l.env.Recorder(0).Drop(last - s.next + 1)
+		s.next = last + 1
 	}
 }
 
