@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,10 @@ type Loop struct {
 	// Stop, when set, ends the load early: a worker calls it when it has
 	// nothing left to send (Outcome.Exhausted).
 	Stop func()
+	// Start, when set, is when an open loop's arrival 0 is due: the
+	// step's start, which several loads share (zero: when OpenLoop is
+	// called; a shard's start time wins over both).
+	Start time.Time
 }
 
 // Count is a step's fixed number of operations: a total shared by every
@@ -302,6 +307,13 @@ func OpenLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 			}
 		})
 	}
+	// Once the workers are started (a hundred thousand take a while), and
+	// not whenever the dispatcher's goroutine first runs.
+	d.start = l.Start
+	if d.start.IsZero() {
+		d.start = time.Now()
+	}
+	d.start = startOf(l.Env, d.start)
 	wg.Go(func() {
 		d.run(loadCtx)
 		close(d.jobs)
@@ -342,7 +354,6 @@ const saturatedWait = 50 * time.Millisecond
 func (d *dispatcher) run(ctx context.Context) {
 	gate := d.env.Gate()
 	pausedBefore := gate.PausedTotal()
-	d.start = startOf(d.env)
 	// Every pause, whenever it began, moves the rest of the schedule.
 	reshift := func() { d.shift = gate.PausedTotal() - pausedBefore }
 	defer func() {
@@ -394,20 +405,29 @@ func (d *dispatcher) lastDue(now time.Time) int64 {
 	return min(max(last, d.next), d.limit-1)
 }
 
+// dispatchBatch bounds the arrivals a pass of the dispatcher hands out
+// before it yields. At a rate beyond what the machine sends, with workers
+// to spare, it would otherwise wake thousands of them at once, and the
+// engine's clock would wait behind their queue (the step outliving its
+// time); yielding, it hands arrivals out no faster than the workers run,
+// and those it cannot reach in time are dropped (DropAfter).
+const dispatchBatch = 64
+
 // catchUp sends the arrivals due by now, in order, while a worker is
 // free; the first that finds none, and every arrival due after it up to
-// now, are dropped in one count. It sends at most one arrival per worker,
-// so however far behind the schedule is (an absurd rate) it returns
-// quickly; the rest wait for the next pass. It reports whether it dropped
-// any.
+// now, are dropped in one count. It sends at most dispatchBatch arrivals,
+// and then yields, so however far behind the schedule is (an absurd rate)
+// it returns quickly; the rest wait for the next pass. It reports whether
+// it dropped any.
 func (d *dispatcher) catchUp(now time.Time) bool {
 	last := d.lastDue(now)
-	for budget := cap(d.slots); d.next <= last; {
+	for budget := min(cap(d.slots), dispatchBatch); d.next <= last; {
 		select {
 		case d.slots <- struct{}{}:
 			d.jobs <- d.due(d.next)
 			d.next++
 			if budget--; budget <= 0 {
+				runtime.Gosched()
 				return false
 			}
 		default:

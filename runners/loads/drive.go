@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
@@ -86,11 +87,12 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 	if ops == nil {
 		ops = ctx
 	}
+	start := time.Now() // the loads' common clock, however late each goroutine runs
 	var wg sync.WaitGroup
 	for _, l := range r.loads {
 		wg.Go(func() {
 			defer env.Contain()
-			err := l.drive(ctx, ops)
+			err := l.drive(ctx, ops, start)
 			if err != nil && ctx.Err() == nil {
 				env.Event(artifacts.EventNote, fmt.Sprintf("load %s stopped: %v", l.spec.Name, err))
 			}
@@ -101,15 +103,16 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 }
 
 // drive runs one load: its runner's own Drive, or the engine's closed or
-// open loop over the workers Prepare made, whose operations run under ops.
-func (l *load) drive(ctx, ops context.Context) error {
+// open loop over the workers Prepare made, whose operations run under ops;
+// an open loop's arrival 0 is due at start.
+func (l *load) drive(ctx, ops context.Context, start time.Time) error {
 	if d, ok := l.r.(runners.Driver); ok {
 		return d.Drive(ctx, l.env)
 	}
 	l.env.SetUnits(len(l.workers)) // each worker holds a connection
 	own, end := context.WithCancel(ctx)
 	defer end()
-	loop := engine.Loop{Env: l.env, Workers: l.workers, Count: engine.NewCount(l.spec.Iterations, 0), Stop: end}
+	loop := engine.Loop{Env: l.env, Workers: l.workers, Count: engine.NewCount(l.spec.Iterations, 0), Stop: end, Start: start}
 	var wg sync.WaitGroup
 	if l.env.Load.OpenLoop() {
 		engine.OpenLoop(own, ops, loop, &wg)
