@@ -41,6 +41,12 @@ type Kind struct {
 	// runners read from StepEnv.Params (sse: subscribers). Sweeping any
 	// other key is a plan error: it would run identical steps.
 	Params []string
+	// Units, when set, is how many goroutines and connections a group of
+	// this kind holds in a step of load shape load and sweep values
+	// params, when that is not the load's workers (sse: its subscribers),
+	// with the plan key that set it ("sse.subscribers"). The loads of a
+	// group add theirs up against plan.MaxWorkers, as for one load.
+	Units func(g *plan.Group, load plan.Load, params map[string]float64) (n int, key string)
 }
 
 // Addon is a group-level section that any group may carry: its decoder,

@@ -227,6 +227,25 @@ type Gate struct {
 	resumed chan struct{} // nil while running; closed on resume
 	since   time.Time     // when the current pause began
 	total   time.Duration // of the pauses that ended
+	ended   time.Time     // when the load was told to stop (End)
+}
+
+// End records, once, when the step's load was told to stop: an open loop
+// counts the arrivals due until then that it never sent as dropped, even
+// when it sees the stop late (a busy machine).
+func (g *Gate) End(at time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ended.IsZero() {
+		g.ended = at
+	}
+}
+
+// Ended is when the load was told to stop (End); zero before.
+func (g *Gate) Ended() time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.ended
 }
 
 // Pause closes the gate; it returns false if it was already closed.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,10 @@ type Loop struct {
 	// Stop, when set, ends the load early: a worker calls it when it has
 	// nothing left to send (Outcome.Exhausted).
 	Stop func()
+	// Start, when set, is when an open loop's arrival 0 is due: the
+	// step's start, which several loads share (zero: when OpenLoop is
+	// called; a shard's start time wins over both).
+	Start time.Time
 }
 
 // Count is a step's fixed number of operations: a total shared by every
@@ -254,13 +259,19 @@ const LateAfter = runners.LateAfter
 // CounterLate counts late arrivals while a step runs (runners.CounterLate).
 const CounterLate = runners.CounterLate
 
+// DropAfter is how late an open-loop arrival may still be sent
+// (runners.DropAfter).
+const DropAfter = runners.DropAfter
+
 // OpenLoop dispatches arrivals at l.Env.Load.Rate: arrival i is due at
 // start + i/rate + paused time, computed from the start and never from the
 // previous arrival, so a slow server cannot slow the schedule. An arrival
-// that finds every worker busy (max_in_flight reached) is dropped and
-// counted: every arrival due before loadCtx ends is either sent or
-// dropped. Latency is measured from the due time. wg is done when the
-// dispatcher and every worker have returned.
+// that finds every worker busy (max_in_flight reached), or that the
+// dispatcher reaches more than DropAfter late, is dropped and counted:
+// every arrival due before the load was told to stop (the gate's End) is
+// either sent or dropped, and the count of drops is arithmetic, never a
+// pass per arrival. Latency is measured from the due time. wg is done
+// when the dispatcher and every worker have returned.
 func OpenLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 	// A slot is taken when an arrival is dispatched and given back when its
 	// operation ends, so jobs never holds more than len(workers) arrivals
@@ -277,6 +288,13 @@ func OpenLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 		d.limit = l.Count.left.Load() // iterations: that many arrivals, sent or dropped
 	}
 	d.shard = l.Env.Shard
+	stop := l.Stop
+	l.Stop = func() { // the data ran out: what is due after it is not dropped
+		d.ranOut.Store(true)
+		if stop != nil {
+			stop()
+		}
+	}
 	var workersWG sync.WaitGroup
 	for i, w := range l.Workers {
 		rec := l.Env.Recorder(i)
@@ -289,6 +307,13 @@ func OpenLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 			}
 		})
 	}
+	// Once the workers are started (a hundred thousand take a while), and
+	// not whenever the dispatcher's goroutine first runs.
+	d.start = l.Start
+	if d.start.IsZero() {
+		d.start = time.Now()
+	}
+	d.start = startOf(l.Env, d.start)
 	wg.Go(func() {
 		d.run(loadCtx)
 		close(d.jobs)
@@ -311,6 +336,9 @@ type dispatcher struct {
 	// shard stripes the schedule (runners.Shard): local arrival k is the
 	// global arrival shard.Global(k).
 	shard runners.Shard
+	// ranOut is set when a worker had nothing left to send: the load
+	// ended itself, and nothing due after counts as dropped.
+	ranOut atomic.Bool
 }
 
 // maxArrival bounds arrival indexes, so that an absurd rate cannot
@@ -326,9 +354,14 @@ const saturatedWait = 50 * time.Millisecond
 func (d *dispatcher) run(ctx context.Context) {
 	gate := d.env.Gate()
 	pausedBefore := gate.PausedTotal()
-	d.start = startOf(d.env)
 	// Every pause, whenever it began, moves the rest of the schedule.
 	reshift := func() { d.shift = gate.PausedTotal() - pausedBefore }
+	defer func() {
+		if ctx.Err() != nil && !d.ranOut.Load() {
+			reshift()
+			d.dropUnsent()
+		}
+	}()
 	for d.next < d.limit {
 		// Checked on every pass, however far behind the schedule is.
 		if _, err := gate.Wait(ctx); err != nil || ctx.Err() != nil {
@@ -342,6 +375,7 @@ func (d *dispatcher) run(ctx context.Context) {
 			}
 			continue
 		}
+		d.dropBefore(now.Add(-DropAfter)) // the generator fell too far behind
 		if !d.catchUp(now) {
 			continue
 		}
@@ -371,20 +405,29 @@ func (d *dispatcher) lastDue(now time.Time) int64 {
 	return min(max(last, d.next), d.limit-1)
 }
 
+// dispatchBatch bounds the arrivals a pass of the dispatcher hands out
+// before it yields. At a rate beyond what the machine sends, with workers
+// to spare, it would otherwise wake thousands of them at once, and the
+// engine's clock would wait behind their queue (the step outliving its
+// time); yielding, it hands arrivals out no faster than the workers run,
+// and those it cannot reach in time are dropped (DropAfter).
+const dispatchBatch = 64
+
 // catchUp sends the arrivals due by now, in order, while a worker is
 // free; the first that finds none, and every arrival due after it up to
-// now, are dropped in one count. It sends at most one arrival per worker,
-// so however far behind the schedule is (an absurd rate) it returns
-// quickly; the rest wait for the next pass. It reports whether it dropped
-// any.
+// now, are dropped in one count. It sends at most dispatchBatch arrivals,
+// and then yields, so however far behind the schedule is (an absurd rate)
+// it returns quickly; the rest wait for the next pass. It reports whether
+// it dropped any.
 func (d *dispatcher) catchUp(now time.Time) bool {
 	last := d.lastDue(now)
-	for budget := cap(d.slots); d.next <= last; {
+	for budget := min(cap(d.slots), dispatchBatch); d.next <= last; {
 		select {
 		case d.slots <- struct{}{}:
 			d.jobs <- d.due(d.next)
 			d.next++
 			if budget--; budget <= 0 {
+				runtime.Gosched()
 				return false
 			}
 		default:
@@ -411,18 +454,31 @@ func (d *dispatcher) awaitFree(ctx context.Context) bool {
 	return true
 }
 
-// dropBefore drops the arrivals due before now: they came while every
-// worker was busy and the dispatcher waited for one (awaitFree).
-func (d *dispatcher) dropBefore(now time.Time) {
-	if d.next >= d.limit || !d.due(d.next).Before(now) {
+// dropBefore drops the arrivals due before t, in one count: after a wait
+// for a free worker (awaitFree), those that came while every worker was
+// busy; before a pass, those more than DropAfter late; at the end, those
+// never sent (dropUnsent).
+func (d *dispatcher) dropBefore(t time.Time) {
+	if d.next >= d.limit || !d.due(d.next).Before(t) {
 		return
 	}
-	last := d.lastDue(now)
-	if last > d.next && !d.due(last).Before(now) {
-		last-- // due at now exactly: it may take the slot just freed
+	last := d.lastDue(t)
+	if last > d.next && !d.due(last).Before(t) {
+		last-- // due at t exactly: it may take the slot just freed
 	}
 	d.env.Recorder(0).Drop(last - d.next + 1)
 	d.next = last + 1
+}
+
+// dropUnsent drops the arrivals due before the load was told to stop that
+// were never sent: however far behind the dispatcher was, and however late
+// it saw the stop, the step's due arrivals are all sent or dropped.
+func (d *dispatcher) dropUnsent() {
+	end := d.env.Gate().Ended()
+	if end.IsZero() {
+		end = time.Now() // stopped from outside the step (its context)
+	}
+	d.dropBefore(end)
 }
 
 // wake tells a waiting dispatcher that a worker is free.

@@ -80,12 +80,12 @@ func CheckShardable(reg *runners.Registry, g *plan.Group, n int) error {
 }
 
 // startOf is when a step's open-loop arrival 0 is due: its shard start
-// time, else now.
-func startOf(env *runners.StepEnv) time.Time {
+// time, else start.
+func startOf(env *runners.StepEnv, start time.Time) time.Time {
 	if env.Shard.Active() && !env.Shard.StartAt.IsZero() {
 		return env.Shard.StartAt
 	}
-	return time.Now()
+	return start
 }
 
 // awaitShardStart sets the step's start time on the shard's common clock

@@ -223,8 +223,11 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 		return st.setupFailed(failed)
 	}
 	st.sampleBefore()
-	loadCtx, stopLoad := context.WithCancel(ctx)
-	defer stopLoad()
+	loadCtx, cancelLoad := context.WithCancel(ctx)
+	// The gate keeps when the load was told to stop: an open loop that
+	// sees it late still counts the arrivals due until then.
+	stopLoad := func() { st.env.Gate().End(time.Now()); cancelLoad() }
+	defer cancelLoad()
 	// A stop while the workers are still being made (an absurd
 	// concurrency) must end their making, not wait for it.
 	go cancelOnClose(loadCtx, st.stopCh, stopLoad)

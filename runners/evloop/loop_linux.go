@@ -82,6 +82,9 @@ const wakeData = -1
 // checked.
 func Drive[H Handler](ctx context.Context, env *runners.StepEnv, scanEvery time.Duration,
 	newHandler func(*Loop) (H, error), add func(h H, id int)) error {
+	// The step's clock started when Drive was called: an open loop's
+	// arrival 0 is due then, however long the loops take to set up.
+	start, paused := time.Now(), env.Gate().PausedTotal()
 	ops := env.Ops
 	if ops == nil {
 		ops = ctx
@@ -109,7 +112,6 @@ func Drive[H Handler](ctx context.Context, env *runners.StepEnv, scanEvery time.
 		add(handlers[id%len(loops)], id)
 	}
 	if env.Load.OpenLoop() {
-		start, paused := time.Now(), env.Gate().PausedTotal()
 		for i, l := range loops {
 			l.sched = &schedule{start: start, rate: env.Load.Rate, stride: int64(len(loops)), offset: int64(i), pausedBefore: paused}
 		}
@@ -267,7 +269,10 @@ func (l *Loop) run(loadCtx, opCtx context.Context) error {
 	now := time.Now()
 	l.scanned = now
 	for {
-		l.stopping = l.stopping || loadCtx.Err() != nil
+		if !l.stopping && loadCtx.Err() != nil {
+			l.stopping = true
+			l.dropUnsent(now)
+		}
 		if opCtx.Err() != nil {
 			l.h.Expire(now, true)
 			return nil
@@ -353,21 +358,33 @@ func (l *Loop) startReady(now time.Time) {
 	}
 }
 
+// startsPerPass bounds the arrivals a loop starts per pass: at a rate
+// beyond what it can send, with slots to spare, one pass would otherwise
+// start (and connect) tens of thousands, and the loop would see its
+// sockets' events, the deadlines and the end of the load only after
+// them. The arrivals left are due at once: the next pass does not wait.
+const startsPerPass = 256
+
 // arrivals sends the arrivals due by now on free slots, each measured
-// from its due time; those that find every slot busy are dropped and
-// counted, as the engine's open loop does. It sends at most one arrival
-// per slot per wake-up.
+// from its due time, at most startsPerPass of them; those that find every
+// slot busy, or that it reaches more than runners.DropAfter late, are
+// dropped and counted, as the engine's open loop does.
 func (l *Loop) arrivals(now time.Time) {
 	if l.stopping || l.paused {
 		return
 	}
 	s := l.sched
 	s.shift = l.env.Gate().PausedTotal() - s.pausedBefore
-	last := s.lastDue(now)
+	if stale := s.lastDue(now.Add(-runners.DropAfter)); stale >= s.next {
+		l.env.Recorder(0).Drop(stale - s.next + 1) // the loop fell too far behind
+		s.next = stale + 1
+	}
+	due := s.lastDue(now)
+	last := min(due, s.next+startsPerPass-1)
 	for ; s.next <= last; s.next++ {
 		if len(l.ready) == 0 {
-			l.env.Recorder(0).Drop(last - s.next + 1)
-			s.next = last + 1
+			l.env.Recorder(0).Drop(due - s.next + 1)
+			s.next = due + 1
 			return
 		}
 		conn := l.ready[len(l.ready)-1]
@@ -377,6 +394,26 @@ func (l *Loop) arrivals(now time.Time) {
 			l.recs[conn].Count(runners.CounterLate, 1)
 		}
 		l.start(conn, due, now)
+	}
+}
+
+// dropUnsent counts the open loop's arrivals due before the load was told
+// to stop (the gate's End, else now) that it had not reached, those since
+// its last wake-up, as dropped: every arrival due in the step is sent or
+// dropped, as with the engine's dispatcher.
+func (l *Loop) dropUnsent(now time.Time) {
+	s := l.sched
+	if s == nil {
+		return
+	}
+	end := l.env.Gate().Ended()
+	if end.IsZero() {
+		end = now
+	}
+	s.shift = l.env.Gate().PausedTotal() - s.pausedBefore
+	if last := s.lastDue(end); last >= s.next {
+		l.env.Recorder(0).Drop(last - s.next + 1)
+		s.next = last + 1
 	}
 }
 

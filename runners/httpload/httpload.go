@@ -231,7 +231,7 @@ func (r *Runner) Prepare(_ context.Context, step *runners.StepEnv) error {
 func newClient(s *Spec, workers int, timeout time.Duration) *http.Client {
 	t := &http.Transport{
 		Proxy:               nil,
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:         runners.DialFunc(&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}),
 		MaxIdleConns:        workers * 2,
 		MaxIdleConnsPerHost: workers * 2,
 		IdleConnTimeout:     90 * time.Second,

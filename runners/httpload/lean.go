@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/tmpl"
 )
@@ -172,7 +173,7 @@ func (c *leanConn) try(ctx context.Context, req *leanRequest, sink *replySink) (
 	c.watch(ctx)
 	if c.conn == nil || c.addr != req.addr {
 		c.close()
-		conn, err := c.dialer.DialContext(ctx, "tcp", req.addr)
+		conn, err := runners.Dial(ctx, &c.dialer, "tcp", req.addr)
 		if err != nil {
 			return 0, err
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
@@ -13,29 +14,64 @@ import (
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
-// load is one load of the group: its plan entry, its runner, and its view
-// of the step being run (set by Prepare).
+// load is one load of the group: its plan entry, its kind and runner,
+// its view of the step being run and the workers of the engine's loop
+// (set by Prepare; none for a Driver).
 type load struct {
-	spec *plan.NamedLoad
-	r    runners.Runner
-	env  *runners.StepEnv
+	spec    *plan.NamedLoad
+	kind    runners.Kind
+	r       runners.Runner
+	env     *runners.StepEnv
+	workers []runners.Worker
 }
 
-// Prepare gives each load its view of the step, with its own load shape,
-// sweep values and recorders, and prepares its runner in it.
+// Prepare refuses a step whose loads together pass the limits of one load
+// (the plan's validation refuses it first), then gives each load its view
+// of the step, with its own load shape, sweep values and recorders,
+// prepares its runner in it and makes its workers, before the step's
+// clock starts, as the engine does for a group's only load.
 func (r *Runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
-	for _, l := range r.loads {
-		shape, params := l.spec.InStep(step.Params)
-		shards := engine.ShardCount(shape.Workers())
-		if _, driver := l.r.(runners.Driver); driver {
-			shards = engine.ShardCount(math.MaxInt32) // its goroutines are its own: shard fully
-		}
-		l.env = step.ForLoad(l.spec.Name, l.spec.Group, shape, params, shards)
-		if err := l.r.Prepare(ctx, l.env); err != nil {
+	shapes := make([]shape, len(r.loads))
+	for i, l := range r.loads {
+		load, params := l.spec.InStep(step.Params)
+		shapes[i] = shape{i: i, spec: l.spec, kind: l.kind, load: load, params: params}
+	}
+	if errs := sumsProblems(r.group, shapes, ""); len(errs) > 0 {
+		return fmt.Errorf("step %s: %w", step.Label, errors.Join(errs...))
+	}
+	for i, l := range r.loads {
+		if err := l.prepare(ctx, step, shapes[i]); err != nil {
 			return fmt.Errorf("load %s: %w", l.spec.Name, err)
 		}
 	}
 	return nil
+}
+
+// prepare makes the load's view of the step, prepares its runner and makes
+// its workers (closing any a step that never ran left).
+func (l *load) prepare(ctx context.Context, step *runners.StepEnv, s shape) error {
+	shards := engine.ShardCount(s.load.Workers())
+	_, driver := l.r.(runners.Driver)
+	if driver {
+		shards = engine.ShardCount(math.MaxInt32) // its goroutines are its own: shard fully
+	}
+	l.env = step.ForLoad(l.spec.Name, l.spec.Group, s.load, s.params, shards)
+	if err := l.r.Prepare(ctx, l.env); err != nil {
+		return err
+	}
+	if err := l.closeWorkers(); err != nil || driver {
+		return err
+	}
+	workers, err := engine.NewWorkers(ctx, l.r, l.env, l.env.Load.Workers())
+	l.workers = workers
+	return err
+}
+
+// closeWorkers closes the load's workers, once their loop has returned.
+func (l *load) closeWorkers() error {
+	err := engine.CloseWorkers(l.workers)
+	l.workers = nil
+	return err
 }
 
 // NewWorker is never called: the runner is a Driver.
@@ -51,11 +87,12 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 	if ops == nil {
 		ops = ctx
 	}
+	start := time.Now() // the loads' common clock, however late each goroutine runs
 	var wg sync.WaitGroup
 	for _, l := range r.loads {
 		wg.Go(func() {
 			defer env.Contain()
-			err := l.drive(ctx, ops)
+			err := l.drive(ctx, ops, start)
 			if err != nil && ctx.Err() == nil {
 				env.Event(artifacts.EventNote, fmt.Sprintf("load %s stopped: %v", l.spec.Name, err))
 			}
@@ -66,20 +103,16 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 }
 
 // drive runs one load: its runner's own Drive, or the engine's closed or
-// open loop over workers made for it, whose operations run under ops.
-func (l *load) drive(ctx, ops context.Context) error {
+// open loop over the workers Prepare made, whose operations run under ops;
+// an open loop's arrival 0 is due at start.
+func (l *load) drive(ctx, ops context.Context, start time.Time) error {
 	if d, ok := l.r.(runners.Driver); ok {
 		return d.Drive(ctx, l.env)
 	}
-	n := l.env.Load.Workers()
-	workers, err := engine.NewWorkers(ctx, l.r, l.env, n)
-	if err != nil {
-		return err
-	}
-	l.env.SetUnits(n) // each worker holds a connection
+	l.env.SetUnits(len(l.workers)) // each worker holds a connection
 	own, end := context.WithCancel(ctx)
 	defer end()
-	loop := engine.Loop{Env: l.env, Workers: workers, Count: engine.NewCount(l.spec.Iterations, 0), Stop: end}
+	loop := engine.Loop{Env: l.env, Workers: l.workers, Count: engine.NewCount(l.spec.Iterations, 0), Stop: end, Start: start}
 	var wg sync.WaitGroup
 	if l.env.Load.OpenLoop() {
 		engine.OpenLoop(own, ops, loop, &wg)
@@ -87,7 +120,7 @@ func (l *load) drive(ctx, ops context.Context) error {
 		engine.ClosedLoop(own, ops, loop, &wg)
 	}
 	wg.Wait()
-	return engine.CloseWorkers(workers)
+	return l.closeWorkers()
 }
 
 // Finish runs each load's Finish with the step's summary. Their findings
@@ -130,11 +163,12 @@ func merge(all runners.Findings, name string, f runners.Findings) runners.Findin
 	return all
 }
 
-// Close closes every load's runner.
+// Close closes every load's runner, and the workers of a step that was
+// prepared but never driven (its setup failed).
 func (r *Runner) Close() error {
 	var errs []error
 	for _, l := range r.loads {
-		errs = append(errs, l.r.Close())
+		errs = append(errs, l.closeWorkers(), l.r.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -44,7 +44,8 @@ func Kind(kinds ...runners.Kind) runners.Kind {
 }
 
 // validate checks each load of g with its own kind, as if it were a group
-// of its own: its runner, its sections, its load and sweep keys.
+// of its own: its runner, its sections, its load and sweep keys; and the
+// loads of each step together against the limits of one load.
 func validate(reg *runners.Registry, g *plan.Group) []error {
 	if len(g.Loads) == 0 {
 		return []error{plan.Errorf(g.Pos, "group "+g.ID+": loads", "missing: runner %s runs the loads a group lists under loads:", plan.LoadsRunner)}
@@ -64,7 +65,7 @@ func validate(reg *runners.Registry, g *plan.Group) []error {
 		errs = append(errs, kindErrs...)
 		errs = append(errs, groupSections(k, l)...)
 	}
-	return errs
+	return append(errs, sumProblems(reg, g)...)
 }
 
 // groupSections are the sections of a load that are not its runner's
@@ -82,6 +83,7 @@ func groupSections(k runners.Kind, l *plan.NamedLoad) []error {
 
 // Runner runs a group's loads together. It is a runners.Driver.
 type Runner struct {
+	group *plan.Group
 	loads []*load
 }
 
@@ -92,7 +94,7 @@ var (
 
 // New builds the runner of each load of g with its kind.
 func New(reg *runners.Registry, g *plan.Group, env *runners.RunEnv) (runners.Runner, error) {
-	r := &Runner{}
+	r := &Runner{group: g}
 	for _, l := range g.Loads {
 		k, ok := reg.Kind(l.Runner)
 		if !ok {
@@ -102,7 +104,7 @@ func New(reg *runners.Registry, g *plan.Group, env *runners.RunEnv) (runners.Run
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("load %s: %w", l.Name, err), r.Close())
 		}
-		r.loads = append(r.loads, &load{spec: l, r: lr})
+		r.loads = append(r.loads, &load{spec: l, kind: k, r: lr})
 	}
 	return r, nil
 }

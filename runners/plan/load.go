@@ -54,7 +54,6 @@ func (g *Group) sweepProblems() []error {
 	at := func(key, format string, args ...any) {
 		errs = append(errs, Errorf(g.Pos, fmt.Sprintf("group %s: %s", g.ID, key), format, args...))
 	}
-	steps := g.stepsOfVars()
 	for _, k := range slices.Sorted(maps.Keys(g.Sweep)) {
 		vals := g.Sweep[k]
 		if len(vals) == 0 {
@@ -65,9 +64,8 @@ func (g *Group) sweepProblems() []error {
 				at(fmt.Sprintf("sweep.%s[%d]", k, i), "%s", msg)
 			}
 		}
-		steps = min(steps*max(len(vals), 1), MaxSteps+1)
 	}
-	if steps > MaxSteps {
+	if g.StepCount() > MaxSteps {
 		at("sweep", "expands to more than %d steps (vars included)", MaxSteps)
 	}
 	if len(errs) > 0 {
@@ -80,6 +78,16 @@ func (g *Group) sweepProblems() []error {
 		}
 	}
 	return errs
+}
+
+// StepCount is how many steps the group's sweep and vars make, capped
+// just past MaxSteps: Steps is safe to call when it is at most MaxSteps.
+func (g *Group) StepCount() int {
+	steps := g.stepsOfVars()
+	for _, vals := range g.Sweep {
+		steps = min(steps*max(len(vals), 1), MaxSteps+1)
+	}
+	return steps
 }
 
 // sweepValueProblem says what is wrong with one value of sweep key k.

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
@@ -54,7 +55,7 @@ func newClient(s Spec, timeout time.Duration) (*client, error) {
 	}
 	c.tr = &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           c.dialer.DialContext,
+		DialContext:           runners.DialFunc(c.dialer),
 		TLSHandshakeTimeout:   timeout,
 		ResponseHeaderTimeout: timeout,
 		MaxIdleConnsPerHost:   max(s.Subscribers, 1024),
@@ -104,7 +105,7 @@ func (c *client) open(ctx context.Context, lastID string, st *connectState) (io.
 
 // roundTrip sends req on a new connection that the response body owns.
 func (c *client) roundTrip(ctx context.Context, req *http.Request) (*http.Response, error) {
-	conn, err := c.dialer.DialContext(ctx, "tcp", c.addr)
+	conn, err := runners.Dial(ctx, c.dialer, "tcp", c.addr)
 	if err != nil {
 		return nil, err
 	}

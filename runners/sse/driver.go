@@ -128,11 +128,7 @@ func (r *Runner) Close() error {
 // returns early when every subscriber has gone (streams ended and
 // reconnect off), which ends the step.
 func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
-	n := r.spec.Subscribers
-	if v, ok := env.Params["subscribers"]; ok && v > 0 {
-		n = int(v)
-	}
-	n = int(env.Shard.Split(int64(n))) // the plan's count is the whole run's
+	n := int(env.Shard.Split(int64(r.spec.subscribers(env.Params)))) // the plan's count is the whole run's
 	if n == 0 {
 		n = max(env.Load.Concurrency, 1)
 	}

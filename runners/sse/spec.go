@@ -63,7 +63,28 @@ func NewSpec() any { return &Spec{} }
 
 // Kind is `runner: sse`: subscribers the runner holds itself (a Driver).
 func Kind() runners.Kind {
-	return runners.Kind{Name: "sse", Sections: map[string]func() any{Section: NewSpec}, Validate: validate, New: newKind, Params: []string{"subscribers"}}
+	return runners.Kind{Name: "sse", Sections: map[string]func() any{Section: NewSpec}, Validate: validate, New: newKind,
+		Params: []string{"subscribers"}, Units: units}
+}
+
+// units is how many streams a group's step holds, and the key that says
+// so: its subscribers, else its load's concurrency.
+func units(g *plan.Group, load plan.Load, params map[string]float64) (int, string) {
+	if s := specOf(g); s != nil {
+		if n := s.subscribers(params); n > 0 {
+			return n, Section + ".subscribers"
+		}
+	}
+	return max(load.Concurrency, 1), "load.concurrency"
+}
+
+// subscribers is a step's count of streams in the whole run: a
+// subscribers sweep value, else the section's (0: the load's concurrency).
+func (s *Spec) subscribers(params map[string]float64) int {
+	if v, ok := params["subscribers"]; ok && v > 0 {
+		return int(v)
+	}
+	return s.Subscribers
 }
 
 func specOf(g *plan.Group) *Spec { return plan.Section[Spec](g, Section) }
