@@ -41,7 +41,9 @@ func newNamed(digits int) *Named {
 func NewNamed() *Named { return newNamed(artifacts.HistDigits) }
 
 func (n *Named) observe(latency int64, errKind string) {
-	n.Latency.RecordValue(latency)
+	if errKind != KindCanceled { // a cut operation has no latency
+		n.Latency.RecordValue(latency)
+	}
 	n.Requests++
 	if errKind != "" {
 		n.Errors++

@@ -94,8 +94,10 @@ func (r *Recorder) Observe(latency, service time.Duration, errKind string) {
 }
 
 func (r *Recorder) observeLocked(latency, service time.Duration, errKind string) {
-	r.latency.RecordValue(micros(latency))
-	r.service.RecordValue(micros(service))
+	if errKind != KindCanceled { // a cut operation has no latency
+		r.latency.RecordValue(micros(latency))
+		r.service.RecordValue(micros(service))
+	}
 	r.requests++
 	if errKind != "" {
 		r.errors++

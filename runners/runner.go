@@ -75,6 +75,12 @@ type Outcome struct {
 	Recorded bool
 }
 
+// KindCanceled is the error kind of an operation still in flight when the
+// step's grace for in-flight work ended: the step cut it, so it has no
+// reply and no latency. It counts among the requests and errors but stays
+// out of every latency figure (histograms, percentiles, samples).
+const KindCanceled = "canceled"
+
 // Iterator is implemented by workers whose one operation is several
 // requests (an iteration of a flow), each recorded by the worker itself.
 // The engine calls Iterate instead of Do, with the time the iteration
