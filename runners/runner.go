@@ -57,6 +57,9 @@ type Outcome struct {
 	// Err is the error kind ("timeout", "refused", "status_5xx", a SQLSTATE
 	// class, …), or "" when the operation succeeded.
 	Err string
+	// Detail is what the error said (a client's or a server's message),
+	// "" for none: a step keeps a few per kind as its error samples.
+	Detail string
 	// Sent is when the operation actually went out, after any wait for a
 	// pooled connection. Zero means when Do was called.
 	Sent time.Time

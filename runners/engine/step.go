@@ -67,7 +67,7 @@ func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
 	st.env.OnEvent = st.event
 	st.env.OnPanic = st.panicked
 	st.env.OnWatch = func(name string, t runners.TargetHandle) { s.watchLate(name, watch.NewTreeSampler(t.PID()), t) }
-	st.tally = newTally(st.env.Recorders, s.group.Block.D())
+	st.tally = newTally(st.env.Recorders, s.group.Block.D(), func(d string) string { return errorSample(s.plan.Redact, d) })
 	if s.opts.Shard.Active() {
 		st.tally.blocks.kept = &artifacts.BlockData{} // merge rebuilds the samples from them
 		st.tally.liveHist = true                      // and the live view merges these
