@@ -108,6 +108,9 @@ type Summary struct {
 	// GroupRequests and GroupErrors are the group's so far: the steps
 	// before this one and this run of it ({{group.requests}}).
 	GroupRequests, GroupErrors int64
+	// Vars are the step's values of the group's vars (vars:), which a
+	// verify entry reads ({{.N}}).
+	Vars map[string]string
 }
 
 // Findings are what a runner adds to a step's result after its load: checks

@@ -81,6 +81,7 @@ func verifyAll(ctx context.Context, list []Verify, pool *pgxpool.Pool, dsn strin
 		if name == "" {
 			name = abbreviate(v.SQL)
 		}
+		v.SQL = expandVerify(v.SQL, sum)
 		c, err := v.check(ctx, name, sum, func(ctx context.Context) (string, error) {
 			return verifyOne(ctx, v, pool, dsn, conns)
 		})
@@ -151,7 +152,7 @@ func firstValue(ctx context.Context, pc *pgconn.PgConn, sql string) (string, err
 // when both are numbers, else as strings. value is the number got (0 when
 // it is not one).
 func judge(got, expect string, sum runners.Summary) (ok bool, value float64, note string) {
-	expect = expandCounts(expect, sum)
+	expect = expandVerify(expect, sum)
 	gotNum, gotErr := strconv.ParseFloat(strings.TrimSpace(got), 64)
 	if gotErr == nil {
 		value = gotNum
