@@ -69,17 +69,23 @@ func (r *Recorder) Done(due, sent, end time.Time, errKind string) {
 
 // Record records one operation that was due at due, went out at sent and
 // ended at end, as Done does, and under its Outcome's name and status too.
+// On a load's recorder every operation counts under the load's name, and
+// a named one under LOAD/NAME as well (LoadName).
 func (r *Recorder) Record(due, sent, end time.Time, out Outcome) {
-	if r.load != "" {
-		out.Name = LoadName(r.load, out.Name)
-	}
 	if out.Name == "" && out.Status == 0 && out.Detail == "" {
-		r.Done(due, sent, end, out.Err)
+		r.Done(due, sent, end, out.Err) // Observe counts it under the load
 		return
 	}
+	latency := micros(end.Sub(due))
 	r.mu.Lock()
 	r.observeLocked(end.Sub(due), end.Sub(sent), out.Err)
-	r.named(out.Name, micros(end.Sub(due)), out.Err, out.Status)
+	if r.load != "" {
+		r.namedFor(r.load).observe(latency, out.Err)
+		if out.Name != "" {
+			out.Name = LoadName(r.load, out.Name)
+		}
+	}
+	r.named(out.Name, latency, out.Err, out.Status)
 	r.detailLocked(out)
 	r.mu.Unlock()
 }
