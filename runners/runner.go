@@ -133,4 +133,7 @@ type RunEnv struct {
 	// Cleanup registers a function run when the whole run ends, on every way
 	// out (embedded servers, for example).
 	Cleanup func(func())
+	// Group is what the runners of one group's several loads share (an
+	// embedded database); nil outside a group with loads:.
+	Group *Shared
 }
