@@ -440,7 +440,7 @@ func (st *stepRun) onTargetExit() bool {
 // any other of the group's targets.
 func (st *stepRun) onTargetExitOf(t runners.TargetHandle, name string) bool {
 	what := fmt.Sprintf("%s %s", name, t.ExitStatus())
-	if st.actions().expectedExit(name) {
+	if st.actions().expectedExit(name, t) {
 		st.event(artifacts.EventTargetExited, what+" (by an action)")
 		return false
 	}
