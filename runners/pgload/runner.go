@@ -15,6 +15,7 @@ import (
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/flow"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
 // closeTimeout bounds teardown when the group ends.
@@ -31,7 +32,7 @@ type runner struct {
 	timeout time.Duration
 
 	step []string                     // the step's values of the group's vars, set in Prepare
-	seq  atomic.Int64                 // $seq, shared by the workers of the whole run
+	seq  *tmpl.Seq                    // $seq: the group's statements, numbered
 	live atomic.Pointer[pgxpool.Pool] // the pool workers use, read without the lock
 
 	mu       sync.Mutex // guards what follows; Prepare/Finish/Close are sequential
@@ -52,7 +53,7 @@ func newRunner(g *plan.Group, env *runners.RunEnv) (runners.Runner, error) {
 	if spec == nil {
 		return nil, fmt.Errorf("group %s: no postgres section", g.ID)
 	}
-	r := &runner{group: g, spec: spec, env: env, dsn: spec.DSN, timeout: g.Load.Timeout.D()}
+	r := &runner{group: g, spec: spec, env: env, dsn: spec.DSN, timeout: g.Load.Timeout.D(), seq: tmpl.NewSeq()}
 	if spec.DSN == EmbeddedDSN {
 		r.cluster = joinGroupCluster(env, r.maxPool())
 	}
@@ -92,6 +93,7 @@ func (r *runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 		return err
 	}
 	r.step = step.StepValues()
+	r.seq.Stripe(step.Shard.Index, step.Shard.Count)
 	size := r.poolSizeFor(step)
 	if r.pool == nil || r.poolSize != size {
 		if r.pool != nil {

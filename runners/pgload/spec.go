@@ -284,7 +284,7 @@ func parseArg(s string, sc argScope) (argGen, error) {
 	name, rest, _ := strings.Cut(s[1:], ":")
 	switch name {
 	case "seq":
-		return func(w *worker) any { return w.r.seq.Add(1) }, nil
+		return func(w *worker) any { return int64(w.r.seq.Next()) }, nil
 	case "worker":
 		return func(w *worker) any { return int64(w.id) }, nil
 	case "uuid":

@@ -139,6 +139,9 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 	if env.Group != nil {
 		r.step = env.StepValues()
 	}
+	if r.client.tpl != nil {
+		r.client.tpl.seq.Stripe(env.Shard.Index, env.Shard.Count)
+	}
 	d := &drive{r: r, h: stepHost{env}, shard: env.Shard}
 	return d.run(ctx, n)
 }

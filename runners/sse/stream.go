@@ -80,7 +80,7 @@ func (s *stream) begin(ctx context.Context) error {
 	if c.tpl == nil {
 		return nil
 	}
-	st := s.tpl.state(c.tpl.data)
+	st := s.tpl.state(c.tpl)
 	st.SetStep(s.d.r.step)
 	if !st.Next() {
 		return errExhausted
