@@ -20,9 +20,19 @@ const (
 	MaxStepSeconds = 366 * 24 * 3600.0
 )
 
+// LoadsRunner is the group runner of an artifact whose group ran several
+// loads (`loads:`): its by_name has an entry per load, and one per named
+// request of a load (LOAD/NAME) within it.
+const LoadsRunner = "loads"
+
 // checker walks an artifact and keeps the first figure out of range, with
 // its JSON path ("steps[2].latency_ms.p99").
-type checker struct{ err error }
+type checker struct {
+	err error
+	// loads: the artifact's group ran several loads (runner "loads"),
+	// whose named requests are parts of them in by_name (LOAD/NAME).
+	loads bool
+}
 
 func (c *checker) fail(path, format string, args ...any) {
 	if c.err == nil {
@@ -77,7 +87,7 @@ func (c *checker) percentiles(path string, p Percentiles) {
 // histogram that does not decode, samples of an unknown kind. Fields an
 // artifact lacks (one older than them) are zero, and fine.
 func check(a *Artifact) error {
-	c := &checker{}
+	c := &checker{loads: a.Group.Runner == LoadsRunner}
 	c.count("run.host.cpus", int64(a.Run.Host.CPUs))
 	seen := make(map[string]int, len(a.Steps))
 	for i := range a.Steps {
@@ -133,19 +143,29 @@ func (c *checker) step(path string, s *Step) {
 
 // byName checks the figures of named requests (or loads) and of status
 // codes: each count in range, and the names' and the statuses' counts
-// adding up to at most the step's requests (and dropped).
+// adding up to at most the step's requests (and dropped). A load's named
+// requests (LOAD/NAME beside LOAD) add up to at most the load's instead.
 func (c *checker) byName(path string, s *Step) {
 	named, dropped := s.Requests, s.Dropped
+	parts := map[string]int64{} // by load: its requests left by its parts so far
 	for _, name := range sortedKeys(s.ByName) {
 		n, p := s.ByName[name], path+".by_name."+name
 		c.count(p+".requests", n.Requests)
 		c.count(p+".dropped", n.Dropped)
-		c.atMost(p+".dropped", n.Dropped, "the step's dropped left by the other names", dropped)
-		dropped -= max(n.Dropped, 0)
 		c.count(p+".errors", n.Errors)
 		c.atMost(p+".errors", n.Errors, p+".requests", n.Requests)
-		c.atMost(p+".requests", n.Requests, "the step's requests left by the other names", named)
-		named -= max(n.Requests, 0)
+		if load, ok := c.loadOf(name, s.ByName); ok {
+			if _, seen := parts[load]; !seen {
+				parts[load] = s.ByName[load].Requests
+			}
+			c.atMost(p+".requests", n.Requests, "the requests of load "+load+" left by its other names", parts[load])
+			parts[load] -= max(n.Requests, 0)
+		} else {
+			c.atMost(p+".dropped", n.Dropped, "the step's dropped left by the other names", dropped)
+			dropped -= max(n.Dropped, 0)
+			c.atMost(p+".requests", n.Requests, "the step's requests left by the other names", named)
+			named -= max(n.Requests, 0)
+		}
 		for _, k := range sortedKeys(n.ErrorKinds) {
 			c.count(p+".error_kinds."+k, n.ErrorKinds[k])
 		}
@@ -310,4 +330,15 @@ func (c *checker) hlogName(path, name string) {
 	if name != "" && (filepath.Base(name) != name || !strings.HasSuffix(name, ".hlog")) {
 		c.fail(path, "%q: not a .hlog file name beside the artifact", name)
 	}
+}
+
+// loadOf is the load a by_name entry is a named request of (LOAD/NAME
+// beside LOAD, in a group of several loads); false for any other entry.
+func (c *checker) loadOf(name string, byName map[string]NamedStep) (string, bool) {
+	load, _, ok := strings.Cut(name, "/")
+	if !c.loads || !ok {
+		return "", false
+	}
+	_, ok = byName[load]
+	return load, ok
 }

@@ -147,6 +147,31 @@ func TestLoadRejectsFiguresOutOfRange(t *testing.T) {
 	}
 }
 
+// TestLoadsNamedRequestsArePartsOfTheirLoad: in a group of several loads
+// a load's named request (LOAD/NAME) is a part of the load, counted
+// within its requests and not again within the step's; elsewhere a "/"
+// in a name means nothing, and the names add up to the step's.
+func TestLoadsNamedRequestsArePartsOfTheirLoad(t *testing.T) {
+	byName := map[string]any{
+		"a": map[string]any{"requests": 3198940, "dropped": 1}, "a/ping": map[string]any{"requests": 3198940},
+		"b": map[string]any{"requests": 5},
+	}
+	for _, tc := range []struct {
+		runner string
+		a      int64 // requests of a/ping
+		field  string
+	}{{"loads", 3198940, ""}, {"loads", 3198941, "steps[0].by_name.a/ping.requests"}, {"http", 3198940, "steps[0].by_name.a/ping.requests"}} {
+		doc := goldenDoc(t)
+		setPath(t, doc, "group.runner", tc.runner)
+		byName["a/ping"].(map[string]any)["requests"] = tc.a
+		setPath(t, doc, "steps.0.by_name", byName)
+		_, err := Load(writeDoc(t, doc, "G5-1.json"))
+		if (tc.field == "") != (err == nil) || tc.field != "" && !strings.Contains(err.Error(), tc.field+": ") {
+			t.Errorf("runner %s, a/ping %d: error %v, want one naming %q", tc.runner, tc.a, err, tc.field)
+		}
+	}
+}
+
 // longHistogram is a well-formed histogram of a wider range than the
 // artifact's, holding one latency of 83 minutes.
 func longHistogram(t *testing.T) string {

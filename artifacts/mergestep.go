@@ -162,6 +162,7 @@ func addCounts(m, s *Step, sum *sums) {
 	m.OKRPS = sum.rate("ok_rps", m.OKRPS, s.OKRPS)
 	m.OfferedRPS = sum.rate("offered_rps", m.OfferedRPS, s.OfferedRPS)
 	m.ErrorKinds = sum.ints("error_kinds", m.ErrorKinds, s.ErrorKinds)
+	m.ErrorSamples = MergeErrorSamples(m.ErrorSamples, s.ErrorSamples)
 	m.Status = sum.ints("status", m.Status, s.Status)
 	m.Counters = sum.ints("counters", m.Counters, s.Counters)
 	for name, n := range s.ByName {

@@ -78,6 +78,10 @@ type Step struct {
 	// ThroughputRPS.
 	Drained    int64            `json:"drained"`
 	ErrorKinds map[string]int64 `json:"error_kinds"`
+	// ErrorSamples are what the errors of each kind said, a few distinct
+	// messages per kind (AddErrorSample), redacted; nil when no runner
+	// gave one.
+	ErrorSamples map[string][]string `json:"error_samples,omitempty"`
 	// ThroughputRPS is the operations completed inside the measured window
 	// per second of it; OKRPS counts only the successful ones.
 	ThroughputRPS float64 `json:"throughput_rps"`

@@ -41,7 +41,9 @@ func newNamed(digits int) *Named {
 func NewNamed() *Named { return newNamed(artifacts.HistDigits) }
 
 func (n *Named) observe(latency int64, errKind string) {
-	n.Latency.RecordValue(latency)
+	if errKind != KindCanceled { // a cut operation has no latency
+		n.Latency.RecordValue(latency)
+	}
 	n.Requests++
 	if errKind != "" {
 		n.Errors++
@@ -108,9 +110,10 @@ func (r *Recorder) namedFor(name string) *Named {
 }
 
 // LoadName is the name an operation of a group's load (loads:) is
-// counted under: the load's, or "load/name" when the operation has a name
-// of its own. Every operation of a load thus has one name that starts
-// with the load's, and the loads' figures add up to the step's.
+// counted under: the load's, and "load/name" as well when the operation
+// has a name of its own. Every operation of a load is thus counted under
+// the load's name, and the loads' figures add up to the step's; a load's
+// named requests are parts of it.
 func LoadName(load, name string) string {
 	if name == "" {
 		return load

@@ -27,6 +27,7 @@ type Recorder struct {
 	counters map[string]int64
 	names    map[string]*Named // by the operations' Outcome.Name
 	status   map[int]int64     // by the operations' Outcome.Status (keyed so, no string per operation)
+	details  map[string]string // the first Outcome.Detail of each error kind since the last swap
 	// load, when set, names every operation recorded here after one of a
 	// group's several loads (LoadName), and counts its drops under it.
 	load string
@@ -68,18 +69,41 @@ func (r *Recorder) Done(due, sent, end time.Time, errKind string) {
 
 // Record records one operation that was due at due, went out at sent and
 // ended at end, as Done does, and under its Outcome's name and status too.
+// On a load's recorder every operation counts under the load's name, and
+// a named one under LOAD/NAME as well (LoadName).
 func (r *Recorder) Record(due, sent, end time.Time, out Outcome) {
-	if r.load != "" {
-		out.Name = LoadName(r.load, out.Name)
-	}
-	if out.Name == "" && out.Status == 0 {
-		r.Done(due, sent, end, out.Err)
+	if out.Name == "" && out.Status == 0 && out.Detail == "" {
+		r.Done(due, sent, end, out.Err) // Observe counts it under the load
 		return
 	}
+	latency := micros(end.Sub(due))
 	r.mu.Lock()
 	r.observeLocked(end.Sub(due), end.Sub(sent), out.Err)
-	r.named(out.Name, micros(end.Sub(due)), out.Err, out.Status)
+	if r.load != "" {
+		r.namedFor(r.load).observe(latency, out.Err)
+		if out.Name != "" {
+			out.Name = LoadName(r.load, out.Name)
+		}
+	}
+	r.named(out.Name, latency, out.Err, out.Status)
+	r.detailLocked(out)
 	r.mu.Unlock()
+}
+
+// detailLocked keeps the error's detail when it is the first of its kind
+// since the last swap: one string per kind, so an error storm costs no
+// more than a map lookup each.
+func (r *Recorder) detailLocked(out Outcome) {
+	if out.Err == "" || out.Detail == "" {
+		return
+	}
+	if _, ok := r.details[out.Err]; ok {
+		return
+	}
+	if r.details == nil {
+		r.details = map[string]string{}
+	}
+	r.details[out.Err] = out.Detail
 }
 
 // Observe records one operation by its latency (from when it was due) and
@@ -94,8 +118,10 @@ func (r *Recorder) Observe(latency, service time.Duration, errKind string) {
 }
 
 func (r *Recorder) observeLocked(latency, service time.Duration, errKind string) {
-	r.latency.RecordValue(micros(latency))
-	r.service.RecordValue(micros(service))
+	if errKind != KindCanceled { // a cut operation has no latency
+		r.latency.RecordValue(micros(latency))
+		r.service.RecordValue(micros(service))
+	}
 	r.requests++
 	if errKind != "" {
 		r.errors++
@@ -156,6 +182,9 @@ type Interval struct {
 	// protocol status code ("200", "429"); nil when no runner set them.
 	Named  map[string]*Named
 	Status map[string]int64
+	// Details are the first Outcome.Detail of each error kind; nil
+	// without one.
+	Details map[string]string
 }
 
 // statusNames is counts by status code, keyed by the code's text.
@@ -178,9 +207,10 @@ func (r *Recorder) Swap(spareLat, spareSvc *hdrhistogram.Histogram) Interval {
 		Latency: r.latency, Service: r.service, Extra: r.extra,
 		Requests: r.requests, Errors: r.errors, Dropped: r.dropped,
 		Kinds: r.kinds, Counters: r.counters, Named: r.names, Status: statusNames(r.status),
+		Details: r.details,
 	}
 	r.latency, r.service = spareLat, spareSvc
-	r.extra, r.kinds, r.counters, r.names, r.status = nil, nil, nil, nil, nil
+	r.extra, r.kinds, r.counters, r.names, r.status, r.details = nil, nil, nil, nil, nil, nil
 	r.requests, r.errors, r.dropped = 0, 0, 0
 	r.mu.Unlock()
 	return iv

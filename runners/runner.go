@@ -57,6 +57,9 @@ type Outcome struct {
 	// Err is the error kind ("timeout", "refused", "status_5xx", a SQLSTATE
 	// class, …), or "" when the operation succeeded.
 	Err string
+	// Detail is what the error said (a client's or a server's message),
+	// "" for none: a step keeps a few per kind as its error samples.
+	Detail string
 	// Sent is when the operation actually went out, after any wait for a
 	// pooled connection. Zero means when Do was called.
 	Sent time.Time
@@ -74,6 +77,12 @@ type Outcome struct {
 	// steps, each under its name): the engine records nothing more.
 	Recorded bool
 }
+
+// KindCanceled is the error kind of an operation still in flight when the
+// step's grace for in-flight work ended: the step cut it, so it has no
+// reply and no latency. It counts among the requests and errors but stays
+// out of every latency figure (histograms, percentiles, samples).
+const KindCanceled = "canceled"
 
 // Iterator is implemented by workers whose one operation is several
 // requests (an iteration of a flow), each recorded by the worker itself.
@@ -99,6 +108,9 @@ type Summary struct {
 	// GroupRequests and GroupErrors are the group's so far: the steps
 	// before this one and this run of it ({{group.requests}}).
 	GroupRequests, GroupErrors int64
+	// Vars are the step's values of the group's vars (vars:), which a
+	// verify entry reads ({{.N}}).
+	Vars map[string]string
 }
 
 // Findings are what a runner adds to a step's result after its load: checks
@@ -121,4 +133,7 @@ type RunEnv struct {
 	// Cleanup registers a function run when the whole run ends, on every way
 	// out (embedded servers, for example).
 	Cleanup func(func())
+	// Group is what the runners of one group's several loads share (an
+	// embedded database); nil outside a group with loads:.
+	Group *Shared
 }

@@ -38,9 +38,10 @@ func verifyMerged(ctx context.Context, reg *runners.Registry, pl *plan.Plan, a *
 	}
 	g := groups[0]
 	var sum runners.Summary
+	vars := varsByLabel(g)
 	for i := range a.Steps {
 		s := &a.Steps[i]
-		sum.Requests, sum.Errors = s.Requests, s.Errors
+		sum.Requests, sum.Errors, sum.Vars = s.Requests, s.Errors, vars[s.Label]
 		sum.GroupRequests, sum.GroupErrors = sum.GroupRequests+s.Requests, sum.GroupErrors+s.Errors
 		for _, addon := range reg.Addons() {
 			if addon.Merged == nil {
@@ -57,4 +58,15 @@ func verifyMerged(ctx context.Context, reg *runners.Registry, pl *plan.Plan, a *
 		}
 	}
 	return nil
+}
+
+// varsByLabel are the values of g's vars of each of its steps, by the
+// step's label: a merged step's, as the plan makes them (the artifact's
+// steps[].vars show a secret one redacted).
+func varsByLabel(g *plan.Group) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, st := range plan.Steps(g, 0) {
+		out[st.Label] = st.Vars
+	}
+	return out
 }

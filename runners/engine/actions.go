@@ -39,7 +39,7 @@ type actor struct {
 	busy    []bool
 	ran     []int
 	skipped []int
-	expect  map[string]time.Time // target name -> until when its exit is an action's doing
+	expect  map[string]ending // target name -> the process an action is ending
 }
 
 // startActions starts the scheduler of the group's actions for the
@@ -50,7 +50,7 @@ func (st *stepRun) startActions(ctx context.Context) *actor {
 		return nil
 	}
 	a := &actor{st: st, acts: acts, busy: make([]bool, len(acts)), ran: make([]int, len(acts)),
-		skipped: make([]int, len(acts)), expect: map[string]time.Time{},
+		skipped: make([]int, len(acts)), expect: map[string]ending{},
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 30 * time.Second}}}
 	a.ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	schedCtx, stop := context.WithCancel(ctx)
@@ -245,7 +245,7 @@ func (a *actor) signal(act *plan.Action) artifacts.ActionResult {
 	exited, ending := t.Exited(), action.Ending(act.Signal)
 	res.PID = t.PID()
 	if ending {
-		a.expectExit(name, act.TimeoutD())
+		a.expectExit(name, res.PID, act.TimeoutD())
 	}
 	if err := t.Signal(sig); err != nil {
 		res.Error = err.Error()
@@ -290,7 +290,9 @@ func (a *actor) restart(act *plan.Action) artifacts.ActionResult {
 		res.Error = "no run to restart targets in"
 		return timed(res, start)
 	}
-	a.expectExit(name, a.st.s.plan.Targets[name].StopGrace.D()+act.TimeoutD())
+	if t := targets.Running(name); t != nil {
+		a.expectExit(name, t.PID(), a.st.s.plan.Targets[name].StopGrace.D()+act.TimeoutD())
+	}
 	old, cur, err := targets.Restart(context.WithoutCancel(a.ctx), name)
 	res.OldPID, res.PID = old, cur
 	if err != nil {
@@ -320,25 +322,37 @@ func timed(res artifacts.ActionResult, start time.Time) artifacts.ActionResult {
 	return res
 }
 
-// expectExit makes an exit of the named target within d an action's
-// doing.
-func (a *actor) expectExit(name string, d time.Duration) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if until := time.Now().Add(d + time.Second); until.After(a.expect[name]) {
-		a.expect[name] = until
-	}
+// ending is the process of a target that an action is ending (a signal
+// that ends it, a restart's stop), and until when its exit is expected.
+type ending struct {
+	pid   int
+	until time.Time
 }
 
-// expectedExit reports whether an action is ending the named target now;
-// it is false for a nil actor.
-func (a *actor) expectedExit(name string) bool {
+// expectExit makes an exit of process pid of the named target within d
+// an action's doing.
+func (a *actor) expectExit(name string, pid int, d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.expect[name] = ending{pid: pid, until: time.Now().Add(d + time.Second)}
+}
+
+// expectedExit reports whether an action is ending the named target's
+// process that exited, t's: the process it was ending, within the time it
+// gave, or one a restart has replaced since (t follows the new process,
+// which still runs). A process a restart started, exiting by itself, is
+// the target's own doing. It is false for a nil actor.
+func (a *actor) expectedExit(name string, t runners.TargetHandle) bool {
 	if a == nil {
 		return false
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	return time.Now().Before(a.expect[name])
+	e, ok := a.expect[name]
+	a.mu.Unlock()
+	if !ok || !time.Now().Before(e.until) {
+		return false
+	}
+	return t.PID() == e.pid || t.ExitStatus() == ""
 }
 
 // measuredActive is the active time of the measured phase so far.

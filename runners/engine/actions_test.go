@@ -276,3 +276,37 @@ func TestActionHTTPCountedAndRedacted(t *testing.T) {
 		t.Errorf("a secret reached the artifact: %s", b)
 	}
 }
+
+// A target that exits by itself after a restart action started it again
+// is no action's doing: its exit is reported as the target's own and
+// fails the step, while the restart's stop of the first one is by the
+// action.
+func TestExitAfterRestartIsTheTargets(t *testing.T) {
+	flag := filepath.Join(t.TempDir(), "started-once")
+	src := fmt.Sprintf(`version: 1
+targets:
+  srv: {command: ["sh", "-c", "if [ -e %[1]s ]; then echo up; sleep 0.3; exit 3; fi; touch %[1]s; echo up; exec sleep 60"], ready: "stdout:/up/", stop_grace: 1s}
+groups:
+  - id: R
+    runner: sleep
+    target: srv
+    sleep: {delay: 10ms}
+    load: {concurrency: 1}
+    duration: 3s
+    actions:
+      - {at: 300ms, restart: true}
+`, flag)
+	a, _ := runPlan(t, testRegistry, src)
+	st := a.Steps[0]
+	ex := eventsOf(st, artifacts.EventTargetExited)
+	for _, e := range st.Events {
+		t.Logf("t=%.3f %s: %s", e.T, e.Kind, e.Note)
+	}
+	if len(ex) != 2 || !strings.Contains(ex[0].Note, "by an action") || strings.Contains(ex[1].Note, "by an action") ||
+		!strings.Contains(ex[1].Note, "exit 3") {
+		t.Fatalf("target_exited events %+v: want the restart's stop by the action, then the new process's own exit 3", ex)
+	}
+	if c := slices.IndexFunc(st.Checks, func(c artifacts.Check) bool { return c.Name == "target" && !c.OK }); c < 0 {
+		t.Errorf("checks %+v: want the target's own exit to fail the step", st.Checks)
+	}
+}

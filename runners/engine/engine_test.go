@@ -69,7 +69,8 @@ func (w *sleepWorker) Do(ctx context.Context) runners.Outcome {
 	select {
 	case <-t.C:
 	case <-ctx.Done():
-		return runners.Outcome{Err: "cancelled"}
+		// As a client whose cut surfaces as a deadline would say.
+		return runners.Outcome{Err: "timeout"}
 	}
 	if w.spec.Fail > 0 && w.n%w.spec.Fail == 0 {
 		return runners.Outcome{Err: "boom"}
@@ -252,6 +253,24 @@ func TestErrorsAreCountedByKind(t *testing.T) {
 		st := runSession(t, p, g, nil).Steps[0]
 		if st.ErrorKinds["boom"] != st.Errors || st.Errors < 24 || st.Errors > 26 {
 			t.Errorf("errors=%d kinds=%v, want 25 boom", st.Errors, st.ErrorKinds)
+		}
+	})
+}
+
+// TestCutOperationsCanceled: operations still in flight when the step's
+// grace ends are counted as canceled, whatever error the runner saw, and
+// their cut latency is in no latency figure.
+func TestCutOperationsCanceled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, g := sleepPlan(t, "{concurrency: 3}", "")
+		g.Sections["sleep"].(*sleepSpec).Delay = plan.Duration{Duration: time.Minute}
+		st := runSession(t, p, g, nil).Steps[0]
+		if st.Requests != 3 || st.Errors != 3 || st.ErrorKinds[runners.KindCanceled] != 3 || len(st.ErrorKinds) != 1 {
+			t.Errorf("requests %d, errors %d, kinds %v: want the 3 cut operations canceled", st.Requests, st.Errors, st.ErrorKinds)
+		}
+		h, err := artifacts.DecodeHistogram(st.Histogram)
+		if err != nil || h.TotalCount() != 0 || st.LatencyMS.Max != 0 {
+			t.Errorf("histogram of %d (%v), latency max %.0f ms: a cut operation has no latency", h.TotalCount(), err, st.LatencyMS.Max)
 		}
 	})
 }

@@ -192,6 +192,10 @@ func (l *Loop) runOp(ctx context.Context, w runners.Worker, rec *runners.Recorde
 	if l.exhausted(out) || out.Recorded {
 		return end, out // nothing was sent, or the worker recorded it
 	}
+	if out.Err != "" && ctx.Err() != nil {
+		// The step's grace ended it, whatever error the cut surfaced as.
+		out.Err = runners.KindCanceled
+	}
 	if l.Record != nil {
 		l.Record(rec, due, called, end, out)
 		return end, out

@@ -99,7 +99,7 @@ func mergeRepetitions(reps []repetition, planned int) *artifacts.Step {
 	m := *reps[len(reps)-1].res
 	m.Requests, m.Errors, m.Dropped, m.Drained, m.Late = 0, 0, 0, 0, 0
 	m.DurationS, m.PausedS = 0, 0
-	m.ErrorKinds, m.Counters = map[string]int64{}, map[string]int64{}
+	m.ErrorKinds, m.Counters, m.ErrorSamples = map[string]int64{}, map[string]int64{}, nil
 	m.Series, m.Events, m.IntervalLog = nil, nil, nil
 	m.Samples = &artifacts.Samples{Of: artifacts.SamplesOfRuns, Values: map[string][]float64{}}
 	lat, svc, extra := artifacts.NewHistogram(), artifacts.NewHistogram(), map[string]*hdrhistogram.Histogram{}
@@ -180,6 +180,7 @@ func addRun(m, r *artifacts.Step, k, planned int) {
 	m.DurationS += r.DurationS
 	m.PausedS += r.PausedS
 	addCounts(m.ErrorKinds, r.ErrorKinds)
+	m.ErrorSamples = artifacts.MergeErrorSamples(m.ErrorSamples, r.ErrorSamples)
 	addCounts(m.Counters, r.Counters)
 	for _, p := range r.Series {
 		p.T = round3(p.T + offset)

@@ -77,7 +77,7 @@ func (st *stepRun) result(live bool) *artifacts.Step {
 		Label: st.spec.Label, Params: maps.Clone(st.spec.Params), Vars: maps.Clone(st.spec.ShownVars),
 		DurationS: round3(active.Seconds()), PausedS: round3(paused.Seconds()),
 		Requests: t.counts.requests, Errors: t.counts.errors, Dropped: t.counts.dropped,
-		ErrorKinds: maps.Clone(t.kinds), LatencyMS: artifacts.PercentilesOf(t.latency),
+		ErrorKinds: maps.Clone(t.kinds), ErrorSamples: artifacts.MergeErrorSamples(nil, t.samples), LatencyMS: artifacts.PercentilesOf(t.latency),
 		ServiceMS: artifacts.PercentilesOf(t.service), Histogram: hist,
 		Series: t.series.points(), Counters: maps.Clone(t.counters),
 	}

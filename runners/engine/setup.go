@@ -99,7 +99,7 @@ func (st *stepRun) taskTime() time.Duration {
 // taskActor is an actor for setup and teardown entries: no schedule, its
 // work bounded by each entry's timeout and by ctx.
 func (st *stepRun) taskActor(ctx context.Context) *actor {
-	a := &actor{st: st, expect: map[string]time.Time{},
+	a := &actor{st: st, expect: map[string]ending{},
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 30 * time.Second}}}
 	a.ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return a

@@ -67,7 +67,7 @@ func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
 	st.env.OnEvent = st.event
 	st.env.OnPanic = st.panicked
 	st.env.OnWatch = func(name string, t runners.TargetHandle) { s.watchLate(name, watch.NewTreeSampler(t.PID()), t) }
-	st.tally = newTally(st.env.Recorders, s.group.Block.D())
+	st.tally = newTally(st.env.Recorders, s.group.Block.D(), func(d string) string { return errorSample(s.plan.Redact, d) })
 	if s.opts.Shard.Active() {
 		st.tally.blocks.kept = &artifacts.BlockData{} // merge rebuilds the samples from them
 		st.tally.liveHist = true                      // and the live view merges these
@@ -285,7 +285,7 @@ func (st *stepRun) closeWindow() {
 // found to res; a failure of either becomes a failed check or a note, so
 // the figures are never lost to it.
 func (st *stepRun) finish(ctx context.Context, res *artifacts.Step) {
-	sum := runners.Summary{Requests: res.Requests, Errors: res.Errors}
+	sum := runners.Summary{Requests: res.Requests, Errors: res.Errors, Vars: st.spec.Vars}
 	sum.GroupRequests, sum.GroupErrors = st.s.counts()
 	sum.GroupRequests += res.Requests
 	sum.GroupErrors += res.Errors
@@ -443,7 +443,7 @@ func (st *stepRun) onTargetExit() bool {
 // any other of the group's targets.
 func (st *stepRun) onTargetExitOf(t runners.TargetHandle, name string) bool {
 	what := fmt.Sprintf("%s %s", name, t.ExitStatus())
-	if st.actions().expectedExit(name) {
+	if st.actions().expectedExit(name, t) {
 		st.event(artifacts.EventTargetExited, what+" (by an action)")
 		return false
 	}

@@ -30,6 +30,10 @@ type tally struct {
 	counters map[string]int64
 	named    map[string]*runners.Named // by operation name, the step's precision
 	status   map[string]int64
+	// samples are a few messages of each error kind (errorSample), made
+	// of the recorders' details by sample.
+	samples map[string][]string
+	sample  func(detail string) string
 	// tickNamed is the last tick's operations by name, and namedBlocks
 	// each name's samples: a comparison judges a name as it does the step.
 	tickNamed   map[string]*runners.Named
@@ -55,12 +59,15 @@ type tally struct {
 
 type counts struct{ requests, errors, dropped int64 }
 
-func newTally(recs func() []*runners.Recorder, block time.Duration) *tally {
+// newTally returns the tally of recs' operations, sampled by blocks of
+// block; sample makes an error's detail an error sample (errorSample).
+func newTally(recs func() []*runners.Recorder, block time.Duration, sample func(detail string) string) *tally {
 	if block <= 0 {
 		block = DefaultBlock
 	}
 	t := &tally{
 		recorders:   recs,
+		sample:      sample,
 		blocks:      newBlocks(block),
 		interval:    artifacts.NewHistogram(),
 		latency:     artifacts.NewHistogram(),
@@ -127,6 +134,11 @@ func (t *tally) mergeMaps(iv runners.Interval) {
 	}
 	for k, n := range iv.Status {
 		t.status[k] += n
+	}
+	for k, d := range iv.Details {
+		if len(t.samples[k]) < artifacts.MaxErrorSamples {
+			t.samples = artifacts.AddErrorSample(t.samples, k, t.sample(d))
+		}
 	}
 	for k, n := range iv.Named {
 		if t.named[k] == nil {

@@ -56,7 +56,7 @@ func (u *User) Iterate(ctx context.Context, due time.Time, send Send) runners.Ou
 			continue
 		}
 		if ctx.Err() != nil {
-			return runners.Outcome{Err: "cancelled", Recorded: true}
+			return runners.Outcome{Err: runners.KindCanceled, Recorded: true}
 		}
 		out := u.step(ctx, i, stepDue, send)
 		if out.Err != "" {
@@ -66,7 +66,7 @@ func (u *User) Iterate(ctx context.Context, due time.Time, send Send) runners.Ou
 		stepDue = time.Now()
 		if s.Think > 0 {
 			if !runners.SleepUntil(ctx, stepDue.Add(s.Think)) {
-				return runners.Outcome{Err: "cancelled", Recorded: true}
+				return runners.Outcome{Err: runners.KindCanceled, Recorded: true}
 			}
 			stepDue = time.Now()
 		}

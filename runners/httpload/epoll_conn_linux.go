@@ -218,15 +218,24 @@ func (l *evLoop) finish(c *evConn, s sent, now time.Time, out runners.Outcome) {
 // ended). A timeout is never retried.
 func (l *evLoop) Expire(now time.Time, all bool) {
 	for _, c := range l.conns {
-		if len(c.out) > 0 && (all || now.After(c.out[0].deadline)) {
+		switch {
+		case len(c.out) == 0:
+		case all:
+			c.retried = true
+			l.fail(c, now, errCut)
+		case now.After(c.out[0].deadline):
 			c.retried = true
 			l.fail(c, now, errTimedOut)
 		}
 	}
 }
 
-// errTimedOut is a request past its timeout; it classifies as "timeout".
-var errTimedOut = fmt.Errorf("request timed out: %w", context.DeadlineExceeded)
+// errTimedOut is a request past its timeout ("timeout"); errCut one in
+// flight when the step's grace for in-flight work ended ("canceled").
+var (
+	errTimedOut = fmt.Errorf("request timed out: %w", context.DeadlineExceeded)
+	errCut      = fmt.Errorf("request in flight when the step ended: %w", context.Canceled)
+)
 
 // connected reports how the connect of c's socket ended.
 func (c *evConn) connected() error {

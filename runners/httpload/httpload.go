@@ -141,6 +141,7 @@ type Runner struct {
 	// templates or the group has a data file, whose rows data hands out.
 	tpls   []*reqTemplate
 	states bool
+	seq    *tmpl.Seq // {{seq}}: the group's requests (a flow's iterations), numbered
 	data   *tmpl.Source
 	step   []string // the step's values of the group's vars, set in Prepare
 	err    error    // a template that did not compile, returned by Prepare
@@ -168,7 +169,7 @@ func NewRunner(spec *Spec) *Runner { return newRunner(spec, nil) }
 
 // newRunner builds a runner for spec; g (nil: none) gives its data file.
 func newRunner(spec *Spec, g *plan.Group) *Runner {
-	r := &Runner{spec: spec}
+	r := &Runner{spec: spec, seq: tmpl.NewSeq()}
 	r.reqs, _ = spec.sent()
 	if len(spec.Flow) > 0 {
 		var problems []flow.Problem
@@ -225,6 +226,7 @@ func (r *Runner) Prepare(_ context.Context, step *runners.StepEnv) error {
 	}
 	r.client = newClient(r.spec, max(step.Load.Workers(), 1), r.timeout())
 	r.step = step.StepValues()
+	r.seq.Stripe(step.Shard.Index, step.Shard.Count)
 	return nil
 }
 
@@ -260,7 +262,7 @@ func (r *Runner) NewWorker(id int, rec *runners.Recorder) (runners.Worker, error
 	rnd := rand.New(rand.NewPCG(uint64(id)+1, uint64(time.Now().UnixNano())))
 	var st *tmpl.State
 	if r.states {
-		st = tmpl.NewState(r.data)
+		st = tmpl.NewState(r.data, r.seq)
 		st.SetStep(r.step)
 	}
 	if r.flow != nil {

@@ -78,30 +78,6 @@ func TestTemplatedUUIDsAreDistinct(t *testing.T) {
 	}
 }
 
-// TestSeqCountsPerWorker: {{seq}} counts each worker's requests from 1,
-// so 4 workers of 10 requests each send 1…10 four times.
-func TestSeqCountsPerWorker(t *testing.T) {
-	srv, s := seenServer(t, func(r *http.Request, _ string) string { return r.Header.Get("X-Seq") })
-	a := runGroup(t, fmt.Sprintf(`  - id: seq
-    runner: http
-    http: {requests: [{url: "%s/", headers: {X-Seq: "{{seq}}"}}]}
-    load: {concurrency: 4}
-    per_worker_iterations: 10
-`, srv.URL), nil)
-	count := map[string]int{}
-	for _, v := range s.values() {
-		count[v]++
-	}
-	for i := 1; i <= 10; i++ {
-		if count[fmt.Sprint(i)] != 4 {
-			t.Errorf("seq %d was sent %d times, want 4 (once per worker): %v", i, count[fmt.Sprint(i)], count)
-		}
-	}
-	if len(count) != 10 || a.Steps[0].Requests != 40 {
-		t.Errorf("requests = %d with seq values %v, want 40 over 1..10", a.Steps[0].Requests, count)
-	}
-}
-
 func writeData(t *testing.T, name, text string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
@@ -279,7 +255,7 @@ groups:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(tp.Append(nil, tmpl.NewState(nil))); got != "s3cr3t-value" {
+	if got := string(tp.Append(nil, tmpl.NewState(nil, nil))); got != "s3cr3t-value" {
 		t.Errorf("{{env}} rendered %q, want the value read with the plan", got)
 	}
 }
@@ -292,7 +268,7 @@ func TestLeanRenderAllocs(t *testing.T) {
 	if r.err != nil || r.lean == nil || r.lean[0].tpl == nil {
 		t.Fatalf("want a templated lean request: %v", r.err)
 	}
-	st := tmpl.NewState(nil)
+	st := tmpl.NewState(nil, nil)
 	var b buffers
 	if n := testing.AllocsPerRun(1000, func() { st.Next(); r.lean[0].tpl.render(&b, st) }); n > 0 {
 		t.Errorf("rendering allocates %v times per request, want 0", n)

@@ -50,12 +50,12 @@ func (w *worker) send(ctx context.Context, i int, sink *replySink) runners.Outco
 	}
 	resp, err := w.r.client.Do(hr)
 	if err != nil {
-		return outcome(req, 0, Classify(err))
+		return outcome(req, 0, classifyIn(ctx, err))
 	}
 	err = sink.read(resp)
 	resp.Body.Close()
 	if err != nil {
-		return outcome(req, resp.StatusCode, Classify(err))
+		return outcome(req, resp.StatusCode, classifyIn(ctx, err))
 	}
 	return outcome(req, resp.StatusCode, statusKind(req, resp.StatusCode))
 }
@@ -138,8 +138,18 @@ func statusKind(req *Request, code int) string {
 	return ""
 }
 
-// Classify names the kind of a transport error: timeout, refused, reset or
-// other.
+// classifyIn names the kind of a transport error of a request sent under
+// ctx: canceled when ctx ended (the step's grace for in-flight work ran
+// out, whatever error the cut surfaced as), else Classify's.
+func classifyIn(ctx context.Context, err error) string {
+	if ctx.Err() != nil {
+		return runners.KindCanceled
+	}
+	return Classify(err)
+}
+
+// Classify names the kind of a transport error: timeout, refused, reset,
+// canceled (a context cancelled) or other.
 func Classify(err error) string {
 	var ne net.Error
 	switch {
@@ -152,7 +162,7 @@ func Classify(err error) string {
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return "reset"
 	case errors.Is(err, context.Canceled):
-		return "cancelled"
+		return runners.KindCanceled
 	}
 	return "other"
 }
@@ -191,7 +201,7 @@ func (w *leanWorker) send(ctx context.Context, i int, sink *replySink) runners.O
 	}
 	code, err := w.conn.roundTrip(ctx, lr, sink)
 	if err != nil {
-		return outcome(req, code, Classify(err))
+		return outcome(req, code, classifyIn(ctx, err))
 	}
 	return outcome(req, code, statusKind(req, code))
 }

@@ -92,9 +92,17 @@ var (
 	_ runners.Driver = (*Runner)(nil)
 )
 
-// New builds the runner of each load of g with its kind.
+// New builds the runner of each load of g with its kind; the loads share
+// one runners.Shared (RunEnv.Group), so that, say, their `dsn: embedded`
+// is one database.
 func New(reg *runners.Registry, g *plan.Group, env *runners.RunEnv) (runners.Runner, error) {
 	r := &Runner{group: g}
+	shared := &runners.RunEnv{}
+	if env != nil {
+		*shared = *env
+	}
+	shared.Group = runners.NewShared()
+	env = shared
 	for _, l := range g.Loads {
 		k, ok := reg.Kind(l.Runner)
 		if !ok {

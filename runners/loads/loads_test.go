@@ -3,7 +3,9 @@ package loads_test
 import (
 	"fmt"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/demo"
@@ -71,15 +73,41 @@ groups:
         sse: {url: "%s/events?rate=20", subscribers: 5}
 `, srv.URL, events.URL), nil)
 	st := a.Steps[0]
-	reads, subs := st.ByName["reads/ping"], st.ByName["subscribers"]
-	if reads.Requests == 0 || reads.Requests != served.Load() || subs.Requests < 5 {
-		t.Errorf("reads/ping %d (server saw %d), subscribers %d events: %+v", reads.Requests, served.Load(), subs.Requests, st.ByName)
+	reads, ping, subs := st.ByName["reads"], st.ByName["reads/ping"], st.ByName["subscribers"]
+	if reads.Requests == 0 || reads.Requests != served.Load() || ping.Requests != reads.Requests || subs.Requests < 5 {
+		t.Errorf("reads %d, reads/ping %d (server saw %d), subscribers %d events: %+v", reads.Requests, ping.Requests, served.Load(), subs.Requests, st.ByName)
 	}
 	t.Logf("reads/ping %d, subscribers %d events", reads.Requests, subs.Requests)
-	assertLoadsAddUp(t, st, "reads/ping", "subscribers")
+	assertLoadsAddUp(t, st, "reads", "subscribers")
 	if st.Errors != 0 {
 		t.Errorf("errors %d %v", st.Errors, st.ErrorKinds)
 	}
+	assertLoadsBack(t, a)
+}
+
+// TestNamedRequestKeepsItsLoadsFigures: a load whose request has a name
+// keeps its own figures (its requests, errors, latency and drops) under
+// the load's name, the request's beside them under LOAD/NAME; an open
+// loop that drops arrivals makes no load entry of drops alone.
+func TestNamedRequestKeepsItsLoadsFigures(t *testing.T) {
+	srv, served := runnertest.CountingServer(t, 20*time.Millisecond)
+	a := runnertest.RunPlan(t, testRegistry, fmt.Sprintf(`version: 1
+groups:
+  - id: named
+    duration: 1s
+    loads:
+      - {name: a, runner: http, http: {requests: [{url: "%s/ping", name: ping}]}, load: {rate: 200, max_in_flight: 1}}
+      - {name: b, runner: http, http: {requests: [{url: "%s/b"}]}, load: {concurrency: 1}}
+`, srv.URL, srv.URL), nil)
+	st := a.Steps[0]
+	la, ping, lb := st.ByName["a"], st.ByName["a/ping"], st.ByName["b"]
+	if la.Requests == 0 || la.Requests != ping.Requests || la.Requests+lb.Requests != served.Load() {
+		t.Errorf("a %d requests, a/ping %d, b %d, server saw %d: want the load's figures beside its request's", la.Requests, ping.Requests, lb.Requests, served.Load())
+	}
+	if la.Dropped == 0 || la.LatencyMS.P50 < 20 || la.Histogram == "" {
+		t.Errorf("a: %d dropped, p50 %.1f ms, histogram %q: want the load's drops and latency", la.Dropped, la.LatencyMS.P50, la.Histogram)
+	}
+	assertLoadsAddUp(t, st, "a", "b")
 	assertLoadsBack(t, a)
 }
 
@@ -110,8 +138,9 @@ groups:
 	}
 }
 
-// assertLoadsAddUp checks that the named figures are exactly names and
-// that they add up to the step's requests, errors and drops.
+// assertLoadsAddUp checks that the loads' figures (the names without a
+// "/": a load's named requests are LOAD/NAME beside it) are exactly names
+// and that they add up to the step's requests, errors and drops.
 func assertLoadsAddUp(t *testing.T, st artifacts.Step, names ...string) {
 	t.Helper()
 	var req, errs, dropped int64
@@ -120,7 +149,13 @@ func assertLoadsAddUp(t *testing.T, st artifacts.Step, names ...string) {
 		errs += st.ByName[n].Errors
 		dropped += st.ByName[n].Dropped
 	}
-	if len(st.ByName) != len(names) || req != st.Requests || errs != st.Errors || dropped != st.Dropped {
+	loads := 0
+	for name := range st.ByName {
+		if !strings.Contains(name, "/") {
+			loads++
+		}
+	}
+	if loads != len(names) || req != st.Requests || errs != st.Errors || dropped != st.Dropped {
 		t.Errorf("by_name %v: %d requests, %d errors, %d dropped; step %d, %d, %d",
 			st.ByName, req, errs, dropped, st.Requests, st.Errors, st.Dropped)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/evloop"
 )
 
@@ -192,7 +191,9 @@ func (l *pgLoop) finish(c *pgConn, s pgSent, now time.Time, err error) {
 	if sent.IsZero() { // it never left: no connection
 		sent = now
 	}
-	c.w.rec.Record(s.due, sent, now, runners.Outcome{Err: Classify(err), Name: l.r.stmts[s.stmt].name})
+	out := failure(err, false)
+	out.Name = l.r.stmts[s.stmt].name
+	c.w.rec.Record(s.due, sent, now, out)
 	l.Done(int(c.index))
 }
 

@@ -120,7 +120,7 @@ var _ runners.Iterator = (*flowWorker)(nil)
 
 func (r *runner) newFlowWorker(id int, rec *runners.Recorder, own *pgx.Conn) *flowWorker {
 	w := newWorker(r, id, rec, own)
-	w.st = tmpl.NewState(nil)
+	w.st = tmpl.NewState(nil, r.seq)
 	return &flowWorker{worker: w, user: r.flow.NewUser(w.st, rec)}
 }
 

@@ -65,6 +65,7 @@ type pipeWorker struct {
 	batch  []*statement
 	sds    []*pgconn.StatementDescription
 	errs   []string    // per statement: its error kind, "" when it succeeded
+	detail []string    // per statement: what its error said (detailOf)
 	ends   []time.Time // per statement: when its result was read
 	failed []error     // reused: per statement, its failure in the batch
 	due    time.Time   // the batch's
@@ -74,7 +75,7 @@ var _ runners.Iterator = (*pipeWorker)(nil)
 
 func newPipeWorker(w *worker, n int) *pipeWorker {
 	return &pipeWorker{worker: w, batch: make([]*statement, n), sds: make([]*pgconn.StatementDescription, n),
-		errs: make([]string, n), ends: make([]time.Time, n)}
+		errs: make([]string, n), detail: make([]string, n), ends: make([]time.Time, n)}
 }
 
 // Do runs one batch due now.
@@ -97,16 +98,16 @@ func (w *pipeWorker) Iterate(ctx context.Context, due time.Time) runners.Outcome
 		if sent.IsZero() {
 			sent = called
 		}
-		w.recordAll(sent, time.Now(), out.Err)
+		w.recordAll(sent, time.Now(), out.Err, out.Detail)
 	}
 	return runners.Outcome{Recorded: true}
 }
 
 // recordAll records every statement of the batch as ended at end with
-// the error kind kind.
-func (w *pipeWorker) recordAll(sent, end time.Time, kind string) {
+// the error kind kind, which said detail.
+func (w *pipeWorker) recordAll(sent, end time.Time, kind, detail string) {
 	for i := range w.batch {
-		w.errs[i], w.ends[i] = kind, end
+		w.errs[i], w.detail[i], w.ends[i] = kind, detail, end
 	}
 	w.record(sent)
 }
@@ -114,7 +115,7 @@ func (w *pipeWorker) recordAll(sent, end time.Time, kind string) {
 // record records each statement of the batch, sent at sent.
 func (w *pipeWorker) record(sent time.Time) {
 	for i, st := range w.batch {
-		w.rec.Record(w.due, sent, w.ends[i], runners.Outcome{Err: w.errs[i], Name: st.name})
+		w.rec.Record(w.due, sent, w.ends[i], runners.Outcome{Err: w.errs[i], Detail: w.detail[i], Name: st.name})
 	}
 }
 
@@ -123,14 +124,14 @@ func (w *pipeWorker) record(sent time.Time) {
 func (w *pipeWorker) sendBatch(stepCtx, qctx context.Context, conn *pgx.Conn, _ time.Time) runners.Outcome {
 	done := runners.Outcome{Recorded: true}
 	if !w.stop.begin(stepCtx, conn.PgConn()) {
-		w.recordAll(time.Now(), time.Now(), "canceled")
+		w.recordAll(time.Now(), time.Now(), runners.KindCanceled, "")
 		return done
 	}
 	for i, st := range w.batch {
 		sd, err := conn.Prepare(qctx, st.sql, st.sql)
 		if err != nil {
-			kind := kindOf(err, w.stop.end())
-			w.recordAll(time.Now(), time.Now(), kind)
+			out := failure(err, w.stop.end())
+			w.recordAll(time.Now(), time.Now(), out.Err, out.Detail)
 			return done
 		}
 		w.sds[i] = sd
@@ -162,6 +163,7 @@ func (w *pipeWorker) sendBatch(stepCtx, qctx context.Context, conn *pgx.Conn, _ 
 	for i, err := range errs {
 		if err != nil {
 			w.errs[i] = kindOf(err, stopped)
+			w.detail[i] = detailOf(err, w.errs[i])
 			forgetStale(qctx, conn, w.batch[i].sql, err)
 		}
 	}
@@ -174,9 +176,10 @@ func (w *pipeWorker) sendBatch(stepCtx, qctx context.Context, conn *pgx.Conn, _ 
 // statement whose args do not encode is not sent, its kind set.
 func (w *pipeWorker) sendAll(conn *pgx.Conn, p *pgconn.Pipeline) {
 	for i, st := range w.batch {
-		w.errs[i] = ""
+		w.errs[i], w.detail[i] = "", ""
 		if err := w.eqb.Build(conn.TypeMap(), w.sds[i], w.makeArgs(st)); err != nil {
 			w.errs[i] = Classify(err)
+			w.detail[i] = detailOf(err, w.errs[i])
 			continue
 		}
 		p.SendQueryStatement(w.sds[i], w.eqb.ParamValues, w.eqb.ParamFormats, w.eqb.ResultFormats)

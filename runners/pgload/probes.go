@@ -6,7 +6,7 @@ package pgload
 func (r *runner) EmbeddedDSN() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.embedded == nil {
+	if r.embedded == nil && !r.joined {
 		return ""
 	}
 	return r.dsn

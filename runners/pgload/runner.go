@@ -15,6 +15,7 @@ import (
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/flow"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
 // closeTimeout bounds teardown when the group ends.
@@ -31,7 +32,7 @@ type runner struct {
 	timeout time.Duration
 
 	step []string                     // the step's values of the group's vars, set in Prepare
-	seq  atomic.Int64                 // $seq, shared by the workers of the whole run
+	seq  *tmpl.Seq                    // $seq: the group's statements, numbered
 	live atomic.Pointer[pgxpool.Pool] // the pool workers use, read without the lock
 
 	mu       sync.Mutex // guards what follows; Prepare/Finish/Close are sequential
@@ -40,7 +41,9 @@ type runner struct {
 	poolSize int
 	conns    *workerConns // connection: per-worker; nil with a pool
 	setUp    bool
-	embedded *Embedded
+	embedded *Embedded     // the group's own cluster, which it stops
+	cluster  *groupCluster // the one of a group's loads, shared; nil elsewhere
+	joined   bool          // this load's statements run on cluster's
 }
 
 var _ runners.Runner = (*runner)(nil)
@@ -50,7 +53,10 @@ func newRunner(g *plan.Group, env *runners.RunEnv) (runners.Runner, error) {
 	if spec == nil {
 		return nil, fmt.Errorf("group %s: no postgres section", g.ID)
 	}
-	r := &runner{group: g, spec: spec, env: env, dsn: spec.DSN, timeout: g.Load.Timeout.D()}
+	r := &runner{group: g, spec: spec, env: env, dsn: spec.DSN, timeout: g.Load.Timeout.D(), seq: tmpl.NewSeq()}
+	if spec.DSN == EmbeddedDSN {
+		r.cluster = joinGroupCluster(env, r.maxPool())
+	}
 	var problems []flow.Problem
 	if r.flow, problems = spec.compileFlow(); len(problems) > 0 {
 		return nil, fmt.Errorf("group %s: %w", g.ID, errors.Join(flowErrors(problems)...))
@@ -87,6 +93,7 @@ func (r *runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 		return err
 	}
 	r.step = step.StepValues()
+	r.seq.Stripe(step.Shard.Index, step.Shard.Count)
 	size := r.poolSizeFor(step)
 	if r.pool == nil || r.poolSize != size {
 		if r.pool != nil {
@@ -147,15 +154,30 @@ func (r *runner) openWorkerConns(ctx context.Context, step *runners.StepEnv) err
 	return r.conns.fill(ctx, step.Load.Workers())
 }
 
+// startEmbedded starts the group's embedded cluster with its first step,
+// for `dsn: embedded`: its own, or the one its group's loads share (the
+// load that prepares first starts it, and watches it).
 func (r *runner) startEmbedded(ctx context.Context, step *runners.StepEnv) error {
-	if r.spec.DSN != EmbeddedDSN || r.embedded != nil {
+	if r.spec.DSN != EmbeddedDSN || r.embedded != nil || r.joined {
 		return nil
 	}
-	e, err := StartEmbedded(ctx, EmbeddedOptions{MaxConnections: r.maxPool() + 20})
+	var e *Embedded
+	var err error
+	started := true
+	if r.cluster != nil {
+		e, started, err = r.cluster.start(ctx)
+		r.joined = err == nil
+	} else {
+		e, err = StartEmbedded(ctx, EmbeddedOptions{MaxConnections: r.maxPool() + 20})
+		r.embedded = e
+	}
 	if err != nil {
 		return fmt.Errorf("group %s: starting the embedded postgres: %w", r.group.ID, err)
 	}
-	r.embedded, r.dsn = e, e.DSN()
+	r.dsn = e.DSN()
+	if !started {
+		return nil // the load that started it watches it
+	}
 	step.Event(artifacts.EventNote, fmt.Sprintf("embedded postgres: pid %d, port %d, folder %s", e.PID(), e.Port(), e.Dir()))
 	step.WatchTarget("postgres (embedded)", e)
 	if r.env != nil && r.env.Cleanup != nil {
@@ -296,6 +318,9 @@ func (r *runner) Close() error {
 	}
 	if r.embedded != nil {
 		errs = append(errs, r.embedded.Stop())
+	}
+	if r.cluster != nil {
+		errs = append(errs, r.cluster.leave())
 	}
 	return errors.Join(errs...)
 }

@@ -91,9 +91,10 @@ type Statement struct {
 type Verify struct {
 	Name string `yaml:"name"`
 	SQL  string `yaml:"sql,required"`
-	// Expect is a number (compared numerically), a string, or
-	// "{{requests}}" / "{{errors}}" (the step's counts). Empty: the query
-	// only has to succeed.
+	// Expect is a number (compared numerically) or a string; it, SQL and
+	// the comparison's limits may read the counts ("{{requests}}") and
+	// the step's vars ("{{.N}}"): expandVerify. Empty: the query only has
+	// to succeed.
 	Expect string `yaml:"expect"`
 	// Comparison, instead of Expect, is one operator and its limit
 	// (`"<=": 5`, `between: [1, "{{requests}}"]`); see verifyop.go.
@@ -217,7 +218,7 @@ func (s *Spec) validate(pos plan.Pos, key string, step []string) []error {
 			}
 		}
 	}
-	return append(errs, validateVerify(pos, key+".verify", s.Verify, true)...)
+	return append(errs, validateVerify(pos, key+".verify", s.Verify, true, step)...)
 }
 
 // ValidateVerify reports the problems of a group's own `verify:` list. For
@@ -228,10 +229,13 @@ func ValidateVerify(g *plan.Group) []error {
 	if list == nil {
 		return nil
 	}
-	return validateVerify(g.SectionPos[VerifySection], "group "+g.ID+": verify", *list, g.Runner == Kind().Name)
+	return validateVerify(g.SectionPos[VerifySection], "group "+g.ID+": verify", *list, g.Runner == Kind().Name, g.VarNames())
 }
 
-func validateVerify(pos plan.Pos, key string, list []Verify, hasDSN bool) []error {
+// validateVerify reports the problems of a verify list at pos, named key,
+// of a group whose vars are vars; hasDSN: the group's runner has a
+// database to ask.
+func validateVerify(pos plan.Pos, key string, list []Verify, hasDSN bool, vars []string) []error {
 	var errs []error
 	for i, v := range list {
 		k, at := fmt.Sprintf("%s[%d]", key, i), pos
@@ -245,6 +249,7 @@ func validateVerify(pos plan.Pos, key string, list []Verify, hasDSN bool) []erro
 			errs = append(errs, plan.Errorf(at, k+".name", "%s", p))
 		}
 		errs = append(errs, v.validateOp(at, k)...)
+		errs = append(errs, v.textProblems(vars, at, k)...)
 		switch {
 		case v.DSN == "" && !hasDSN:
 			errs = append(errs, plan.Errorf(at, k+".dsn", "want the dsn of the database to ask"))
@@ -279,7 +284,7 @@ func parseArg(s string, sc argScope) (argGen, error) {
 	name, rest, _ := strings.Cut(s[1:], ":")
 	switch name {
 	case "seq":
-		return func(w *worker) any { return w.r.seq.Add(1) }, nil
+		return func(w *worker) any { return int64(w.r.seq.Next()) }, nil
 	case "worker":
 		return func(w *worker) any { return int64(w.id) }, nil
 	case "uuid":

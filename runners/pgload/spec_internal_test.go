@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/tmpl"
 )
 
 func TestMaxParam(t *testing.T) {
@@ -56,7 +57,7 @@ func TestJudge(t *testing.T) {
 }
 
 func TestArgGenerators(t *testing.T) {
-	r := &runner{}
+	r := &runner{seq: tmpl.NewSeq()}
 	w := &worker{r: r, id: 5, rng: rand.New(rand.NewPCG(1, 2))}
 	gen := func(s string) any {
 		g, err := parseArg(s, argScope{})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/benchtui/benchtui/runners"
@@ -62,11 +63,6 @@ func VerifyMerged(ctx context.Context, g *plan.Group, sum runners.Summary) ([]ru
 	return verifyAll(ctx, list, nil, dsn, sum)
 }
 
-// querier is what a verify query needs of a pool or a connection.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}
-
 // verifyAll runs each entry on pool (entries without a dsn) or on a
 // connection to the entry's own dsn, opened once per dsn.
 func verifyAll(ctx context.Context, list []Verify, pool *pgxpool.Pool, dsn string, sum runners.Summary) ([]runners.Check, error) {
@@ -85,6 +81,7 @@ func verifyAll(ctx context.Context, list []Verify, pool *pgxpool.Pool, dsn strin
 		if name == "" {
 			name = abbreviate(v.SQL)
 		}
+		v.SQL = expandVerify(v.SQL, sum)
 		c, err := v.check(ctx, name, sum, func(ctx context.Context) (string, error) {
 			return verifyOne(ctx, v, pool, dsn, conns)
 		})
@@ -99,7 +96,6 @@ func verifyAll(ctx context.Context, list []Verify, pool *pgxpool.Pool, dsn strin
 func verifyOne(ctx context.Context, v Verify, pool *pgxpool.Pool, dsn string, conns map[string]*pgx.Conn) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, verifyTimeout)
 	defer cancel()
-	var q querier
 	switch {
 	case v.DSN != "":
 		c := conns[v.DSN]
@@ -110,45 +106,53 @@ func verifyOne(ctx context.Context, v Verify, pool *pgxpool.Pool, dsn string, co
 			}
 			conns[v.DSN] = c
 		}
-		q = c
+		return firstValue(ctx, c.PgConn(), v.SQL)
 	case pool != nil:
-		q = pool
+		c, err := pool.Acquire(ctx)
+		if err != nil {
+			return "", fmt.Errorf("acquiring a connection: %w", err)
+		}
+		defer c.Release()
+		return firstValue(ctx, c.Conn().PgConn(), v.SQL)
 	case dsn == "":
 		return "", errors.New("no dsn: outside a postgres group (or on a merge of an embedded database's shards) each verify entry needs its own dsn")
 	default: // a merge: no pool, the group's dsn
 		v.DSN = dsn
 		return verifyOne(ctx, v, nil, "", conns)
 	}
-	return firstValue(ctx, q, v.SQL)
 }
 
-// firstValue is the text of the first column of the first row, "NULL" for
-// a null and "" without rows.
-func firstValue(ctx context.Context, q querier, sql string) (string, error) {
-	// Simple protocol: every value comes back as text, whatever its type.
-	rows, err := q.Query(ctx, sql, pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
+// firstValue is the text of the first column of the first row of sql's
+// first result, "NULL" for a null and "" without rows. It goes straight to
+// the connection's simple protocol, where every value comes back as text
+// whatever its type: pgx's Query would run a statement the load prepared
+// under the same text instead, whose results are binary.
+func firstValue(ctx context.Context, pc *pgconn.PgConn, sql string) (string, error) {
+	mrr := pc.Exec(ctx, sql)
 	got := ""
-	if rows.Next() {
-		if raw := rows.RawValues(); len(raw) > 0 {
-			got = "NULL"
-			if raw[0] != nil {
-				got = string(raw[0])
+	if mrr.NextResult() {
+		rr := mrr.ResultReader()
+		if rr.NextRow() {
+			if raw := rr.Values(); len(raw) > 0 {
+				got = "NULL"
+				if raw[0] != nil {
+					got = string(raw[0])
+				}
 			}
 		}
+		if _, err := rr.Close(); err != nil {
+			_ = mrr.Close()
+			return "", err
+		}
 	}
-	rows.Close()
-	return got, rows.Err()
+	return got, mrr.Close()
 }
 
 // judge compares a verify query's value with its expectation: numerically
 // when both are numbers, else as strings. value is the number got (0 when
 // it is not one).
 func judge(got, expect string, sum runners.Summary) (ok bool, value float64, note string) {
-	expect = expandCounts(expect, sum)
+	expect = expandVerify(expect, sum)
 	gotNum, gotErr := strconv.ParseFloat(strings.TrimSpace(got), 64)
 	if gotErr == nil {
 		value = gotNum

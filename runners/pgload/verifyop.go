@@ -89,8 +89,9 @@ func (v Verify) once(ctx context.Context, name string, sum runners.Summary, quer
 }
 
 // judge compares a value with the entry's operator and limit, or with its
-// expect when it has no operator. Limits may be {{requests}} and
-// {{errors}}; == and != compare text when either side is not a number.
+// expect when it has no operator. Limits may read the counts and the
+// step's vars (expandVerify); == and != compare text when either side is
+// not a number.
 func (v Verify) judge(got string, sum runners.Summary) (ok bool, value float64, note string) {
 	op, written, _ := v.Operator()
 	if op == "" {
@@ -98,7 +99,7 @@ func (v Verify) judge(got string, sum runners.Summary) (ok bool, value float64, 
 	}
 	limits := make([]string, len(written))
 	for i, l := range written {
-		limits[i] = expandCounts(l, sum)
+		limits[i] = expandVerify(l, sum)
 	}
 	gotNum, gotErr := strconv.ParseFloat(strings.TrimSpace(got), 64)
 	if gotErr == nil {
@@ -121,15 +122,4 @@ func (v Verify) judge(got string, sum runners.Summary) (ok bool, value float64, 
 		note = fmt.Sprintf("got %s, want %s", quoteText(got), lim)
 	}
 	return ok, value, note
-}
-
-// expandCounts fills a limit's {{requests}} and {{errors}} with the
-// step's counts, {{group.requests}} and {{group.errors}} with the group's
-// so far (the steps before and this one).
-func expandCounts(s string, sum runners.Summary) string {
-	s = strings.ReplaceAll(s, "{{requests}}", strconv.FormatInt(sum.Requests, 10))
-	s = strings.ReplaceAll(s, "{{errors}}", strconv.FormatInt(sum.Errors, 10))
-	s = strings.ReplaceAll(s, "{{group.requests}}", strconv.FormatInt(sum.GroupRequests, 10))
-	s = strings.ReplaceAll(s, "{{group.errors}}", strconv.FormatInt(sum.GroupErrors, 10))
-	return strings.TrimSpace(s)
 }

@@ -121,7 +121,7 @@ func (w *worker) withConn(ctx context.Context, name string, op connOp) runners.O
 	}
 	pool := w.r.live.Load()
 	if pool == nil {
-		return runners.Outcome{Err: "other", Name: name}
+		return runners.Outcome{Err: "other", Detail: "no connection pool: the step was not prepared", Name: name}
 	}
 	asked := time.Now()
 	conn, err := pool.Acquire(ctx)
@@ -130,7 +130,9 @@ func (w *worker) withConn(ctx context.Context, name string, op connOp) runners.O
 		w.rec.Extra("pool_wait", sent.Sub(asked))
 	}
 	if err != nil {
-		return runners.Outcome{Err: Classify(err), Sent: sent, Name: name}
+		out := failure(err, false)
+		out.Sent, out.Name = sent, name
+		return out
 	}
 	defer conn.Release()
 	return op(stepCtx, qctx, conn.Conn(), sent)
@@ -146,7 +148,9 @@ func (w *worker) withOwn(stepCtx, ctx, qctx context.Context, name string, op con
 	if w.own.IsClosed() {
 		conn, err := w.r.conns.connect(ctx)
 		if err != nil {
-			return runners.Outcome{Err: Classify(err), Name: name}
+			out := failure(err, false)
+			out.Name = name
+			return out
 		}
 		w.own, sent = conn, time.Now()
 	}
@@ -157,7 +161,7 @@ func (w *worker) withOwn(stepCtx, ctx, qctx context.Context, name string, op con
 // reports the outcome of an operation sent at sent.
 func (w *worker) runOn(stepCtx, qctx context.Context, conn *pgx.Conn, st *statement, rr *rowReader, sent time.Time) runners.Outcome {
 	if !w.stop.begin(stepCtx, conn.PgConn()) {
-		return runners.Outcome{Err: "canceled", Sent: sent, Name: st.name}
+		return runners.Outcome{Err: runners.KindCanceled, Sent: sent, Name: st.name}
 	}
 	args := w.makeArgs(st)
 	var err error
@@ -171,7 +175,26 @@ func (w *worker) runOn(stepCtx, qctx context.Context, conn *pgx.Conn, st *statem
 	default:
 		err = runTx(qctx, conn, st, args, w.execOne)
 	}
-	return runners.Outcome{Err: kindOf(err, w.stop.end()), Sent: sent, Name: st.name}
+	out := failure(err, w.stop.end())
+	out.Sent, out.Name = sent, st.name
+	return out
+}
+
+// failure is the Outcome of an operation that ended with err (nil: it
+// succeeded): its kind (kindOf) and what err said (detailOf).
+func failure(err error, stopped bool) runners.Outcome {
+	kind := kindOf(err, stopped)
+	return runners.Outcome{Err: kind, Detail: detailOf(err, kind)}
+}
+
+// detailOf is what err, of kind kind, said: the message an error sample
+// keeps (a client's error has no SQLSTATE, only its words). It is "" for
+// no error and for one the step's end cut, whose kind says all.
+func detailOf(err error, kind string) string {
+	if err == nil || kind == runners.KindCanceled {
+		return ""
+	}
+	return err.Error()
 }
 
 // kindOf is err's kind (Classify), "canceled" when the step's operations
@@ -181,7 +204,7 @@ func kindOf(err error, stopped bool) string {
 	case err == nil:
 		return ""
 	case stopped:
-		return "canceled"
+		return runners.KindCanceled
 	}
 	return Classify(err)
 }

@@ -9,12 +9,14 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // LoadsRunner is the runner of a group with `loads:`: the decoder sets it,
 // and the kind of that name (runners/loads) drives the group's loads
 // together. A plan does not write it.
-const LoadsRunner = "loads"
+const LoadsRunner = artifacts.LoadsRunner
 
 // MaxLoads bounds the loads of a group: each holds its own workers and
 // recorders, and the console lists them as rows.

@@ -104,7 +104,7 @@ func (g *Group) stepTemplate(src string) (*tmpl.Template, error) {
 // field rendered.
 func (g *Group) RenderedTask(t *Task, vals map[string]string) (Action, error) {
 	a := t.Action
-	st := tmpl.NewState(nil)
+	st := tmpl.NewState(nil, nil)
 	st.SetStep(g.StepValues(vals))
 	render := func(src string) (string, error) {
 		if !tmpl.Has(src) {

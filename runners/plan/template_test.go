@@ -23,7 +23,7 @@ func TestVariableValuesAreNeverTemplateSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := tmpl.NewState(nil)
+	s := tmpl.NewState(nil, nil)
 	s.Next()
 	if got := string(tp.Append(nil, s)); got != `b={{env "API_TOKEN"}} id={{uuid}} n=1` {
 		t.Errorf("rendered %q: want the values as written and the plan's own {{seq}} filled", got)

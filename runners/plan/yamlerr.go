@@ -37,7 +37,7 @@ type suspect struct {
 // culprit looks for the likeliest cause of the parser's message msg from
 // line from on, by the usual mistakes of hand-written YAML.
 func culprit(lines []string, from int, msg string) (suspect, bool) {
-	checks := []func([]string, int) (suspect, bool){tabIndent, dashWithoutSpace, strayIndent}
+	checks := []func([]string, int) (suspect, bool){dollarInFlow, tabIndent, dashWithoutSpace, strayIndent}
 	switch {
 	case strings.Contains(msg, "mapping values are not allowed"):
 		checks = append([]func([]string, int) (suspect, bool){colonInValue}, checks...)
@@ -49,6 +49,28 @@ func culprit(lines []string, from int, msg string) (suspect, bool) {
 	for _, check := range checks {
 		if s, ok := check(lines, from); ok {
 			return s, true
+		}
+	}
+	return suspect{}, false
+}
+
+// dollarInFlow finds an unquoted ${VAR} inside a { } or [ ] on its line:
+// its braces end a plain scalar there, so it never parses (the parser
+// names the line where the block began, and any later check would find
+// a culprit elsewhere). It is sought first, as nothing else explains it.
+func dollarInFlow(lines []string, from int) (suspect, bool) {
+	for i := from; i < len(lines); i++ {
+		depth := 0
+		q := unquoted(stripComment(lines[i]))
+		for j, r := range q {
+			switch {
+			case r == '{' || r == '[':
+				depth++
+			case r == '}' || r == ']':
+				depth--
+			case r == '$' && depth > 0 && strings.HasPrefix(q[j:], "${"):
+				return suspect{i, j, `a ${VAR} inside { } or [ ] must be quoted: "${VAR}"`}, true
+			}
 		}
 	}
 	return suspect{}, false

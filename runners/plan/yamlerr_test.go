@@ -18,6 +18,9 @@ func TestSyntaxErrorsNameTheCulprit(t *testing.T) {
 		{"deeper after a value", "      load: {concurrency: 1}\n", "plan.yaml:5:7: indented deeper than the line before"},
 		{"unclosed quote", "    title: \"unclosed\n    load: {concurrency: 1}\n", "plan.yaml:5:12: this quote is not closed"},
 		{"dash without space", "  -id: b\n", `plan.yaml:5:3: a list item needs a space after "-"`},
+		// A flow mapping over two lines below used to take the blame.
+		{"dollar in a flow mapping", "    load: {concurrency: ${C:-5}}\n    duration: 1s\n  - id: b\n    runner: sleep\n    sleep: {delay: 1ms,\n        fail: 2}\n", `plan.yaml:5:25: a ${VAR} inside { } or [ ] must be quoted`},
+		{"dollar in a flow sequence", "    sweep: {concurrency: [10, ${C:-5}]}\n    duration: 1s\n", `plan.yaml:5:31: a ${VAR} inside { } or [ ] must be quoted`},
 		{"after a block scalar", "    title: |\n      any text\n          deeper text: here\n      more\n     load: {}\n", "plan.yaml:9:6: indented "},
 	}
 	for _, c := range cases {

@@ -141,6 +141,9 @@ func (r *Runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 	if step != nil && step.Group != nil && r.tpl != nil {
 		r.tpl.step = step.StepValues()
 	}
+	if step != nil && r.tpl != nil {
+		r.tpl.seq.Stripe(step.Shard.Index, step.Shard.Count)
+	}
 	if err := r.open(); err != nil {
 		return err
 	}

@@ -15,7 +15,8 @@ type templates struct {
 	url, body, request *tmpl.Template
 	headers            map[string]*tmpl.Template
 	data               *tmpl.Source
-	step               []string // the step's values of the group's vars, set in Prepare
+	step               []string  // the step's values of the group's vars, set in Prepare
+	seq                *tmpl.Seq // {{seq}}: the group's operations, numbered
 }
 
 // rendered is one operation's rendered fields, in a worker's reused
@@ -43,14 +44,14 @@ func compileTemplates(s *Spec, g *plan.Group) (*templates, error) {
 		return nil, err
 	}
 	f := c.Fields
-	return &templates{url: f["url"], body: f["body"], request: f["request"], headers: c.Header(), data: c.Data}, nil
+	return &templates{url: f["url"], body: f["body"], request: f["request"], headers: c.Header(), data: c.Data, seq: tmpl.NewSeq()}, nil
 }
 
 // render fills out for the worker's next operation; exhausted says the
 // data file's unique rows ran out.
 func (t *templates) render(out *rendered) (exhausted bool, err error) {
 	if out.st == nil {
-		out.st, out.headers = tmpl.NewState(t.data), map[string]string{}
+		out.st, out.headers = tmpl.NewState(t.data, t.seq), map[string]string{}
 		out.st.SetStep(t.step)
 	}
 	if !out.st.Next() {

@@ -79,7 +79,7 @@ func (c *client) open(ctx context.Context, lastID string, st *connectState) (io.
 	}
 	req.Header = c.headers.Clone()
 	if c.tpl != nil {
-		if st.buf, err = c.tpl.render(req, st.state(c.tpl.data), st.buf); err != nil {
+		if st.buf, err = c.tpl.render(req, st.state(c.tpl), st.buf); err != nil {
 			return nil, err
 		}
 	}
@@ -166,9 +166,9 @@ type connectState struct {
 	buf []byte
 }
 
-func (c *connectState) state(data *tmpl.Source) *tmpl.State {
+func (c *connectState) state(t *templates) *tmpl.State {
 	if c.st == nil {
-		c.st = tmpl.NewState(data)
+		c.st = tmpl.NewState(t.data, t.seq)
 	}
 	return c.st
 }

@@ -135,6 +135,9 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 	if env.Group != nil {
 		r.step = env.StepValues()
 	}
+	if r.client.tpl != nil {
+		r.client.tpl.seq.Stripe(env.Shard.Index, env.Shard.Count)
+	}
 	d := &drive{r: r, h: stepHost{env}, shard: env.Shard}
 	return d.run(ctx, n)
 }
@@ -242,14 +245,15 @@ const maxUnanswered = time.Second
 func (r *Runner) unanswered() time.Duration { return min(r.client.timeout, maxUnanswered) }
 
 // backoff is the wait before reconnect attempt n (0-based): a uniform draw
-// below backoffMin·2ⁿ (full jitter), clamped to [backoffMin, backoffMax].
+// in [0, backoffMin·2ⁿ], the ceiling capped at backoffMax (full jitter).
+// The first attempt is drawn too, never raised to a floor: subscribers
+// dropped together come back spread over the window, not in one instant.
 func (r *Runner) backoff(n int) time.Duration {
 	ceil := r.backoffMax
 	if n < 40 && r.backoffMin<<n < r.backoffMax && r.backoffMin<<n > 0 {
 		ceil = r.backoffMin << n
 	}
-	w := time.Duration(rand.Int64N(int64(ceil) + 1))
-	return min(max(w, r.backoffMin), r.backoffMax)
+	return time.Duration(rand.Int64N(int64(ceil) + 1))
 }
 
 // open and closed move the connected-subscriber and in-flight figures.

@@ -41,8 +41,9 @@ type Spec struct {
 	Ramp string `yaml:"ramp"`
 	// Headers are sent with every request (Authorization is redacted).
 	Headers map[string]string `yaml:"headers"`
-	// Reconnect re-opens a dropped stream after a backoff (500 ms doubling
-	// to 30 s, full jitter) with Last-Event-ID.
+	// Reconnect re-opens a dropped stream after a backoff (full jitter: a
+	// draw in [0, ceiling], the ceiling 500 ms doubling to 30 s) with
+	// Last-Event-ID.
 	Reconnect bool `yaml:"reconnect"`
 	// Timeout bounds connecting and waiting for the response headers
 	// (default 10s); an open stream has no timeout.

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/httpload"
 )
 
@@ -79,15 +80,28 @@ func (s *stream) begin(ctx context.Context) error {
 	if c.tpl == nil {
 		return nil
 	}
-	st := s.tpl.state(c.tpl.data)
+	st := s.tpl.state(c.tpl)
 	st.SetStep(s.d.r.step)
 	if !st.Next() {
 		return errExhausted
 	}
 	if b := s.d.r.before; b != nil && s.user == nil {
-		s.user = b.NewUser(st, s.rec)
+		s.user = b.NewUser(st, uncut{s.rec})
 	}
 	return nil
+}
+
+// uncut records a flow's steps but those the step's end cut
+// (runners.KindCanceled): as a connect that had only just begun, a
+// request the subscriber had in flight when the step ended is no
+// operation of the step.
+type uncut struct{ recorder }
+
+// Record records out unless the step's end cut it.
+func (u uncut) Record(due, sent, end time.Time, out runners.Outcome) {
+	if out.Err != runners.KindCanceled {
+		u.recorder.Record(due, sent, end, out)
+	}
 }
 
 // failed records a connect that began at start and failed with err as an

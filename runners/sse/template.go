@@ -11,12 +11,13 @@ import (
 )
 
 // templates are the connect request's templated URL and header values,
-// rendered for every connect of a subscriber ({{seq}} counts its
-// connects).
+// rendered for every connect of a subscriber ({{seq}} numbers the
+// group's connects, seq).
 type templates struct {
 	url     *tmpl.Template // nil when the URL has no template
 	headers map[string]*tmpl.Template
 	data    *tmpl.Source
+	seq     *tmpl.Seq
 }
 
 // errTemplate is a rendered URL or header value that cannot go on the
@@ -43,9 +44,9 @@ func compileTemplates(s *Spec, g *plan.Group, vars []string) (*templates, error)
 	case c == nil && len(s.Flow) == 0:
 		return nil, nil
 	case c == nil:
-		return &templates{}, nil // the flow's variables need a state
+		return &templates{seq: tmpl.NewSeq()}, nil // the flow's variables need a state
 	}
-	return &templates{url: c.Fields["url"], headers: c.Header(), data: c.Data}, nil
+	return &templates{url: c.Fields["url"], headers: c.Header(), data: c.Data, seq: tmpl.NewSeq()}, nil
 }
 
 // render fills in req's URL and headers for st's current connect

@@ -32,8 +32,9 @@ func templateServer(t *testing.T) (*httptest.Server, func() []string) {
 }
 
 // TestConnectTemplates: each subscriber's connect renders its own URL and
-// headers; a header that renders a CR/LF is an error of kind template and
-// never connects.
+// headers ({{seq}} numbers the group's connects: 1 to 5, once each); a
+// header that renders a CR/LF is an error of kind template and never
+// connects.
 func TestConnectTemplates(t *testing.T) {
 	srv, seen := templateServer(t)
 	runnertest.RunPlan(t, testRegistry, fmt.Sprintf(`version: 1
@@ -43,17 +44,17 @@ groups:
     sse: {url: "%s/events?sub={{uuid}}&n={{seq}}", subscribers: 5, headers: {X-V: '{{rand_choice "ok"}}'}}
     duration: 1s
 `, srv.URL), nil)
-	distinct := map[string]bool{}
+	distinct, numbers := map[string]bool{}, map[int]bool{}
 	for _, s := range seen() {
 		var sub, v string
 		var n int
-		if _, err := fmt.Sscanf(s, "sub=%36s&n=%d %s", &sub, &n, &v); err != nil || n != 1 || v != "ok" {
-			t.Errorf("a connect carried %q, want sub=<uuid>&n=1 ok (%v)", s, err)
+		if _, err := fmt.Sscanf(s, "sub=%36s&n=%d %s", &sub, &n, &v); err != nil || n < 1 || n > 5 || v != "ok" {
+			t.Errorf("a connect carried %q, want sub=<uuid>&n=<1 to 5> ok (%v)", s, err)
 		}
-		distinct[sub] = true
+		distinct[sub], numbers[n] = true, true
 	}
-	if len(distinct) != 5 {
-		t.Errorf("%d distinct subscriber ids, want 5: %v", len(distinct), seen())
+	if len(distinct) != 5 || len(numbers) != 5 {
+		t.Errorf("%d distinct subscriber ids, %d numbers, want 5 of each: %v", len(distinct), len(numbers), seen())
 	}
 
 	bad, badSeen := templateServer(t)

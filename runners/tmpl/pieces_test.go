@@ -20,7 +20,7 @@ func TestLiteralPiecesAreData(t *testing.T) {
 		{[]Piece{{Text: "{"}, {Text: "{", Literal: true}, {Text: "seq}}"}}, "{{seq}}"},
 		{[]Piece{{Text: `{"p": `}, {Text: `{"a": 1}`, Literal: true}, {Text: `, "n": {{seq}}}`}}, `{"p": {"a": 1}, "n": 1}`},
 	}
-	s := NewState(nil)
+	s := NewState(nil, nil)
 	s.Next()
 	for _, c := range cases {
 		tp, err := CompilePieces(c.pieces, Scope{}, getenv)
@@ -60,7 +60,7 @@ func TestSwapPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewState(nil)
+	s := NewState(nil, nil)
 	s.Next()
 	if got := string(path.Append(nil, s)); got != "/p/{{seq}}?n=1" || path.String() != "/p/{{seq}}?n={{seq}}" {
 		t.Errorf("path renders %q from %q", got, path.String())

@@ -10,30 +10,37 @@ import (
 // its current request and that request's data row. It is not safe for
 // concurrent use; each worker has its own.
 type State struct {
-	rnd  *rand.Rand
-	seq  uint64
-	row  []string
-	data *Source
-	vars []string // captured by a flow's steps, by Scope.Vars index
-	step []string // the step's values of the group's vars, by Scope.Step index
+	rnd     *rand.Rand
+	counter *Seq   // the group's, shared by its workers
+	seq     uint64 // the current request's number
+	row     []string
+	data    *Source
+	vars    []string // captured by a flow's steps, by Scope.Vars index
+	step    []string // the step's values of the group's vars, by Scope.Step index
 }
 
-// NewState returns a worker's state drawing rows from data (nil: none).
-// Its random source is a PCG, fast and not cryptographic, seeded with 128
-// bits from the system's generator: two workers, or two processes of a
-// sharded run, draw different UUIDs however close their start.
-func NewState(data *Source) *State {
+// NewState returns a worker's state drawing rows from data (nil: none)
+// and its requests' numbers from seq, the group's (nil: a counter of its
+// own). Its random source is a PCG, fast and not cryptographic, seeded
+// with 128 bits from the system's generator: two workers, or two
+// processes of a sharded run, draw different UUIDs however close their
+// start.
+func NewState(data *Source, seq *Seq) *State {
 	var seed [16]byte
 	_, _ = crand.Read(seed[:]) // never fails (crypto/rand panics rather)
 	hi, lo := binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:])
-	return &State{rnd: rand.New(rand.NewPCG(hi, lo)), data: data}
+	if seq == nil {
+		seq = NewSeq()
+	}
+	return &State{rnd: rand.New(rand.NewPCG(hi, lo)), data: data, counter: seq}
 }
 
-// Next starts the worker's next request: {{seq}} counts up from 1, and a
-// row is drawn from the data file when there is one. It returns false when
-// the data's unique rows have run out (the request must not be sent).
+// Next starts the worker's next request: {{seq}} is the group's next
+// number (Seq), and a row is drawn from the data file when there is one.
+// It returns false when the data's unique rows have run out (the request
+// must not be sent).
 func (s *State) Next() bool {
-	s.seq++
+	s.seq = s.counter.Next()
 	if s.data == nil {
 		return true
 	}

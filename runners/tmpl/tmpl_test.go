@@ -20,7 +20,7 @@ func mustCompile(t *testing.T, src string, cols Columns) *Template {
 
 func TestRender(t *testing.T) {
 	data := NewSource(&Table{Columns: Columns{"name", "id"}, Rows: [][]string{{"ann", "1"}, {"bob", "2"}}}, Sequential)
-	s := NewState(data)
+	s := NewState(data, nil)
 	cases := []struct{ src, want string }{
 		{"plain", "plain"},
 		{"a{{seq}}b", "a1b"},
@@ -66,7 +66,7 @@ func TestCompileErrors(t *testing.T) {
 // TestRenderAllocs: rendering into a buffer with room allocates nothing.
 func TestRenderAllocs(t *testing.T) {
 	data := NewSource(&Table{Columns: Columns{"u"}, Rows: [][]string{{"x"}}}, Random)
-	s := NewState(data)
+	s := NewState(data, nil)
 	tp := mustCompile(t, `{"id":"{{uuid}}","n":{{seq}},"t":"{{now}}","ms":{{now_ms}},"r":{{rand_int 1 100}},"c":"{{rand_choice "a" "b"}}","u":"{{.u}}"}`, Columns{"u"})
 	buf := make([]byte, 0, 512)
 	if n := testing.AllocsPerRun(1000, func() { s.Next(); buf = tp.Append(buf[:0], s) }); n != 0 {
@@ -90,7 +90,7 @@ func TestDataFiles(t *testing.T) {
 		}
 	}
 	src := NewSource(&Table{Columns: Columns{"a"}, Rows: [][]string{{"1"}, {"2"}}}, Unique)
-	s := NewState(src)
+	s := NewState(src, nil)
 	got := []bool{s.Next(), s.Next(), s.Next()}
 	if !got[0] || !got[1] || got[2] {
 		t.Errorf("unique: got %v, want two rows, then none", got)
@@ -101,7 +101,7 @@ func TestDataFiles(t *testing.T) {
 }
 
 func BenchmarkRender(b *testing.B) {
-	s := NewState(nil)
+	s := NewState(nil, nil)
 	tp, _ := Compile(`{"id":"{{uuid}}","seq":{{seq}},"at":{{now_ms}}}`, nil, nil)
 	buf := make([]byte, 0, 256)
 	b.ReportAllocs()

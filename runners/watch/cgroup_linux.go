@@ -15,7 +15,9 @@ import (
 
 // cgroupFiles is where a cgroup folder's figures are. On v2 one folder holds
 // them all; on v1 memory and CPU live in separate hierarchies (memory/…,
-// cpuacct/… or cpu,cpuacct/…) under the same relative path.
+// cpuacct/… or cpu,cpuacct/…), under the same relative path or, in a
+// hybrid hierarchy or a container, where the folder's processes say
+// (v1Elsewhere).
 type cgroupFiles struct {
 	v2  bool
 	mem string // memory.current (v2) or memory.usage_in_bytes (v1)
@@ -36,7 +38,12 @@ func CheckCgroup(dir string) error {
 }
 
 // resolveCgroup finds the files of cgroup dir and checks they exist.
-func resolveCgroup(dir string) (cgroupFiles, error) {
+func resolveCgroup(dir string) (cgroupFiles, error) { return resolveCgroupIn(dir, "/proc") }
+
+// resolveCgroupIn is resolveCgroup with proc as /proc: where a v1
+// folder's processes say their cpuacct and cpu cgroups are when they are
+// not at its own path (v1Elsewhere).
+func resolveCgroupIn(dir, proc string) (cgroupFiles, error) {
 	if st, err := os.Stat(dir); err != nil {
 		return cgroupFiles{}, fmt.Errorf("cgroup %s: %w", dir, err)
 	} else if !st.IsDir() {
@@ -57,10 +64,19 @@ func resolveCgroup(dir string) (cgroupFiles, error) {
 	} else if exists(filepath.Join(dir, "cpu.stat")) {
 		f.throttle = dir
 	}
+	if d, ok := v1Elsewhere(dir, proc, "cpuacct"); ok && !exists(filepath.Join(f.cpu, "cpuacct.usage")) {
+		f.cpu = d
+	}
+	if d, ok := v1Elsewhere(dir, proc, "cpu"); ok && f.throttle == "" && exists(filepath.Join(d, "cpu.stat")) {
+		f.throttle = d
+	}
 	if err := needFiles(f.mem, "memory.usage_in_bytes", "memory.stat"); err != nil {
 		return f, fmt.Errorf("%w (neither a v2 folder: no memory.current)", err)
 	}
-	return f, needFiles(f.cpu, "cpuacct.usage")
+	if err := needFiles(f.cpu, "cpuacct.usage"); err != nil {
+		return f, fmt.Errorf("%w (nor in a cpuacct cgroup of its processes other than the hierarchy's root, which is the whole machine's)", err)
+	}
+	return f, nil
 }
 
 // v1Hierarchy splits a folder of a v1 hierarchy into the folder holding

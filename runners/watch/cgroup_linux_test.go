@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
 
 // A cgroup folder without a file benchtui needs is an error naming the
@@ -17,6 +19,9 @@ import (
 func TestCgroupMissingFile(t *testing.T) {
 	t.Parallel()
 	procs := strconv.Itoa(os.Getpid()) + "\n"
+	// A process gone: none to say where its cpuacct cgroup is (this
+	// test's own is in one, on a v1 machine).
+	gone := strconv.Itoa(testbin.DeadPID(t)) + "\n"
 	for _, tc := range []struct {
 		name    string
 		files   map[string]string
@@ -24,7 +29,7 @@ func TestCgroupMissingFile(t *testing.T) {
 	}{
 		{"v2 no cpu.stat", map[string]string{"cgroup.procs": procs, "memory.current": "1\n", "memory.stat": "inactive_file 0\n"}, "cpu.stat"},
 		{"v2 no memory.stat", map[string]string{"cgroup.procs": procs, "memory.current": "1\n", "cpu.stat": "usage_usec 1\n"}, "memory.stat"},
-		{"v1 no cpuacct.usage", map[string]string{"cgroup.procs": procs, "memory.usage_in_bytes": "1\n", "memory.stat": "total_inactive_file 0\n"}, "cpuacct.usage"},
+		{"v1 no cpuacct.usage", map[string]string{"cgroup.procs": gone, "memory.usage_in_bytes": "1\n", "memory.stat": "total_inactive_file 0\n"}, "cpuacct.usage"},
 		{"plain folder", map[string]string{"cgroup.procs": procs}, "memory.usage_in_bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,87 @@
+package pgload
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
+)
+
+// verifyAction matches an action of a verify entry's text: {{requests}},
+// {{ .N }}, {{- errors -}}; group 1 is what is inside the braces.
+var verifyAction = regexp.MustCompile(`\{\{-?\s*(.*?)\s*-?\}\}`)
+
+// countOf is the value of a count a verify text may read, by name.
+var countOf = map[string]func(runners.Summary) int64{
+	"requests":       func(s runners.Summary) int64 { return s.Requests },
+	"errors":         func(s runners.Summary) int64 { return s.Errors },
+	"group.requests": func(s runners.Summary) int64 { return s.GroupRequests },
+	"group.errors":   func(s runners.Summary) int64 { return s.GroupErrors },
+}
+
+// expandVerify fills a verify entry's text (its sql, expect or limits):
+// {{requests}} and {{errors}} with the step's counts, {{group.requests}}
+// and {{group.errors}} with the group's so far (the steps before and this
+// one), {{.N}} with the step's value of var N. It is one pass over the
+// text as written: a value is data, never read for actions itself.
+func expandVerify(s string, sum runners.Summary) string {
+	s = verifyAction.ReplaceAllStringFunc(s, func(action string) string {
+		name := verifyAction.FindStringSubmatch(action)[1]
+		if count, ok := countOf[name]; ok {
+			return strconv.FormatInt(count(sum), 10)
+		}
+		if v, ok := sum.Vars[strings.TrimPrefix(name, ".")]; ok && strings.HasPrefix(name, ".") {
+			return v
+		}
+		return action // validation refuses it (verifyTextProblem)
+	})
+	return strings.TrimSpace(s)
+}
+
+// verifyTextProblem reports the first action of s that is neither a
+// count nor one of vars ({{.N}}), as a plan error at at under key.
+func verifyTextProblem(s string, vars []string, at plan.Pos, key string) error {
+	for _, m := range verifyAction.FindAllStringSubmatch(s, -1) {
+		name, isVar := strings.CutPrefix(m[1], ".")
+		if _, count := countOf[m[1]]; count || isVar && slices.Contains(vars, name) {
+			continue
+		}
+		return plan.Errorf(at, key, "%s: a verify entry reads {{requests}}, {{errors}}, {{group.requests}}, {{group.errors}} and the group's vars ({{.N}})%s",
+			m[0], varsNamed(vars))
+	}
+	return nil
+}
+
+// varsNamed names a group's vars for a message: "" without any.
+func varsNamed(vars []string) string {
+	if len(vars) == 0 {
+		return "; the group has no vars"
+	}
+	return fmt.Sprintf("; the group's vars are %s", strings.Join(vars, ", "))
+}
+
+// textProblems reports the problems of the entry's texts (sql, expect,
+// limits) for a group whose vars are vars.
+func (v Verify) textProblems(vars []string, at plan.Pos, key string) []error {
+	texts := [][2]string{{"sql", v.SQL}, {"expect", v.Expect}}
+	if op, limits, err := v.Operator(); err == nil && op != "" {
+		for i, l := range limits {
+			k := op
+			if len(limits) > 1 {
+				k = fmt.Sprintf("%s[%d]", op, i)
+			}
+			texts = append(texts, [2]string{k, l})
+		}
+	}
+	var errs []error
+	for _, t := range texts {
+		if err := verifyTextProblem(t[1], vars, at, key+"."+t[0]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
