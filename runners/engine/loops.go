@@ -278,15 +278,19 @@ const DropAfter = runners.DropAfter
 // when the dispatcher and every worker have returned.
 func OpenLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 	// A slot is taken when an arrival is dispatched and given back when its
-	// operation ends, so jobs never holds more than len(workers) arrivals
-	// and a send to it never blocks. freed wakes a dispatcher that found
-	// every slot taken.
+	// operation ends, after its worker is back on the idle stack, so a taken
+	// slot always finds an idle worker and a send to it never blocks. freed
+	// wakes a dispatcher that found every slot taken.
 	d := &dispatcher{
 		env:   l.Env,
 		slots: make(chan struct{}, len(l.Workers)),
-		jobs:  make(chan time.Time, len(l.Workers)),
+		jobs:  make([]chan time.Time, len(l.Workers)),
 		freed: make(chan struct{}, 1),
 		limit: math.MaxInt64,
+	}
+	for i := len(l.Workers) - 1; i >= 0; i-- {
+		d.jobs[i] = make(chan time.Time, 1)
+		d.idle.push(i) // worker 0 on top: the first arrivals go to the first workers
 	}
 	if l.Count != nil && l.Count.left.Load() > 0 {
 		d.limit = l.Count.left.Load() // iterations: that many arrivals, sent or dropped
@@ -304,8 +308,9 @@ func OpenLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 		rec := l.Env.Recorder(i)
 		workersWG.Go(func() {
 			defer l.Env.Contain()
-			for due := range d.jobs {
+			for due := range d.jobs[i] {
 				l.runOp(opCtx, w, rec, due, true)
+				d.idle.push(i)
 				<-d.slots
 				d.wake()
 			}
@@ -320,7 +325,9 @@ func OpenLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 	d.start = startOf(l.Env, d.start)
 	wg.Go(func() {
 		d.run(loadCtx)
-		close(d.jobs)
+		for _, jobs := range d.jobs {
+			close(jobs)
+		}
 		workersWG.Wait()
 	})
 }
@@ -330,7 +337,13 @@ func OpenLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 type dispatcher struct {
 	env   *runners.StepEnv
 	slots chan struct{}
-	jobs  chan time.Time
+	// jobs are the workers' inboxes, and idle the workers free to take an
+	// arrival, the most recently freed on top: it gets the next one, so
+	// at a low rate a few workers (and their warm connections) do the work
+	// and the server sees about as many connections as requests in flight,
+	// not one per max_in_flight.
+	jobs  []chan time.Time
+	idle  idleStack
 	freed chan struct{}
 
 	start time.Time     // arrival 0's due time
@@ -428,7 +441,7 @@ func (d *dispatcher) catchUp(now time.Time) bool {
 	for budget := min(cap(d.slots), dispatchBatch); d.next <= last; {
 		select {
 		case d.slots <- struct{}{}:
-			d.jobs <- d.due(d.next)
+			d.jobs[d.idle.pop()] <- d.due(d.next)
 			d.next++
 			if budget--; budget <= 0 {
 				runtime.Gosched()
@@ -491,4 +504,26 @@ func (d *dispatcher) wake() {
 	case d.freed <- struct{}{}:
 	default:
 	}
+}
+
+// idleStack is the open loop's idle workers, last freed on top.
+type idleStack struct {
+	mu  sync.Mutex
+	ids []int
+}
+
+func (s *idleStack) push(i int) {
+	s.mu.Lock()
+	s.ids = append(s.ids, i)
+	s.mu.Unlock()
+}
+
+// pop takes the most recently freed worker; the caller holds a slot, so
+// there is one.
+func (s *idleStack) pop() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := s.ids[len(s.ids)-1]
+	s.ids = s.ids[:len(s.ids)-1]
+	return i
 }
