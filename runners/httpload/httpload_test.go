@@ -127,8 +127,11 @@ func testOpenLoopSeesStalls(t *testing.T, client string) {
 	if st.LatencyMS.P50 > st.LatencyMS.P99/5 {
 		t.Errorf("p50 = %.1fms, p99 = %.1fms: want a median far below the stall", st.LatencyMS.P50, st.LatencyMS.P99)
 	}
-	if st.Requests < 480 || st.Dropped != 0 {
-		t.Errorf("requests=%d dropped=%d, want ~500 and none dropped", st.Requests, st.Dropped)
+	// The stall itself drops nothing (200 may be in flight); an arrival
+	// due in the last moment before the stop, not yet sent, is counted
+	// dropped then, so a few may be.
+	if st.Requests < 480 || st.Dropped > 5 {
+		t.Errorf("requests=%d dropped=%d, want ~500 and at most a few dropped at the stop", st.Requests, st.Dropped)
 	}
 }
 
