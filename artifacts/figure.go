@@ -86,8 +86,8 @@ func parseQuantile(leaf string) (float64, error) {
 // shape is checked here; a name the step lacks fails the check at run time.
 func ParseFigure(path string) (Figure, error) {
 	f := Figure{Path: path}
-	unknown := fmt.Errorf("unknown figure %q (figures: %s)", path, KnownFigures())
 	family, rest, dotted := strings.Cut(path, ".")
+	unknown := fmt.Errorf("unknown figure %q (%sfigures: %s)", path, nearestFigures(path), KnownFigures())
 	if !dotted || percentileRE.MatchString(path) {
 		q, err := parseQuantile(path)
 		if err != nil {
@@ -105,12 +105,12 @@ func ParseFigure(path string) (Figure, error) {
 		return targetsFigure(f, rest)
 	case famTarget, famSelf:
 		if !contains(targetLeaves, rest) {
-			return f, fmt.Errorf("unknown figure %q (%s.X, X: %s)", path, family, strings.Join(targetLeaves, ", "))
+			return f, unknownLeaf(f, rest, family+".X", targetLeaves)
 		}
 		f.leaf = rest
 	case famService:
 		if !contains(storedLeaves, rest) {
-			return f, fmt.Errorf("unknown figure %q (service.X, X: %s)", path, strings.Join(storedLeaves, ", "))
+			return f, unknownLeaf(f, rest, "service.X", storedLeaves)
 		}
 		f.leaf = rest
 	case famCounters, famStatus, famErrorKinds:
@@ -145,7 +145,7 @@ func namedFigure(f Figure, rest string) (Figure, error) {
 		}
 	}
 	if !contains(leaves, f.leaf) {
-		return f, fmt.Errorf("figure %q: unknown %q (%s.NAME.X, X: %s)", f.Path, f.leaf, f.family, shownLeaves(f.family, leaves))
+		return f, fmt.Errorf("figure %q: unknown %q (%s%s.NAME.X, X: %s)", f.Path, f.leaf, nearestNote(f.leaf, leaves), f.family, shownLeaves(f.family, leaves))
 	}
 	return f, nil
 }
@@ -223,13 +223,10 @@ func (f Figure) Of(s *Step) (float64, error) {
 	return 0, fmt.Errorf("unknown figure %q", f.Path)
 }
 
-// absent is the error of a name the step lacks, listing the names it has.
+// absent is the error of a name the step lacks, naming the nearest of
+// those it has, then (a bounded list of) them all.
 func absent(f Figure, have []string) error {
-	list := "none"
-	if len(have) > 0 {
-		list = strings.Join(have, ", ")
-	}
-	return fmt.Errorf("%s has no %q in this step (has: %s)", f.family, f.name, list)
+	return fmt.Errorf("%s has no %q in this step (%shas: %s)", f.family, f.name, nearestNote(f.name, have), boundedList(have))
 }
 
 // countIn reads a count by name. Status codes and error kinds are counted

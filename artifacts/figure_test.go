@@ -1,6 +1,7 @@
 package artifacts_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -105,11 +106,17 @@ func TestFiguresByPath(t *testing.T) {
 
 func TestParseFigureErrors(t *testing.T) {
 	for path, want := range map[string]string{
-		"p95x":                `unknown figure "p95x" (figures: pNN`,
+		"p95x":                `unknown figure "p95x" (nearest: p95, p50, p90; figures: pNN`,
+		"requets":             `(nearest: requests; figures:`,
+		"eror_rate":           `(nearest: error_rate; figures:`,
+		"counter.reconnects":  `(nearest: counters.reconnects; figures:`,
+		"target.fds_peak":     `(nearest: target.fds.peak; target.X, X: rss_mb.start`,
+		"service.p95":         `unknown figure "service.p95" (nearest: service.p90, service.p99, service.p50; service.X`,
+		"by_name.ping.eror":   `unknown "eror" (nearest: errors; by_name.NAME.X`,
 		"latency":             "fds_per_unit, cpu_cores",
 		"p0":                  "out of range",
 		"p101":                "out of range",
-		"target.fds":          `unknown figure "target.fds" (target.X, X: rss_mb.start`,
+		"target.fds":          `unknown figure "target.fds" (nearest: target.fds.end, target.fds.peak, target.fds.start; target.X, X: rss_mb.start`,
 		"by_name.ping":        "want by_name.NAME.X (X: pNN, max",
 		"by_name.ping.median": `unknown "median"`,
 		"probes.backlog.p99":  `unknown "p99" (probes.NAME.X, X: min, max, last, slope_per_min)`,
@@ -126,6 +133,47 @@ func TestParseFigureErrors(t *testing.T) {
 		f, err := artifacts.ParseFigure(path)
 		if err != nil || f.Millis() != ms {
 			t.Errorf("%s: millis %v, %v; want %v", path, f.Millis(), err, ms)
+		}
+	}
+}
+
+// A name the step lacks fails, naming the nearest names it has (at most
+// three) and a bounded list of them all.
+func TestAbsentNameNamesTheNearest(t *testing.T) {
+	s := &artifacts.Step{Counters: map[string]int64{"streams_cut": 0, "streams_closed_clean": 4, "reconnects": 2}}
+	f, err := artifacts.ParseFigure("counters.stream_cut")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Of(s); err == nil || !strings.Contains(err.Error(), `no "stream_cut" in this step (nearest: streams_cut; has: reconnects, streams_closed_clean, streams_cut)`) {
+		t.Errorf("misspelt counter: %v", err)
+	}
+	many := map[string]int64{}
+	for i := range 40 {
+		many[fmt.Sprintf("c%02d", i)] = 1
+	}
+	s.Counters = many
+	_, err = f.Of(s)
+	if err == nil || !strings.Contains(err.Error(), "and 28 more)") || len(err.Error()) > 200 {
+		t.Errorf("long list: %v", err)
+	}
+}
+
+func TestNearest(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		have []string
+		want string
+	}{
+		{"stream_cut", []string{"streams_cut", "reconnects"}, "streams_cut"},
+		{"p9", []string{"p50", "p90", "p95", "p99", "max"}, "p90 p95 p99"},
+		{"reconnect", []string{"reconnects", "disconnects"}, "reconnects"},
+		{"fds", []string{"fds.start", "fds.peak", "rss_mb.end"}, "fds.peak fds.start"},
+		{"zzzzzz", []string{"reconnects"}, ""},
+		{"reconnects", []string{"reconnects"}, ""},
+	} {
+		if got := strings.Join(artifacts.Nearest(c.name, c.have), " "); got != c.want {
+			t.Errorf("Nearest(%q) = %q, want %q", c.name, got, c.want)
 		}
 	}
 }

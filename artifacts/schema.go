@@ -128,7 +128,9 @@ type Step struct {
 	Checks  []Check        `json:"checks"`
 	Events  []Event        `json:"events"`
 	Extra   map[string]any `json:"extra,omitempty"`
-	// Counters are runner-specific counts: disconnects, reconnects, refused after a signal.
+	// Counters are runner-specific counts: disconnects, reconnects, refused
+	// after a signal. The counters a runner kind declares are written at 0
+	// when nothing was counted.
 	Counters map[string]int64 `json:"counters,omitempty"`
 	// ByName holds the figures of each named request (the plan's `name:`),
 	// whose counts add up to the step's own when every request is named.

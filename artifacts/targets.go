@@ -20,7 +20,7 @@ const (
 func targetsFigure(f Figure, rest string) (Figure, error) {
 	if f.family == famTargetsSum {
 		if !contains(targetLeaves, rest) {
-			return f, fmt.Errorf("unknown figure %q (targets_sum.X, X: %s)", f.Path, strings.Join(targetLeaves, ", "))
+			return f, unknownLeaf(f, rest, "targets_sum.X", targetLeaves)
 		}
 		f.leaf = rest
 		return f, nil

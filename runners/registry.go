@@ -47,6 +47,26 @@ type Kind struct {
 	// with the plan key that set it ("sse.subscribers"). The loads of a
 	// group add theirs up against plan.MaxWorkers, as for one load.
 	Units func(g *plan.Group, load plan.Load, params map[string]float64) (n int, key string)
+	// Counters, when set, names the counters (artifacts.Step.Counters) a
+	// group of this kind counts. The engine writes each of them in every
+	// step, at 0 when nothing was counted, so a check on one
+	// (`counters.streams_cut == 0`) reads a true zero, never a missing name.
+	Counters func(g *plan.Group) []string
+}
+
+// CounterNames are the counters a group g of kind k counts (Kind.Counters),
+// none when the kind declares none.
+func (k Kind) CounterNames(g *plan.Group) []string {
+	if k.Counters == nil {
+		return nil
+	}
+	return k.Counters(g)
+}
+
+// FixedCounters is a Kind.Counters that names the same counters for every
+// group.
+func FixedCounters(names ...string) func(*plan.Group) []string {
+	return func(*plan.Group) []string { return names }
 }
 
 // Addon is a group-level section that any group may carry: its decoder,

@@ -215,7 +215,7 @@ func suggest(word string) string {
 		if c.name == consoleName {
 			continue
 		}
-		if d := editDistance(word, c.name); d < bestD && d < len(word) {
+		if d := artifacts.EditDistance(word, c.name); d < bestD && d < len(word) {
 			best, bestD = c.name, d
 		}
 		if strings.HasPrefix(c.name, word) {
@@ -226,25 +226,4 @@ func suggest(word string) string {
 		return prefixed[0]
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
@@ -56,5 +57,41 @@ func TestFigureChecks(t *testing.T) {
 	}
 	if line := artifacts.FailedLine(got[5]); !strings.Contains(line, "counters.reconnects >= 0: counters has no") {
 		t.Errorf("failed line %q", line)
+	}
+}
+
+// A counter the runner kind declares is written at 0 when nothing was
+// counted, so `== 0` on it passes; a misspelt counter fails, naming the
+// nearest the step has.
+func TestDeclaredCounterReadsZero(t *testing.T) {
+	k, _ := testRegistry.Kind("sleep")
+	k.Counters = runners.FixedCounters("streams_cut", "reconnects")
+	reg := runners.MustRegistry(k)
+	a, _ := runPlan(t, reg, `version: 1
+groups:
+  - id: g
+    runner: sleep
+    sleep: {delay: 5ms}
+    load: {concurrency: 1}
+    duration: 200ms
+    thresholds:
+      checks:
+        - {figure: counters.streams_cut, "==": 0}
+        - {figure: counters.stream_cut, "==": 0}
+`)
+	st := a.Steps[0]
+	if n, ok := st.Counters["reconnects"]; !ok || n != 0 {
+		t.Errorf("counters %v: want reconnects written at 0", st.Counters)
+	}
+	checks := map[string]artifacts.Check{}
+	for _, c := range st.Checks {
+		checks[c.Name] = c
+	}
+	if c := checks["counters.streams_cut == 0"]; !c.OK || c.Value != 0 {
+		t.Errorf("streams_cut check %+v, want passed at 0 (checks %+v)", c, st.Checks)
+	}
+	c := checks["counters.stream_cut == 0"]
+	if c.OK || !strings.Contains(c.Note, "nearest: streams_cut;") {
+		t.Errorf("misspelt check %+v, want failed naming streams_cut", c)
 	}
 }

@@ -85,6 +85,7 @@ func (st *stepRun) result(live bool) *artifacts.Step {
 	if t.hlog != nil {
 		res.IntervalLog = t.hlog.snapshot(time.Now())
 	}
+	res.Counters = withDeclared(res.Counters, st.s.kind.CounterNames(st.s.group))
 	if late, ok := res.Counters[CounterLate]; ok {
 		res.Late = late
 		delete(res.Counters, CounterLate)
@@ -216,4 +217,19 @@ func mapOrNil(m map[string]int64) map[string]int64 {
 		return nil
 	}
 	return maps.Clone(m)
+}
+
+// withDeclared adds to counters each of names it lacks, at 0: the
+// counters the group's runner kind declares show in every step, zeros
+// too (runners.Kind.Counters).
+func withDeclared(counters map[string]int64, names []string) map[string]int64 {
+	for _, n := range names {
+		if _, ok := counters[n]; !ok {
+			if counters == nil {
+				counters = map[string]int64{}
+			}
+			counters[n] = 0
+		}
+	}
+	return counters
 }

@@ -40,7 +40,24 @@ func Kind(kinds ...runners.Kind) runners.Kind {
 		Name:     plan.LoadsRunner,
 		Validate: func(g *plan.Group) []error { return validate(reg, g) },
 		New:      func(g *plan.Group, env *runners.RunEnv) (runners.Runner, error) { return New(reg, g, env) },
+		Counters: func(g *plan.Group) []string { return counterNames(reg, g) },
 	}
+}
+
+// counterNames are the counters the loads of g count, each kind's once
+// (counters of one name add up over the loads).
+func counterNames(reg *runners.Registry, g *plan.Group) []string {
+	var names []string
+	for _, l := range g.Loads {
+		if k, ok := reg.Kind(l.Runner); ok && l.Group != nil {
+			for _, n := range k.CounterNames(l.Group) {
+				if !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+		}
+	}
+	return names
 }
 
 // validate checks each load of g with its own kind, as if it were a group

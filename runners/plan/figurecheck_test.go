@@ -38,7 +38,7 @@ func TestThresholdChecksDecode(t *testing.T) {
 
 func TestThresholdChecksErrors(t *testing.T) {
 	for _, c := range []struct{ entry, want string }{
-		{`{figure: p95x, "<=": 1}`, `plan.yaml:19:11: group G1: thresholds.checks[0].figure: unknown figure "p95x" (figures: pNN (any percentile: p50, p95, p99.9, …), max, mean,`},
+		{`{figure: p95x, "<=": 1}`, `plan.yaml:19:11: group G1: thresholds.checks[0].figure: unknown figure "p95x" (nearest: p95, p50, p90; figures: pNN (any percentile: p50, p95, p99.9, …), max, mean,`},
 		{`{figure: target.leaks, "<=": 1}`, `plan.yaml:19:11: group G1: thresholds.checks[0].figure: unknown figure "target.leaks" (target.X, X: rss_mb.start`},
 		{`{figure: p95, "=<": 20ms}`, `plan.yaml:19:25: groups[0].thresholds.checks[0].=<: unknown key (known: !=, <, <=, ==, >, >=, between, figure)`},
 		{`{figure: p95}`, `plan.yaml:19:11: group G1: thresholds.checks[0]: no operator: want one of ==, !=, <, <=, >, >=, between`},

@@ -82,9 +82,13 @@ const Section = "quic"
 func Kind() runners.Kind {
 	return runners.Kind{
 		Name: "quic", Sections: map[string]func() any{Section: func() any { return &Spec{} }},
-		Validate: validate, New: newKind,
+		Validate: validate, New: newKind, Counters: runners.FixedCounters(CounterReconnects),
 	}
 }
+
+// CounterReconnects counts the connections a worker opened again after
+// losing one.
+const CounterReconnects = "reconnects"
 
 func specOf(g *plan.Group) *Spec { return plan.Section[Spec](g, Section) }
 

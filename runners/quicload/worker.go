@@ -89,7 +89,7 @@ func (r *Runner) pooled(ctx context.Context, id int, rec recorder) (*conn, error
 		}
 		c.close()
 		r.pool[i] = nil
-		rec.Count("reconnects", 1)
+		rec.Count(CounterReconnects, 1)
 	}
 	c, d, err := r.dial(ctx)
 	if err != nil {
@@ -136,7 +136,7 @@ func (w *worker) conn(ctx context.Context) (*conn, error) {
 		}
 		if w.c != nil {
 			w.disown()
-			w.rec.Count("reconnects", 1)
+			w.rec.Count(CounterReconnects, 1)
 		}
 	}
 	if w.r.tr == nil {

@@ -73,8 +73,19 @@ func Kind() runners.Kind {
 		Sections: map[string]func() any{
 			Section: func() any { return &Spec{} }, httpload.Section: httpload.NewSpec, sse.Section: sse.NewSpec,
 		},
-		Validate: validateShutdown, New: New, TargetExits: true,
+		Validate: validateShutdown, New: New, TargetExits: true, Counters: counterNames,
 	}
+}
+
+// counterNames are the counters of a shutdown group's steps: its own, and
+// the streams' when it holds event streams through the signal.
+func counterNames(g *plan.Group) []string {
+	names := []string{CounterInFlight, CounterCompleted, CounterDropped, CounterRefused,
+		CounterFailedAfter, CounterFrozen, CounterFrozenInFlight}
+	if _, streams := g.Sections[sse.Section]; streams {
+		names = append(names, sse.Counters()...)
+	}
+	return names
 }
 
 func validateShutdown(g *plan.Group) []error {

@@ -156,7 +156,7 @@ func (r *Runner) runOne(ctx context.Context, env *runners.StepEnv, rec *runners.
 		rec.Extra("stop", res.stop)
 	}
 	if res.killed {
-		rec.Count("stop_killed", 1)
+		rec.Count(CounterStopKilled, 1)
 	}
 	rss := -1.0
 	if s, err := r.self.Sample(); err == nil {

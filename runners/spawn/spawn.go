@@ -62,10 +62,15 @@ const (
 // Section is the plan key of the spawn section.
 const Section = "spawn"
 
+// CounterStopKilled counts the children that had to be killed, not
+// having stopped within their grace.
+const CounterStopKilled = "stop_killed"
+
 // Kind is `runner: spawn`: repeated cold starts, driven by the runner
 // itself (a Driver) until its cycles are done.
 func Kind() runners.Kind {
-	return runners.Kind{Name: "spawn", Sections: map[string]func() any{Section: func() any { return &Spec{} }}, Validate: validateSpawn, New: New}
+	return runners.Kind{Name: "spawn", Sections: map[string]func() any{Section: func() any { return &Spec{} }}, Validate: validateSpawn, New: New,
+		Counters: runners.FixedCounters(CounterStopKilled)}
 }
 
 func validateSpawn(g *plan.Group) []error {

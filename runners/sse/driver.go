@@ -231,7 +231,7 @@ func (d *drive) subscriber(ctx context.Context, i int) {
 		if !d.pause(ctx, wait) {
 			return
 		}
-		rec.Count("reconnects", 1)
+		rec.Count(CounterReconnects, 1)
 	}
 }
 

@@ -65,7 +65,7 @@ func NewSpec() any { return &Spec{} }
 // Kind is `runner: sse`: subscribers the runner holds itself (a Driver).
 func Kind() runners.Kind {
 	return runners.Kind{Name: "sse", Sections: map[string]func() any{Section: NewSpec}, Validate: validate, New: newKind,
-		Params: []string{"subscribers"}, Units: units}
+		Params: []string{"subscribers"}, Units: units, Counters: runners.FixedCounters(Counters()...)}
 }
 
 // units is how many streams a group's step holds, and the key that says

@@ -67,7 +67,7 @@ func (s *stream) connect(ctx context.Context) int {
 	defer func() { _ = body.Close() }()
 	n, err := s.read(body, start)
 	if ctx.Err() == nil {
-		s.rec.Count("disconnects", 1)
+		s.rec.Count(CounterDisconnects, 1)
 		s.rec.Count(endKind(err), 1)
 	}
 	return n
@@ -127,7 +127,16 @@ func (s *stream) failed(ctx context.Context, start time.Time, err error) {
 const (
 	CounterClosedClean = "streams_closed_clean"
 	CounterCut         = "streams_cut"
+	// CounterDisconnects counts streams that ended, however they did;
+	// CounterReconnects the subscriptions opened again after one.
+	CounterDisconnects = "disconnects"
+	CounterReconnects  = "reconnects"
 )
+
+// Counters are the counters an sse step counts (runners.Kind.Counters).
+func Counters() []string {
+	return []string{CounterDisconnects, CounterReconnects, CounterClosedClean, CounterCut}
+}
 
 // endKind names how a stream's body ended: io.EOF is the response's proper
 // end (the last chunk, or the server closing a close-delimited body);
