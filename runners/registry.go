@@ -35,7 +35,10 @@ type Kind struct {
 	// runner, that come with this kind (pgload's `verify:` list).
 	Addons []Addon
 	// Shardable, when set, reports why a group of this kind cannot run
-	// split over shards (a database of its own per shard, say).
+	// split over shards (a database of its own per shard, say), as a
+	// plan.Errorf naming the group, the key and its place in the file.
+	// It is asked when a sharded run is checked (`run --shard`, `kube`),
+	// before anything starts.
 	Shardable func(g *plan.Group) error
 	// Params are the sweep keys, beyond plan.LoadKeys, that this kind's
 	// runners read from StepEnv.Params (sse: subscribers). Sweeping any

@@ -60,12 +60,13 @@ func shardStep(sh runners.Shard, spec plan.Step) plan.Step {
 
 // CheckShardable reports why n shards cannot share g: for each step, a
 // count of workers or subscribers below n would leave a shard without
-// any; and what g's runner kind (of reg) says.
+// any; and what the runner kinds (of reg) of g and of each of its loads
+// say, at the place in the plan file they name.
 func CheckShardable(reg *runners.Registry, g *plan.Group, n int) error {
-	var errs []error
-	if k, ok := reg.Kind(g.Runner); ok && k.Shardable != nil {
-		if err := k.Shardable(g); err != nil {
-			errs = append(errs, fmt.Errorf("group %s: %w", g.ID, err))
+	errs := kindShardable(reg, g)
+	for _, l := range g.Loads {
+		if l.Group != nil {
+			errs = append(errs, kindShardable(reg, l.Group)...)
 		}
 	}
 	for _, st := range plan.Steps(g, 0) {
@@ -77,6 +78,16 @@ func CheckShardable(reg *runners.Registry, g *plan.Group, n int) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// kindShardable is what g's runner kind says against sharding g.
+func kindShardable(reg *runners.Registry, g *plan.Group) []error {
+	if k, ok := reg.Kind(g.Runner); ok && k.Shardable != nil {
+		if err := k.Shardable(g); err != nil {
+			return []error{err}
+		}
+	}
+	return nil
 }
 
 // startOf is when a step's open-loop arrival 0 is due: its shard start

@@ -14,6 +14,15 @@ import (
 // It is opt-in while the goroutine client stays the default.
 const clientEpoll = "epoll"
 
+// shardable refuses client: epoll in a distributed run: its event loops
+// do not split the load over shards.
+func shardable(g *plan.Group) error {
+	if s := plan.Section[Spec](g, Section); s != nil && s.Client == clientEpoll {
+		return plan.Errorf(g.SectionPos[Section], "group "+g.ID+": "+Section+".client", "epoll does not run sharded (run --shard, kube): use client: auto")
+	}
+	return nil
+}
+
 // epollProblems are the plan's uses of client: epoll it does not serve
 // (yet): each is refused at the client key.
 func epollProblems(g *plan.Group, s *Spec, pos plan.Pos, key string) []error {

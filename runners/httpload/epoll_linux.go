@@ -37,7 +37,7 @@ func newEpollRunner(r *Runner) (runners.Runner, error) {
 // Drive runs the step's connections until ctx ends and their requests
 // out have finished, or env.Ops (the grace for them) ends.
 func (r *epollRunner) Drive(ctx context.Context, env *runners.StepEnv) error {
-	if env.Shard.Active() {
+	if env.Shard.Active() { // a safety net: a sharded run's plan check (Kind.Shardable) refuses it first
 		return errors.New("client: epoll does not run sharded")
 	}
 	scanEvery := min(max(r.timeout()/10, time.Millisecond), 100*time.Millisecond)

@@ -73,7 +73,7 @@ func NewSpec() any { return &Spec{} }
 // Kind is `runner: http`: the group's request mix, driven by the engine's
 // closed or open loop.
 func Kind() runners.Kind {
-	return runners.Kind{Name: "http", Sections: map[string]func() any{Section: NewSpec}, Validate: validate, New: New}
+	return runners.Kind{Name: "http", Sections: map[string]func() any{Section: NewSpec}, Validate: validate, New: New, Shardable: shardable}
 }
 
 func validate(g *plan.Group) []error {

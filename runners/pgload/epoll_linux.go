@@ -36,7 +36,7 @@ func newEpollRunner(r *runner) (runners.Runner, error) { return &epollRunner{run
 // Drive runs the step's connections until ctx ends and their statements
 // out have finished, or env.Ops (the grace for them) ends.
 func (r *epollRunner) Drive(ctx context.Context, env *runners.StepEnv) error {
-	if env.Shard.Active() {
+	if env.Shard.Active() { // a safety net: a sharded run's plan check (Kind.Shardable) refuses it first
 		return errors.New("postgres client: epoll does not run sharded")
 	}
 	n := max(env.Load.Workers(), 1)

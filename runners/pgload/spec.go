@@ -23,6 +23,7 @@
 package pgload
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -139,13 +140,23 @@ func Kind() runners.Kind {
 	}
 }
 
-// shardable refuses an embedded database in a distributed run: each
-// shard would load a cluster of its own.
+// shardable refuses, in a distributed run, an embedded database (each
+// shard would load a cluster of its own) and the epoll client (its event
+// loops do not split the load over shards).
 func shardable(g *plan.Group) error {
-	if spec := plan.Section[Spec](g, Section); spec != nil && spec.DSN == EmbeddedDSN {
-		return fmt.Errorf("postgres.dsn: %s gives each shard a database of its own: give the one database's dsn", EmbeddedDSN)
+	spec := plan.Section[Spec](g, Section)
+	if spec == nil {
+		return nil
 	}
-	return nil
+	pos, key := g.SectionPos[Section], "group "+g.ID+": "+Section
+	var errs []error
+	if spec.DSN == EmbeddedDSN {
+		errs = append(errs, plan.Errorf(pos, key+".dsn", "%s gives each shard a database of its own: give the one database's dsn", EmbeddedDSN))
+	}
+	if spec.Epoll() {
+		errs = append(errs, plan.Errorf(pos, key+".client", "%s does not run sharded (run --shard, kube): use client: %s", ClientEpoll, ClientPgx))
+	}
+	return errors.Join(errs...)
 }
 
 // validateGroup reports every problem of a postgres group at once (its
