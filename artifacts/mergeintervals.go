@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,13 +75,16 @@ func mergeIntervals(parts []ShardFile, k int) (log *IntervalLog, series []Point,
 		}
 	}
 	log = NewIntervalLog(origin)
-	series = []Point{}
-	var last Point  // the target's figures carry over an interval without a point of shard 0
-	var width int64 // the first interval's length, ms
+	var pts []Point
+	var lengths []time.Duration
+	var last Point // the target's figures carry over an interval without a point of shard 0
 	for {
 		h, from, to, err := nextMergedInterval(shards)
-		if err != nil || h == nil {
-			return log, series, true, err
+		if err != nil {
+			return log, nil, true, err
+		}
+		if h == nil {
+			return log, withoutDrain(pts, lengths), true, nil
 		}
 		if err := log.Add(h, from, to); err != nil {
 			return nil, nil, false, err
@@ -89,15 +93,27 @@ func mergeIntervals(parts []ShardFile, k int) (log *IntervalLog, series []Point,
 		if err := pointFigures(&pt, &last, shards, to); err != nil {
 			return nil, nil, false, err
 		}
-		if width == 0 {
-			width = to.Sub(from).Milliseconds()
-		}
-		// The drain's own short interval closes the log (its counts add up
-		// to the step's) but, as in a step's series, makes no point.
-		if to.Sub(from).Milliseconds() >= width/2 {
-			series = append(series, pt)
-		}
+		pts, lengths = append(pts, pt), append(lengths, to.Sub(from))
 	}
+}
+
+// withoutDrain is the merged series: a point per interval but the last
+// when it is the drain's own short interval (under half the median
+// interval), which closes the log (its counts add up to the step's) but,
+// as in a step's series, makes no point. The median, not the first
+// interval, is the measure: on a busy machine the first tick of a shard
+// can come late, and a long first interval made every later point look
+// short and vanish.
+func withoutDrain(pts []Point, lengths []time.Duration) []Point {
+	if len(pts) == 0 {
+		return []Point{}
+	}
+	sorted := slices.Clone(lengths)
+	slices.Sort(sorted)
+	if median := sorted[len(sorted)/2]; len(pts) > 1 && lengths[len(lengths)-1] < median/2 {
+		return pts[:len(pts)-1]
+	}
+	return pts
 }
 
 // nextMergedInterval merges the earliest head interval with every other
