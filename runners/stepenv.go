@@ -93,7 +93,7 @@ func newRecorders(n int, load string) *[]*Recorder {
 // starts (in Prepare).
 func (e *StepEnv) ForLoad(name string, g *plan.Group, load plan.Load, params map[string]float64, n int) *StepEnv {
 	v := &StepEnv{Group: g, Index: e.Index, Label: e.Label, Params: params, Vars: e.Vars, Load: load, Target: e.Target,
-		OnWatch: e.OnWatch, OnPanic: e.OnPanic, Ops: e.Ops, gate: e.gate, parent: e}
+		OnWatch: e.OnWatch, OnPanic: e.OnPanic, Ops: e.Ops, Shard: e.Shard, gate: e.gate, parent: e}
 	v.OnEvent = func(kind, note string) { e.Event(kind, name+": "+note) }
 	recs := newRecorders(n, name)
 	v.recorders.Store(recs)

@@ -52,10 +52,21 @@ func shardStep(sh runners.Shard, spec plan.Step) plan.Step {
 	if !sh.Active() {
 		return spec
 	}
-	spec.Load.Concurrency = int(sh.Split(int64(spec.Load.Concurrency)))
-	spec.Load.MaxInFlight = int(sh.Split(int64(spec.Load.MaxInFlight)))
+	spec.Load = ShardLoad(sh, spec.Load)
 	spec.Iterations = sh.Split(spec.Iterations)
 	return spec
+}
+
+// ShardLoad is load as shard sh runs it: its workers (concurrency,
+// max_in_flight) split between the shards; an open loop's rate is striped
+// by the dispatcher (StepEnv.Shard), not here. The zero Shard returns load.
+func ShardLoad(sh runners.Shard, load plan.Load) plan.Load {
+	if !sh.Active() {
+		return load
+	}
+	load.Concurrency = int(sh.Split(int64(load.Concurrency)))
+	load.MaxInFlight = int(sh.Split(int64(load.MaxInFlight)))
+	return load
 }
 
 // CheckShardable reports why n shards cannot share g: for each step, a

@@ -34,6 +34,7 @@ func (r *Runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 	shapes := make([]shape, len(r.loads))
 	for i, l := range r.loads {
 		load, params := l.spec.InStep(step.Params)
+		load = engine.ShardLoad(step.Shard, load) // a shard runs its part of every load
 		shapes[i] = shape{i: i, spec: l.spec, kind: l.kind, load: load, params: params}
 	}
 	if errs := sumsProblems(r.group, shapes, ""); len(errs) > 0 {
