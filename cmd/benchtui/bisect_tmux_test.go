@@ -33,7 +33,7 @@ func startBisectConsole(t *testing.T, tag, tmp string) (c *tmuxConsole, repo str
 	before = repoState(t, repo)
 	c = &tmuxConsole{t: t, socket: fmt.Sprintf("benchtui-%s-%d", tag, os.Getpid()), name: "bisect", within: 40 * time.Second}
 	cmdline := fmt.Sprintf("NO_COLOR=1 TMPDIR=%s GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local %s bisect bench.yaml -g work --good %s --bad %s"+
-		" --count 3 --duration 500ms --threshold 20%% -o %s --console; echo exit=$?; sleep 60",
+		" --count 5 --duration 500ms --threshold 20%% -o %s --console; echo exit=$?; sleep 60",
 		tmp, benchtuiBinary(t), hashes[0], hashes[7], filepath.Join(tmp, "out"))
 	if out, err := c.tmux("new-session", "-d", "-x", "100", "-y", "30", "-s", c.name, "-c", repo, cmdline); err != nil {
 		t.Fatalf("tmux: %v %s", err, out)
