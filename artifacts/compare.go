@@ -34,8 +34,9 @@ const (
 	DefaultAlpha        = 0.05
 	DefaultConfidence   = 0.95
 	DefaultThresholdPct = 5.0
-	// DefaultMinTrendWindow is the soak policy's default window: a slope
-	// over less time says little about a leak.
+	// DefaultMinTrendWindow is the least span of target samples a CPU
+	// verdict needs on both sides (slopes have a test of their own:
+	// judgeSlope).
 	DefaultMinTrendWindow = 60 * time.Second
 	// DefaultRSSSlopeFloor, in MB/min, is the smallest RSS slope change
 	// worth a verdict: the soak policy's default leak threshold.
@@ -67,7 +68,8 @@ type CompareOptions struct {
 	// absolute floors below.
 	Threshold map[string]float64
 	// MinTrendWindow is the least time the target's samples must cover on
-	// both sides for a trend verdict (RSS and fd slopes, CPU). Default 60 s.
+	// both sides for a CPU verdict. Default 60 s. Slopes (RSS, fds) are
+	// judged by their own test, whatever their span (judgeSlope).
 	MinTrendWindow time.Duration
 	// RSSSlopeFloor is the least RSS slope change for a verdict, in MB/min.
 	// Default 1.
@@ -223,10 +225,13 @@ func (c Comparison) Footnotes() []string {
 // every figure. A sampled figure (throughput, latency percentiles, error
 // rate) is worse or better only when the U-test on its own independent
 // samples (Step.Samples: repetitions or blocks of one run) gives p <
-// opts.Alpha and its median moved by at least the minimum effect. A trend
-// (RSS and fd slopes, CPU) needs a change beyond twice its standard error
-// and an absolute floor, over at least opts.MinTrendWindow on both sides.
-// Anything less is same, with a footnote when the data could not decide.
+// opts.Alpha and its median moved by at least the minimum effect. A slope
+// (RSS, fds) is judged by judgeSlope: a t-test allowing for
+// autocorrelation, or the tilt a bounded disturbance could cause, and the
+// leak floors. CPU needs a change beyond twice its standard error and an
+// absolute floor, over at least opts.MinTrendWindow on both sides.
+// Anything less is same, marked untested with a footnote when the data
+// could not decide.
 func Compare(base, current []*Artifact, opts CompareOptions) Comparison {
 	opts = opts.withDefaults()
 	b, c := newestByGroup(base), newestByGroup(current)

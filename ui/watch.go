@@ -7,7 +7,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/filewatch"
@@ -297,7 +296,7 @@ func (l *lastLines) Write(p []byte) (int, error) {
 }
 
 func (l *lastLines) keep(line string) {
-	l.kept = append(l.kept, strings.Map(dropControl, ansi.Strip(line)))
+	l.kept = append(l.kept, clean(line))
 	if len(l.kept) > l.n {
 		l.kept = l.kept[len(l.kept)-l.n:]
 	}
