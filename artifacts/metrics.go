@@ -25,8 +25,8 @@ const (
 	// bySamples: the U-test of benchmath.AssumeNothing on the metric's own
 	// values in Step.Samples, plus the minimum effect.
 	bySamples judgement = iota
-	// byTrend: the difference against twice its standard error, an absolute
-	// floor, and a minimum span of samples on both sides.
+	// byTrend: a fitted figure of the target; a slope by judgeSlope, CPU
+	// against twice its standard error, a floor and a minimum span.
 	byTrend
 	// notJudged: shown for reading, never a verdict; the artifact keeps one
 	// number per step and no error bar for it.
