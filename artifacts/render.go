@@ -73,7 +73,7 @@ func (c Comparison) WriteMarkdown(w io.Writer) error {
 }
 
 // JSONRow is a row as compare --format json and run --format json write
-// it, as DESIGN.md specifies it (group to verdict), followed
+// it: group to verdict (the contract in docs/artifact.md), followed
 // by what the verdict rests on. delta_pct is null when the base is zero and
 // the current is not; p, the intervals and the standard errors are left
 // out where there are none, and an interval also when it is unbounded.

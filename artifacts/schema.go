@@ -301,7 +301,7 @@ type Check struct {
 	TimeToPassS float64 `json:"time_to_pass_s,omitempty"`
 }
 
-// Event kinds, as DESIGN.md lists them.
+// Event kinds, as docs/artifact.md lists them.
 const (
 	EventExtended        = "extended"
 	EventPaused          = "paused"

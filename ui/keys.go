@@ -33,7 +33,7 @@ type KeyMap struct {
 	ForceQuit   key.Binding
 }
 
-// DefaultKeyMap returns the keys DESIGN.md lists, and the list's
+// DefaultKeyMap returns the console's keys (docs/console.md), and the list's
 // navigation.
 func DefaultKeyMap() KeyMap {
 	b := func(help, desc string, keys ...string) key.Binding {
