@@ -150,7 +150,10 @@ func (m *Model) onWatchBuilt(msg rebuiltMsg) tea.Cmd {
 	}
 	gr := m.groups[i]
 	if msg.err != nil {
-		m.watch.buildFailed = msg.tail
+		m.watch.buildFailed = nil
+		for _, l := range msg.tail { // the build's output may print a secret of the plan
+			m.watch.buildFailed = append(m.watch.buildFailed, m.cfg.Plan.Redact(l))
+		}
 		gr.addMark(runMark{mark: "✗", text: "build failed", worse: true})
 		m.setStatus(msg.err.Error()+": the last good "+msg.target+" stays (see benchtui.log)", true)
 		return nil
