@@ -55,6 +55,7 @@ type StepEnv struct {
 	// in-flight counts and units add up there.
 	parent    *StepEnv
 	inFlight  atomic.Int64
+	peakIn    atomic.Int64 // the most in flight since ResetInFlightPeak
 	units     atomic.Int64
 	peakUnits atomic.Int64
 }
@@ -124,7 +125,13 @@ func (e *StepEnv) Gate() *Gate { return e.gate }
 
 // AddInFlight moves the in-flight count of a Driver's operations or streams.
 func (e *StepEnv) AddInFlight(delta int) {
-	e.inFlight.Add(int64(delta))
+	n := e.inFlight.Add(int64(delta))
+	for {
+		peak := e.peakIn.Load()
+		if n <= peak || e.peakIn.CompareAndSwap(peak, n) {
+			break
+		}
+	}
 	if e.parent != nil {
 		e.parent.AddInFlight(delta)
 	}
@@ -132,6 +139,15 @@ func (e *StepEnv) AddInFlight(delta int) {
 
 // InFlight is the number of operations or streams in flight.
 func (e *StepEnv) InFlight() int { return int(e.inFlight.Load()) }
+
+// InFlightPeak is the most operations or streams in flight at once since
+// ResetInFlightPeak (or since the step began).
+func (e *StepEnv) InFlightPeak() int64 { return e.peakIn.Load() }
+
+// ResetInFlightPeak starts the peak afresh from what is in flight now:
+// the engine calls it when the measured window opens, so a warmup's
+// peak is not the step's.
+func (e *StepEnv) ResetInFlightPeak() { e.peakIn.Store(e.inFlight.Load()) }
 
 // SetUnits sets the number of subscribers or connections the load holds
 // open; the target's fd growth is divided by the step's peak for

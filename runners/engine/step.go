@@ -36,10 +36,13 @@ type stepRun struct {
 	stopped   bool
 	measuring bool      // the measured phase has begun
 	drainAt   time.Time // when the load was told to stop
-	stopCh    chan struct{}
-	events    []artifacts.Event
-	probes    *probe.Set  // the group's probes, read in the measured phase (probes.go)
-	server    serverState // the target's log counts and heap profiles (server.go)
+	// inFlightEnd is what was in flight when the measured window closed,
+	// before the drain; nil until it closes.
+	inFlightEnd *artifacts.InFlight
+	stopCh      chan struct{}
+	events      []artifacts.Event
+	probes      *probe.Set  // the group's probes, read in the measured phase (probes.go)
+	server      serverState // the target's log counts and heap profiles (server.go)
 
 	tally   *tally
 	watched watchState
@@ -241,6 +244,7 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 	defer abortOps()
 	loops := st.startLoad(loadCtx, opCtx)
 	st.clock(ctx)
+	st.closeInFlight()
 	stopLoad()
 	st.closeWindow()
 	st.setPhase(PhaseDrain)
@@ -376,6 +380,7 @@ func (st *stepRun) clock(ctx context.Context) {
 		st.tally.reset()
 	}
 	st.startPhase(PhaseMeasure, st.spec.Duration)
+	st.env.ResetInFlightPeak()
 	st.tally.begin()
 	st.startProbes(ctx)
 	st.startServer(ctx)
