@@ -16,6 +16,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/livemerge"
 	"github.com/benchtui/benchtui/runners/orchestrate"
 	"github.com/benchtui/benchtui/runners/plan"
 )
@@ -162,7 +163,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	h := newHeadless(pl, artifactsDir(f.out, pl), shardOutput(shard, f.format, newRunOutput(f.format, stdout), stdout, stderr), stderr)
 	h.failOnLeak = f.failOnLeak
 	if shard.Active() {
-		h.live = &liveWriter{w: stderr, sh: shard}
+		h.live = livemerge.NewWriter(stderr, shard)
 	}
 	if err := artifacts.CheckWritable(h.dir); err != nil {
 		fmt.Fprintln(stderr, "benchtui run:", err)
@@ -199,7 +200,7 @@ type headless struct {
 	dir    string
 	out    runOutput
 	stderr io.Writer
-	live   *liveWriter // a shard's live lines; nil otherwise
+	live   *livemerge.Writer // a shard's live lines; nil otherwise
 	// snapshot, unless nil, is handed each snapshot of a running group
 	// (bisect's live view).
 	snapshot func(engine.Snapshot)
@@ -278,7 +279,7 @@ func (h *headless) runGroup(ctx context.Context, run *engine.Run, g *plan.Group,
 	p := newProgress(h.stderr, g.ID)
 	for snap := range sess.Snapshots() {
 		p.show(snap)
-		h.live.show(snap)
+		h.live.Show(snap)
 		if h.snapshot != nil {
 			h.snapshot(snap)
 		}
