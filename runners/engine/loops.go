@@ -12,6 +12,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/loop"
 )
 
 // Loop is one set of workers and how their operations are recorded. The
@@ -257,15 +258,15 @@ func ClosedLoop(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 }
 
 // LateAfter is how long after its due time an open-loop arrival may be
-// sent before it counts as late (runners.LateAfter).
-const LateAfter = runners.LateAfter
+// sent before it counts as late (loop.LateAfter).
+const LateAfter = loop.LateAfter
 
-// CounterLate counts late arrivals while a step runs (runners.CounterLate).
-const CounterLate = runners.CounterLate
+// CounterLate counts late arrivals while a step runs (loop.CounterLate).
+const CounterLate = loop.CounterLate
 
 // DropAfter is how late an open-loop arrival may still be sent
-// (runners.DropAfter).
-const DropAfter = runners.DropAfter
+// (loop.DropAfter).
+const DropAfter = loop.DropAfter
 
 // OpenLoop dispatches arrivals at l.Env.Load.Rate: arrival i is due at
 // start + i/rate + paused time, computed from the start and never from the
