@@ -373,7 +373,7 @@ const startsPerPass = 256
 // arrivals sends the arrivals due by now on free slots, each measured
 // from its due time, at most startsPerPass of them; those that find every
 // slot busy, or that it reaches more than loop.DropAfter late, are
-// dropped and counted, as the engine's open loop does.
+// dropped and counted, as the open loop does (loop.Open).
 func (l *Loop) arrivals(now time.Time) {
 	if l.stopping || l.paused {
 		return
@@ -405,7 +405,7 @@ func (l *Loop) arrivals(now time.Time) {
 // dropUnsent counts the open loop's arrivals due before the load was told
 // to stop (the gate's End, else now) that it had not reached, those since
 // its last wake-up, as dropped: every arrival due in the step is sent or
-// dropped, as with the engine's dispatcher.
+// dropped, as with the open loop's dispatcher.
 func (l *Loop) dropUnsent(now time.Time) {
 	s := l.sched
 	if s == nil {
