@@ -39,7 +39,7 @@ type StepEnv struct {
 	OnPanic func(v any, site string)
 	// Ops is set by the engine before a Driver's Drive: the context its
 	// operations run under, which outlives Drive's by the grace the engine
-	// gives in-flight work (a runner that drives the engine's loops itself
+	// gives in-flight work (a runner that drives the loops of runners/loop itself
 	// passes it as their opCtx). Nil for a runner's test: use Drive's.
 	Ops context.Context
 	// Shard is this process's part of a distributed run (run --shard);
@@ -65,6 +65,13 @@ type StepEnv struct {
 // absurd, cannot allocate a recorder per worker. The engine asks for one
 // per worker up to twice the CPUs.
 const MaxRecorders = 256
+
+// RecorderCount is how many recorders a step, or a load of it, asks for
+// with workers workers: one per worker up to twice the CPUs, so memory
+// does not grow with thousands of workers.
+func RecorderCount(workers int) int {
+	return max(1, min(workers, 2*runtime.GOMAXPROCS(0)))
+}
 
 // NewStepEnv returns a step environment with n recorders (at least one, at
 // most MaxRecorders) and an open gate.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/loop"
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
@@ -117,9 +118,9 @@ func (st *stepRun) result(live bool) *artifacts.Step {
 		res.IntervalLog = t.hlog.snapshot(time.Now())
 	}
 	res.Counters = withDeclared(res.Counters, st.s.kind.CounterNames(st.s.group))
-	if late, ok := res.Counters[CounterLate]; ok {
+	if late, ok := res.Counters[loop.CounterLate]; ok {
 		res.Late = late
-		delete(res.Counters, CounterLate)
+		delete(res.Counters, loop.CounterLate)
 	}
 	if secs := active.Seconds(); secs > 0 {
 		inWindow := res.Requests - res.Drained
