@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // TestRunVerifyHTTPAndCommand: `benchtui run` of an http group whose
@@ -63,5 +67,51 @@ groups:
 				t.Errorf("/stats asked %d times; want once (no until)", n)
 			}
 		})
+	}
+}
+
+// TestMergeRunsHTTPVerifyOnMergedCounts: merge --plan runs an http entry
+// once per merged step on the whole run's counts, as it does a sql one:
+// the server's count of accepted events matches the merged requests (the
+// shards' sum), not a shard's share, and the secret the server echoes is
+// redacted in the check's note.
+func TestMergeRunsHTTPVerifyOnMergedCounts(t *testing.T) {
+	var asked atomic.Int64
+	const token = "tok-merge-5ecret"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		fmt.Fprintf(w, `{"accepted": 90, "token": %q}`, r.Header.Get("X-Token"))
+	}))
+	defer srv.Close()
+	t.Setenv("MERGE_API_TOKEN", token)
+	path := writePlanText(t, fmt.Sprintf(`version: 1
+groups:
+  - id: ingest
+    runner: http
+    http: {requests: [{method: POST, url: "%[1]s/events"}]}
+    load: {concurrency: 2}
+    iterations: 90
+    verify:
+      - {name: accepted = visible, http: {url: "%[1]s/stats", json: "$.accepted"}, "==": "{{requests}}"}
+      - {name: whoami, http: {url: "%[1]s/stats", json: "$.token", headers: {X-Token: "${MERGE_API_TOKEN}"}}, expect: nobody}
+`, srv.URL))
+	pl, err := loadMergePlan(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &artifacts.Artifact{Group: artifacts.Group{ID: "ingest", Runner: "http"},
+		Steps: []artifacts.Step{{Label: plan.Steps(pl.Groups[0], 0)[0].Label, Requests: 90}}}
+	if err := verifyMerged(context.Background(), kinds, pl, a); err != nil {
+		t.Fatal(err)
+	}
+	checks := a.Steps[0].Checks
+	if len(checks) != 2 || !checks[0].OK || checks[0].Value != 90 || checks[1].OK {
+		t.Fatalf("checks %+v; want accepted = visible ok at 90 and whoami failed", checks)
+	}
+	if strings.Contains(checks[1].Note, token) || !strings.Contains(checks[1].Note, plan.Redacted) {
+		t.Errorf("whoami's note %q: want the token redacted", checks[1].Note)
+	}
+	if n := asked.Load(); n != 2 {
+		t.Errorf("the server was asked %d times; want once per entry", n)
 	}
 }
