@@ -30,8 +30,8 @@ func TestRunVerifyHTTPAndCommand(t *testing.T) {
 	defer srv.Close()
 	for _, c := range []struct {
 		name, exit, limit string
-		code               int
-		marks              []string
+		code              int
+		marks             []string
 	}{
 		{"pass", "0", `"{{requests}}"`, exitOK, []string{"check ok   accepted = visible: ", "check ok   cleaner exits 0: "}},
 		{"fail", "4", "61", exitFail, []string{"check FAIL accepted = visible: was 60 (got 60, want == 61)", "check FAIL cleaner exits 0: was 4 (got 4, want == 0)"}},

@@ -33,7 +33,7 @@ import (
 // (answerStandIn).
 type standIns struct {
 	accepted atomic.Int64
-	store    delivery // where accepted events become visible
+	store    delivery     // where accepted events become visible
 	mailbox  atomic.Int64 // messages delivered to /mail since its last DELETE
 
 	mu      sync.Mutex
