@@ -74,9 +74,9 @@ func NewHandlerWith(opts Options) *Handler {
 	h.mux.Handle("/events", sseHandler(10, h.ending))
 	h.mux.HandleFunc("/session", h.sessions.start)
 	h.mux.HandleFunc("/call", h.sessions.call)
-	registerStandIns(h.mux)   // /ingest, /gate, /publish, /mail: see standins.go
+	registerStandIns(h.mux)                          // /ingest, /gate, /publish, /mail: see standins.go
 	h.tokens = registerTokens(h.mux, opts.TokenLife) // /token, /auth/: see token.go
-	h.registerObservability() // /metrics, /debug/pprof/: see observe.go
+	h.registerObservability()                        // /metrics, /debug/pprof/: see observe.go
 	return h
 }
 
