@@ -84,7 +84,7 @@ type renewRule struct {
 
 // watch is a renew rule that a later step's replies are checked against.
 type watch struct {
-	from   int // the once step that renews
+	from   int  // the once step that renews
 	header int  // index of the rule's header in the step's Headers, or -1
 	body   bool // the rule reads the body
 }
