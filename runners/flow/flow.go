@@ -5,7 +5,9 @@
 // later steps' templates read as {{.name}}. Steps marked `once` run until
 // they have succeeded once per virtual user (login, initialize); `think`
 // pauses after a step. A capture that finds nothing is an error of kind
-// "capture" and ends the iteration.
+// "capture" and ends the iteration. A once step's `renew` runs it again
+// after a time to live, or when a later reply says the session has ended
+// (a 401), and then retries the refused request once (renew.go).
 //
 // The protocol runners (httpload, pgload) send the steps; this package
 // holds what they share: the plan's capture syntax, its checks, and the
