@@ -82,29 +82,35 @@ func TestValuesAreBounded(t *testing.T) {
 	}
 }
 
+// wantProblems compiles defs and wants each of wants among the problems.
+func wantProblems(t *testing.T, defs []Def, columns []string, wants ...string) {
+	t.Helper()
+	_, problems := Compile(defs, columns)
+	var got []string
+	for _, p := range problems {
+		got = append(got, p.Error())
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range wants {
+		if !strings.Contains(all, want) {
+			t.Errorf("problems lack %q:\n%s", want, all)
+		}
+	}
+}
+
 // TestCompileProblems names each mistake's step and field.
 func TestCompileProblems(t *testing.T) {
 	defs := []Def{
 		{Name: "a", Capture: map[string]Capture{"1bad": {Header: "X"}, "ok": {Header: "bad header"}}},
 		{Name: "a", Think: -1, Capture: map[string]Capture{"col": {Regex: "(a)(b)"}}},
 	}
-	_, problems := Compile(defs, []string{"col"})
-	var got []string
-	for _, p := range problems {
-		got = append(got, p.Error())
-	}
-	all := strings.Join(got, "\n")
-	for _, want := range []string{
+	wantProblems(t, defs, []string{"col"},
 		"flow[0].capture.1bad: want a name",
 		"flow[0].capture.ok: header: \"bad header\" is not a header name",
 		"flow[1].name: \"a\" names two steps",
 		"flow[1].think: must not be negative",
 		"flow[1].capture.col: \"col\" is also a column",
-	} {
-		if !strings.Contains(all, want) {
-			t.Errorf("problems lack %q:\n%s", want, all)
-		}
-	}
+	)
 	if _, p := Compile(make([]Def, MaxSteps+1), nil); len(p) != 1 {
 		t.Errorf("%d steps: %v", MaxSteps+1, p)
 	}
@@ -145,13 +151,7 @@ func TestRenewProblems(t *testing.T) {
 		{Name: "c", Once: true, Renew: &Renew{On: &RenewOn{Status: []int{42}, Header: "bad header", HeaderMatch: "(", Body: strings.Repeat("x", MaxRenewPattern+1)}}},
 		{Name: "d", Once: true, Renew: &Renew{On: &RenewOn{HeaderMatch: "x"}}},
 	}
-	_, problems := Compile(defs, nil)
-	var got []string
-	for _, p := range problems {
-		got = append(got, p.Error())
-	}
-	all := strings.Join(got, "\n")
-	for _, want := range []string{
+	wantProblems(t, defs, nil,
 		"flow[0].renew: is for once steps",
 		"flow[0].renew: want after (a time to live), on (a reply that needs it), or both",
 		"flow[1].renew.after: at least 1s",
@@ -161,11 +161,7 @@ func TestRenewProblems(t *testing.T) {
 		"flow[2].renew.on.header_match: error parsing regexp",
 		"flow[2].renew.on.body: 513 bytes; at most 512",
 		"flow[3].renew.on.header_match: needs header",
-	} {
-		if !strings.Contains(all, want) {
-			t.Errorf("problems lack %q:\n%s", want, all)
-		}
-	}
+	)
 	f, problems := Compile([]Def{
 		{Name: "token", Once: true, Renew: &Renew{After: d(time.Minute), On: &RenewOn{Status: []int{401}, Header: "WWW-Authenticate", HeaderMatch: "invalid_token", Body: "expired"}}},
 		{Name: "init", Once: true},
