@@ -41,7 +41,7 @@ func newNamed(digits int) *Named {
 func NewNamed() *Named { return newNamed(artifacts.HistDigits) }
 
 func (n *Named) observe(latency int64, errKind string) {
-	if errKind != KindCanceled { // a cut operation has no latency
+	if HasLatency(errKind) { // a cut operation, or one never sent, has none
 		n.Latency.RecordValue(latency)
 	}
 	n.Requests++

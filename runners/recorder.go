@@ -118,7 +118,7 @@ func (r *Recorder) Observe(latency, service time.Duration, errKind string) {
 }
 
 func (r *Recorder) observeLocked(latency, service time.Duration, errKind string) {
-	if errKind != KindCanceled { // a cut operation has no latency
+	if HasLatency(errKind) { // a cut operation, or one never sent, has none
 		r.latency.RecordValue(micros(latency))
 		r.service.RecordValue(micros(service))
 	}

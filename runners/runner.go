@@ -73,6 +73,11 @@ type Outcome struct {
 	// unique rows ran out): nothing was sent or recorded, and the engine's
 	// loop ends the step's load.
 	Exhausted bool
+	// Backoff, when above 0, is how long a closed loop's worker waits
+	// before its next operation (a flow whose session could not be
+	// renewed backs off); the wait is in no operation's latency. An open
+	// loop keeps its schedule.
+	Backoff time.Duration
 	// Recorded says the worker recorded what it sent itself (a flow's
 	// steps, each under its name): the engine records nothing more.
 	Recorded bool
@@ -83,6 +88,18 @@ type Outcome struct {
 // reply and no latency. It counts among the requests and errors but stays
 // out of every latency figure (histograms, percentiles, samples).
 const KindCanceled = "canceled"
+
+// KindRenewal is the error kind of a flow's step that was not sent because
+// its virtual user's session could not be renewed and the user is backing
+// off (package flow): counted, but in no latency figure, as it has none.
+const KindRenewal = "renewal"
+
+// HasLatency reports whether an operation that ended with errKind has a
+// latency to record: all but those cut (KindCanceled) or never sent
+// (KindRenewal).
+func HasLatency(errKind string) bool {
+	return errKind != KindCanceled && errKind != KindRenewal
+}
 
 // Iterator is implemented by workers whose one operation is several
 // requests (an iteration of a flow), each recorded by the worker itself.

@@ -31,6 +31,10 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintln(stderr, "demo-target: --session-kb is 0 to 1024, --dedup-cap and --session-ttl at least 0")
 		return exitUsage
 	}
+	if d.opts.TokenLife <= 0 || d.opts.TokenLife > 24*time.Hour {
+		fmt.Fprintln(stderr, "demo-target: --token-life is above 0 and at most 24h")
+		return exitUsage
+	}
 	d.opts.Log = stderr
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -77,6 +81,7 @@ func demoFlagSet(d *demoFlags) *flag.FlagSet {
 	fs.DurationVar(&d.opts.Sessions.TTL, "session-ttl", 0, "idle time after which a session is swept (every TTL/2); 0: kept")
 	fs.IntVar(&d.opts.Sessions.KB, "session-kb", 8, "memory each live session holds, in KiB")
 	fs.DurationVar(&d.opts.SlowPath, "slow-path", 0, "CPU each /work burns in demo.slowPath first: a deliberate regression for a CPU profile to find; 0: none")
+	fs.DurationVar(&d.opts.TokenLife, "token-life", demo.DefaultTokenLife, "how long a POST /token token lives when the request gives no ?life=")
 	fs.IntVar(&d.opts.Sessions.DedupCap, "dedup-cap", 0, "sessions a dedup store holds; past it each new session logs a WARN; 0: no store")
 	return fs
 }

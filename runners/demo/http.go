@@ -26,6 +26,7 @@ import (
 //	/session         POST opens a session: Mcp-Session-Id header, JSON body
 //	/call            POST with a session's Mcp-Session-Id: 200 token=…, else 401
 //	/ingest, /gate, /publish, /mail   stand-ins for the seed campaigns' routes (standins.go)
+//	/token, /auth/   an OAuth token endpoint whose tokens expire, and the API behind it (token.go)
 //	/metrics         Prometheus exposition: Go runtime, process, demo_sessions_live, demo_leaked_bytes
 //	/debug/pprof/    net/http/pprof (/debug/pprof/heap for heap profiles)
 //	/healthz         200 once serving
@@ -34,6 +35,7 @@ type Handler struct {
 	retained [][]byte
 	leaked   int64 // bytes in retained
 	sessions sessions
+	tokens   *tokens
 	mux      *http.ServeMux
 	ending   chan struct{} // closed by EndStreams
 	endOnce  sync.Once
@@ -47,6 +49,9 @@ type Options struct {
 	// Log receives the server's log lines (session sweeps, WARNs);
 	// nil: discarded.
 	Log io.Writer
+	// TokenLife is how long a POST /token token lives when the request
+	// gives no ?life= (0: DefaultTokenLife).
+	TokenLife time.Duration
 	// SlowPath is the CPU time each /work request burns in slowPath
 	// before it waits (at most MaxSlowPath); 0: none.
 	SlowPath time.Duration
@@ -69,8 +74,9 @@ func NewHandlerWith(opts Options) *Handler {
 	h.mux.Handle("/events", sseHandler(10, h.ending))
 	h.mux.HandleFunc("/session", h.sessions.start)
 	h.mux.HandleFunc("/call", h.sessions.call)
-	registerStandIns(h.mux)   // /ingest, /gate, /publish, /mail: see standins.go
-	h.registerObservability() // /metrics, /debug/pprof/: see observe.go
+	registerStandIns(h.mux)                          // /ingest, /gate, /publish, /mail: see standins.go
+	h.tokens = registerTokens(h.mux, opts.TokenLife) // /token, /auth/: see token.go
+	h.registerObservability()                        // /metrics, /debug/pprof/: see observe.go
 	return h
 }
 

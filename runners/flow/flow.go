@@ -5,7 +5,9 @@
 // later steps' templates read as {{.name}}. Steps marked `once` run until
 // they have succeeded once per virtual user (login, initialize); `think`
 // pauses after a step. A capture that finds nothing is an error of kind
-// "capture" and ends the iteration.
+// "capture" and ends the iteration. A once step's `renew` runs it again
+// after a time to live, or when a later reply says the session has ended
+// (a 401), and then retries the refused request once (renew.go).
 //
 // The protocol runners (httpload, pgload) send the steps; this package
 // holds what they share: the plan's capture syntax, its checks, and the
@@ -30,6 +32,8 @@ type Def struct {
 	Once    bool
 	Think   time.Duration
 	Capture map[string]Capture
+	// Renew, on a once step, says when it runs again (renew.go).
+	Renew *Renew
 }
 
 // Step is a compiled flow step.
@@ -42,12 +46,19 @@ type Step struct {
 	// fills Reply.Headers with their values, in this order.
 	Headers []string
 	ex      []extractor
+	renew   *renewRule // a once step's renew
+	watch   []watch    // the renew rules this step's replies are checked against
 }
 
 // WantsBody reports whether the step's captures read the reply's body.
 func (s *Step) WantsBody() bool {
 	for i := range s.ex {
 		if s.ex[i].path != nil || s.ex[i].re != nil {
+			return true
+		}
+	}
+	for _, w := range s.watch {
+		if w.body {
 			return true
 		}
 	}
@@ -101,6 +112,9 @@ func Compile(defs []Def, columns []string) (*Flow, []Problem) {
 			errs = append(errs, problem(fmt.Sprintf("flow[%d].capture", i), "%d captures; at most %d", len(d.Capture), MaxCaptures))
 			continue
 		}
+		var p []Problem
+		s.renew, p = compileRenew(d, fmt.Sprintf("flow[%d].renew", i))
+		errs = append(errs, p...)
 		for _, name := range slices.Sorted(maps.Keys(d.Capture)) {
 			key := fmt.Sprintf("flow[%d].capture.%s", i, name)
 			if err := f.checkVar(name, columns); err != nil {
@@ -121,6 +135,7 @@ func Compile(defs []Def, columns []string) (*Flow, []Problem) {
 		}
 		f.Steps = append(f.Steps, s)
 	}
+	f.addWatches()
 	return f, errs
 }
 

@@ -3,6 +3,9 @@ package flow
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 func compileOne(t *testing.T, caps map[string]Capture) *Flow {
@@ -79,29 +82,35 @@ func TestValuesAreBounded(t *testing.T) {
 	}
 }
 
+// wantProblems compiles defs and wants each of wants among the problems.
+func wantProblems(t *testing.T, defs []Def, columns []string, wants ...string) {
+	t.Helper()
+	_, problems := Compile(defs, columns)
+	var got []string
+	for _, p := range problems {
+		got = append(got, p.Error())
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range wants {
+		if !strings.Contains(all, want) {
+			t.Errorf("problems lack %q:\n%s", want, all)
+		}
+	}
+}
+
 // TestCompileProblems names each mistake's step and field.
 func TestCompileProblems(t *testing.T) {
 	defs := []Def{
 		{Name: "a", Capture: map[string]Capture{"1bad": {Header: "X"}, "ok": {Header: "bad header"}}},
 		{Name: "a", Think: -1, Capture: map[string]Capture{"col": {Regex: "(a)(b)"}}},
 	}
-	_, problems := Compile(defs, []string{"col"})
-	var got []string
-	for _, p := range problems {
-		got = append(got, p.Error())
-	}
-	all := strings.Join(got, "\n")
-	for _, want := range []string{
+	wantProblems(t, defs, []string{"col"},
 		"flow[0].capture.1bad: want a name",
 		"flow[0].capture.ok: header: \"bad header\" is not a header name",
 		"flow[1].name: \"a\" names two steps",
 		"flow[1].think: must not be negative",
 		"flow[1].capture.col: \"col\" is also a column",
-	} {
-		if !strings.Contains(all, want) {
-			t.Errorf("problems lack %q:\n%s", want, all)
-		}
-	}
+	)
 	if _, p := Compile(make([]Def, MaxSteps+1), nil); len(p) != 1 {
 		t.Errorf("%d steps: %v", MaxSteps+1, p)
 	}
@@ -129,5 +138,58 @@ func TestVarsBefore(t *testing.T) {
 	}
 	if f.Steps[1].WantsBody() != true || f.Steps[0].WantsBody() || len(f.Steps[0].Headers) != 2 {
 		t.Errorf("step 0 headers %v body %v; step 1 body %v", f.Steps[0].Headers, f.Steps[0].WantsBody(), f.Steps[1].WantsBody())
+	}
+}
+
+// TestRenewProblems names each mistake of a renew, and a good one makes
+// the later steps (not the once steps) read what its condition needs.
+func TestRenewProblems(t *testing.T) {
+	d := func(d time.Duration) plan.Duration { return plan.Duration{Duration: d} }
+	defs := []Def{
+		{Name: "a", Renew: &Renew{}},
+		{Name: "b", Once: true, Renew: &Renew{After: d(time.Millisecond), On: &RenewOn{}}},
+		{Name: "c", Once: true, Renew: &Renew{On: &RenewOn{Status: []int{42}, Header: "bad header", HeaderMatch: "(", Body: strings.Repeat("x", MaxRenewPattern+1)}}},
+		{Name: "d", Once: true, Renew: &Renew{On: &RenewOn{HeaderMatch: "x"}}},
+	}
+	wantProblems(t, defs, nil,
+		"flow[0].renew: is for once steps",
+		"flow[0].renew: want after (a time to live), on (a reply that needs it), or both",
+		"flow[1].renew.after: at least 1s",
+		"flow[1].renew.on: want status, header or body",
+		"flow[2].renew.on.status: 42 is not a status",
+		"flow[2].renew.on.header: \"bad header\" is not a header name",
+		"flow[2].renew.on.header_match: error parsing regexp",
+		"flow[2].renew.on.body: 513 bytes; at most 512",
+		"flow[3].renew.on.header_match: needs header",
+	)
+	f, problems := Compile([]Def{
+		{Name: "token", Once: true, Renew: &Renew{After: d(time.Minute), On: &RenewOn{Status: []int{401}, Header: "WWW-Authenticate", HeaderMatch: "invalid_token", Body: "expired"}}},
+		{Name: "init", Once: true},
+		{Name: "use", Capture: map[string]Capture{"x": {Header: "www-authenticate"}}},
+	}, nil)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	use := &f.Steps[2]
+	if len(use.Headers) != 1 || !use.WantsBody() || f.Steps[1].WantsBody() || len(f.Steps[1].watch) != 0 || !f.Renews() {
+		t.Fatalf("use reads headers %v, body %v; init watches %v", use.Headers, use.WantsBody(), f.Steps[1].watch)
+	}
+	for _, c := range []struct {
+		status int
+		header string
+		body   string
+		want   int
+	}{
+		{401, "", "", 0},
+		{200, `Bearer error="invalid_token"`, "", 0},
+		{200, `Bearer realm="x"`, "", -1},
+		{200, "", "the token expired", 0},
+		{200, "", strings.Repeat(" ", MaxRenewBody) + "expired", -1},
+		{500, "", "fine", -1},
+	} {
+		r := &Reply{Headers: []string{c.header}, Body: []byte(c.body)}
+		if got := f.renewFor(use, c.status, r); got != c.want {
+			t.Errorf("status %d header %q body of %d bytes: renews from %d, want %d", c.status, c.header, len(c.body), got, c.want)
+		}
 	}
 }

@@ -34,7 +34,7 @@ func (r *Request) placeProblems(pos plan.Pos, key, list string) []error {
 		}
 	}
 	if list == "requests" {
-		for field, set := range map[string]bool{"capture": len(r.Capture) > 0, "once": r.Once, "think": r.Think.D() != 0} {
+		for field, set := range map[string]bool{"capture": len(r.Capture) > 0, "once": r.Once, "think": r.Think.D() != 0, "renew": r.Renew != nil} {
 			if set {
 				errs = append(errs, plan.Errorf(pos, key+"."+field, "is for the steps of a flow (http.flow), not the requests of a mix"))
 			}
@@ -61,7 +61,7 @@ func (s *Spec) FlowProblems(g *plan.Group, pos plan.Pos, key string) []error {
 func flowDefs(reqs []Request) []flow.Def {
 	defs := make([]flow.Def, len(reqs))
 	for i, r := range reqs {
-		defs[i] = flow.Def{Name: r.Name, Once: r.Once, Think: r.Think.D(), Capture: r.Capture}
+		defs[i] = flow.Def{Name: r.Name, Once: r.Once, Think: r.Think.D(), Capture: r.Capture, Renew: r.Renew}
 	}
 	return defs
 }

@@ -59,6 +59,8 @@ type Request struct {
 	Capture map[string]flow.Capture `yaml:"capture"`
 	Once    bool                    `yaml:"once"`
 	Think   plan.Duration           `yaml:"think"`
+	// Renew, on a once step, says when its session is opened again.
+	Renew *flow.Renew `yaml:"renew"`
 }
 
 // DefaultTimeout bounds a request when the plan sets none.
@@ -73,7 +75,25 @@ func NewSpec() any { return &Spec{} }
 // Kind is `runner: http`: the group's request mix, driven by the engine's
 // closed or open loop.
 func Kind() runners.Kind {
-	return runners.Kind{Name: "http", Sections: map[string]func() any{Section: NewSpec}, Validate: validate, New: New, Shardable: shardable}
+	return runners.Kind{Name: "http", Sections: map[string]func() any{Section: NewSpec}, Validate: validate, New: New, Shardable: shardable, Counters: counters}
+}
+
+// counters are those of a group whose flow renews a session
+// (flow.Counters), written at 0 when none happened.
+func counters(g *plan.Group) []string {
+	if spec := plan.Section[Spec](g, Section); spec != nil {
+		return FlowCounters(spec.Flow)
+	}
+	return nil
+}
+
+// FlowCounters are the counters of a flow of steps: flow.Counters when
+// one of them renews, else none.
+func FlowCounters(steps []Request) []string {
+	if !slices.ContainsFunc(steps, func(r Request) bool { return r.Renew != nil }) {
+		return nil
+	}
+	return flow.Counters()
 }
 
 func validate(g *plan.Group) []error {

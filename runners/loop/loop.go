@@ -24,7 +24,8 @@ type Loop struct {
 	Record func(rec *runners.Recorder, due, called, end time.Time, out runners.Outcome)
 	// Backoff, when set, is how long a closed-loop worker waits after an
 	// operation before asking for the next (after a refused connection,
-	// say). The wait is not part of any operation's latency.
+	// say). The wait is not part of any operation's latency. An
+	// Outcome.Backoff asks for one too; the longer wait wins.
 	Backoff func(out runners.Outcome) time.Duration
 	// Count, when set, ends the load after a number of operations
 	// (iterations: in all, or per worker): a worker asks it before each
@@ -178,10 +179,11 @@ func Closed(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 					return
 				}
 				due = end
-				if l.Backoff == nil {
-					continue
+				d := out.Backoff
+				if l.Backoff != nil {
+					d = max(d, l.Backoff(out))
 				}
-				if d := l.Backoff(out); d > 0 {
+				if d > 0 {
 					if !runners.SleepUntil(loadCtx, end.Add(d)) {
 						return
 					}

@@ -65,7 +65,17 @@ func NewSpec() any { return &Spec{} }
 // Kind is `runner: sse`: subscribers the runner holds itself (a Driver).
 func Kind() runners.Kind {
 	return runners.Kind{Name: "sse", Sections: map[string]func() any{Section: NewSpec}, Validate: validate, New: newKind,
-		Params: []string{"subscribers"}, Units: units, Counters: runners.FixedCounters(Counters()...)}
+		Params: []string{"subscribers"}, Units: units, Counters: counterNames}
+}
+
+// counterNames are a group's counters: the streams', and its flow's
+// renewals and retries when a step of it renews.
+func counterNames(g *plan.Group) []string {
+	names := Counters()
+	if s := specOf(g); s != nil {
+		names = append(names, httpload.FlowCounters(s.Flow)...)
+	}
+	return names
 }
 
 // units is how many streams a group's step holds, and the key that says
