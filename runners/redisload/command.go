@@ -21,8 +21,8 @@ type arg struct {
 type command struct {
 	name   string
 	weight int
-	args   []arg       // the command and its arguments; a script's keys and args
-	nkeys  int         // a script's: how many of args are keys
+	args   []arg        // the command and its arguments; a script's keys and args
+	nkeys  int          // a script's: how many of args are keys
 	lua    *rueidis.Lua // nil for a command
 	script string
 	expect []string

@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 var testRegistry = runners.MustRegistry(Kind())
 
 // startServer starts a throwaway redis-server (StartEmbedded: loopback, a
-// free port, --save '' --appendonly no), stopped at cleanup; the test
+// free port, --save ” --appendonly no), stopped at cleanup; the test
 // skips only when redis-server is not installed. On failure the server's
 // log is kept in the test's output.
 func startServer(t testing.TB) *Embedded {
