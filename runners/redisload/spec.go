@@ -154,8 +154,8 @@ func counterNames(g *plan.Group) []string {
 	return names
 }
 
-// units is how many subscribers a subscribe step holds; other groups use
-// the load's workers.
+// units is how many subscribers a subscribe step holds; other groups hold
+// the load's workers, as a kind without Units does.
 func units(g *plan.Group, load plan.Load, params map[string]float64) (int, string) {
 	if s := specOf(g); s != nil && s.Subscribe != nil {
 		if n := s.Subscribe.count(params); n > 0 {
@@ -163,7 +163,10 @@ func units(g *plan.Group, load plan.Load, params map[string]float64) (int, strin
 		}
 		return max(load.Concurrency, 1), "load.concurrency"
 	}
-	return load.Workers(), "load"
+	if load.OpenLoop() {
+		return load.MaxInFlight, "load.max_in_flight"
+	}
+	return load.Concurrency, "load.concurrency"
 }
 
 // count is a step's subscribers: a sweep value, else the section's (0:
