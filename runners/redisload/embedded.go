@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/watch"
 )
 
@@ -74,7 +75,7 @@ func StartEmbedded(ctx context.Context) (*Embedded, error) {
 func (e *Embedded) start(ctx context.Context, bin string) error {
 	var err error
 	for range 3 {
-		if e.port, err = freePort(); err != nil {
+		if e.port, err = runners.FreeLoopbackPort(); err != nil {
 			return err
 		}
 		if err = e.spawn(bin); err != nil {
@@ -109,20 +110,7 @@ func (e *Embedded) spawn(bin string) error {
 
 // waitReady polls with PING until the server answers PONG.
 func (e *Embedded) waitReady(ctx context.Context) error {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if ping(ctx, e.Addr()) {
-			return nil
-		}
-		select {
-		case <-e.Exited():
-			return fmt.Errorf("the embedded redis exited while starting (%s)", e.ExitStatus())
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for the embedded redis: %w", ctx.Err())
-		case <-tick.C:
-		}
-	}
+	return e.PollReady(ctx, "the embedded redis", func() bool { return ping(ctx, e.Addr()) })
 }
 
 // ping reports whether addr answers PING with +PONG within a second.
@@ -203,15 +191,6 @@ func (e *Embedded) logTail() string {
 		b = b[len(b)-2000:]
 	}
 	return strings.TrimSpace(string(b))
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	return port, l.Close()
 }
 
 // ownerPrefix names the folders of the servers pid owns: "btredis<pid>-".

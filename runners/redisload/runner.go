@@ -139,7 +139,7 @@ func (r *runner) connect() (rueidis.Client, error) {
 		ConnWriteTimeout: r.timeout, Dialer: net.Dialer{Timeout: r.timeout},
 		BlockingPoolSize: plan.MaxWorkers,
 		DialCtxFn: func(ctx context.Context, addr string, d *net.Dialer, _ *tls.Config) (net.Conn, error) {
-			c, err := d.DialContext(ctx, "tcp", addr)
+			c, err := runners.Dial(ctx, d, "tcp", addr)
 			if err != nil {
 				return nil, err
 			}
