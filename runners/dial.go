@@ -2,6 +2,7 @@ package runners
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"runtime"
 )
@@ -35,4 +36,15 @@ func DialFunc(d *net.Dialer) func(ctx context.Context, network, addr string) (ne
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		return Dial(ctx, d, network, addr)
 	}
+}
+
+// FreeLoopbackPort returns a TCP port of 127.0.0.1 that was free a moment
+// ago, for a server benchtui starts (one may take it first: retry).
+func FreeLoopbackPort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free port: %w", err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	return port, l.Close()
 }

@@ -13,7 +13,7 @@
 // calling each Worker's Do, or, when the Runner is also a Driver (SSE
 // subscribers, spawn cycles, shutdown under load), by the runner itself.
 //
-// Protocol runners live in sub-packages (httpload, sse, pgload, quicload,
+// Protocol runners live in sub-packages (httpload, sse, pgload, redisload, quicload,
 // spawn, shutdown), each exporting its Kind; nothing registers itself.
 package runners
 

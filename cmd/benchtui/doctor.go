@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/redisload"
 	"github.com/benchtui/benchtui/runners/sse"
 	"github.com/benchtui/benchtui/runners/watch"
 )
@@ -42,6 +43,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs = append(fs, checkUDP(pl)...)
 	fs = append(fs, checkTargets(pl)...)
 	fs = append(fs, checkPostgres(ctx, pl)...)
+	fs = append(fs, checkRedis(ctx, pl)...)
 	for _, w := range remoteWarnings(pl) {
 		fs = append(fs, finding{"warn", w})
 	}
@@ -183,6 +185,27 @@ func checkPostgres(ctx context.Context, pl *plan.Plan) []finding {
 	return fs
 }
 
+// checkRedis checks each redis group's server: redis-server on PATH for
+// an embedded one, else that its addr accepts connections.
+func checkRedis(ctx context.Context, pl *plan.Plan) []finding {
+	var fs []finding
+	for _, g := range pl.Groups {
+		spec := plan.Section[redisload.Spec](g, redisload.Section)
+		switch {
+		case spec == nil:
+		case spec.Addr != redisload.EmbeddedAddr:
+			fs = append(fs, dialAddr(ctx, g.ID, "Redis", spec.Addr))
+		default:
+			if bin, err := exec.LookPath("redis-server"); err != nil {
+				fs = append(fs, finding{"error", fmt.Sprintf("group %s: embedded Redis: %v", g.ID, redisload.ErrNoRedis)})
+			} else {
+				fs = append(fs, finding{"ok", fmt.Sprintf("group %s: embedded Redis from %s", g.ID, bin)})
+			}
+		}
+	}
+	return fs
+}
+
 // dialDSN checks that a postgres:// DSN's server accepts connections.
 func dialDSN(ctx context.Context, group, dsn string) finding {
 	u, err := url.Parse(dsn)
@@ -193,11 +216,17 @@ func dialDSN(ctx context.Context, group, dsn string) finding {
 	if u.Port() == "" {
 		addr = net.JoinHostPort(u.Hostname(), "5432")
 	}
+	return dialAddr(ctx, group, "Postgres", addr)
+}
+
+// dialAddr checks that the server (what names it) of a group at addr
+// accepts connections.
+func dialAddr(ctx context.Context, group, what, addr string) finding {
 	d := net.Dialer{Timeout: 3 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return finding{"error", fmt.Sprintf("group %s: Postgres at %s unreachable: %v", group, addr, err)}
+		return finding{"error", fmt.Sprintf("group %s: %s at %s unreachable: %v", group, what, addr, err)}
 	}
 	conn.Close()
-	return finding{"ok", fmt.Sprintf("group %s: Postgres at %s reachable", group, addr)}
+	return finding{"ok", fmt.Sprintf("group %s: %s at %s reachable", group, what, addr)}
 }

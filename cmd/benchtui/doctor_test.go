@@ -10,6 +10,14 @@ import (
 	"testing"
 )
 
+// redisFinding is doctor's finding on an embedded Redis on this machine.
+func redisFinding() string {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		return "error group kv-embedded: embedded Redis: redis-server not found"
+	}
+	return "ok    group kv-embedded: embedded Redis from "
+}
+
 func TestDoctorFindsProblemsAndHidesSecrets(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("checks the fd limit and finds sh: Unix only")
@@ -32,6 +40,16 @@ groups:
     postgres: {dsn: "postgres://u:hunter2@`+closed+`/db", statements: [{sql: "SELECT 1"}]}
     load: {concurrency: 100000}
     duration: 1s
+  - id: kv
+    runner: redis
+    redis: {addr: "`+closed+`", commands: [{cmd: [PING]}]}
+    load: {concurrency: 1}
+    duration: 1s
+  - id: kv-embedded
+    runner: redis
+    redis: {addr: embedded, commands: [{cmd: [PING]}]}
+    load: {concurrency: 1}
+    duration: 1s
 `), 0o644)
 	code, stdout, _ := runCmd(t, cmdDoctor, plan)
 	if code != exitFail {
@@ -42,7 +60,8 @@ groups:
 		fdFinding = "open files: "
 	}
 	for _, want := range []string{fdFinding, "error target gone: command \"/nonexistent/server\" not found",
-		"ok    target sh: command sh found", "error group pg: Postgres at " + closed + " unreachable"} {
+		"ok    target sh: command sh found", "error group pg: Postgres at " + closed + " unreachable",
+		"error group kv: Redis at " + closed + " unreachable", redisFinding()} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, stdout)
 		}

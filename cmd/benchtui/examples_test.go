@@ -17,6 +17,7 @@ import (
 
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/redisload"
 )
 
 // examplesDuration is the --duration the examples run with in the tests:
@@ -86,6 +87,8 @@ func groupCost(g *plan.Group) float64 {
 	switch g.Runner {
 	case pgload.Section:
 		cost += 3
+	case redisload.Section:
+		cost++
 	case "spawn":
 		cost += 3
 	case "shutdown":
@@ -95,10 +98,12 @@ func groupCost(g *plan.Group) float64 {
 }
 
 // exampleChunks cuts each plan's groups into chunks of about chunkBudget;
-// without Postgres binaries the postgres groups are left out.
+// without Postgres binaries the postgres groups are left out, without
+// redis-server the redis groups.
 func exampleChunks(t *testing.T, files []string) []exampleChunk {
 	t.Helper()
 	_, noPG := pgload.FindBinDir("")
+	_, noRedis := exec.LookPath("redis-server")
 	// Only the group list is read here: placeholders for the variables
 	// without a default.
 	lookup := func(name string) (string, bool) {
@@ -124,6 +129,10 @@ func exampleChunks(t *testing.T, files []string) []exampleChunk {
 		for _, g := range pl.Groups {
 			if g.Runner == pgload.Section && noPG != nil {
 				t.Logf("%s: no Postgres binaries (%v): left out %s", base, noPG, g.ID)
+				continue
+			}
+			if g.Runner == redisload.Section && noRedis != nil {
+				t.Logf("%s: no redis-server (%v): left out %s", base, noRedis, g.ID)
 				continue
 			}
 			c := groupCost(g)

@@ -8,6 +8,7 @@ import (
 	"github.com/benchtui/benchtui/runners/loads"
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/quicload"
+	"github.com/benchtui/benchtui/runners/redisload"
 	"github.com/benchtui/benchtui/runners/shutdown"
 	"github.com/benchtui/benchtui/runners/spawn"
 	"github.com/benchtui/benchtui/runners/sse"
@@ -17,12 +18,13 @@ import (
 // the engine and the console. A new protocol is one package under runners/
 // and one line here.
 var kinds = runners.MustRegistry(append([]runners.Kind{
-	httpload.Kind(), // runner: http
-	sse.Kind(),      // runner: sse
-	pgload.Kind(),   // runner: postgres, and the verify: list of any group
-	quicload.Kind(), // runner: quic
-	spawn.Kind(),    // runner: spawn
-	shutdown.Kind(), // runner: shutdown
+	httpload.Kind(),  // runner: http
+	sse.Kind(),       // runner: sse
+	pgload.Kind(),    // runner: postgres, and the verify: list of any group
+	quicload.Kind(),  // runner: quic
+	redisload.Kind(), // runner: redis
+	spawn.Kind(),     // runner: spawn
+	shutdown.Kind(),  // runner: shutdown
 	// a group's loads: list, each load of one of these kinds
 	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind()),
 }, testHookKinds...)...)

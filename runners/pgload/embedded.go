@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -256,15 +255,6 @@ func readPIDFile(path string) (int, error) {
 		return 0, fmt.Errorf("reading the postgres pid file %s: %w", path, err)
 	}
 	return pid, nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	return port, l.Close()
 }
 
 // FindBinDir returns the folder holding initdb and postgres (the cluster

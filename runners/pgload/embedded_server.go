@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/watch"
 )
 
@@ -26,7 +27,7 @@ import (
 func (e *Embedded) startServer(ctx context.Context) error {
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
-		if e.port, err = freePort(); err != nil {
+		if e.port, err = runners.FreeLoopbackPort(); err != nil {
 			return err
 		}
 		if err = e.spawnServer(); err != nil {
@@ -64,20 +65,7 @@ func (e *Embedded) spawnServer() error {
 
 // waitReady polls the postmaster.pid status line, as pg_ctl -w does.
 func (e *Embedded) waitReady(ctx context.Context) error {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if serverReady(e.PIDFile(), e.pid) {
-			return nil
-		}
-		select {
-		case <-e.Exited():
-			return fmt.Errorf("the embedded postgres exited while starting (%s)", e.ExitStatus())
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for the embedded postgres: %w", ctx.Err())
-		case <-tick.C:
-		}
-	}
+	return e.PollReady(ctx, "the embedded postgres", func() bool { return serverReady(e.PIDFile(), e.pid) })
 }
 
 // serverReady reports whether the pid file is pid's and says "ready".

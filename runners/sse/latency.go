@@ -75,3 +75,9 @@ func number(b []byte) (float64, int) {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// SentAt is how long ago a message was sent, when its data is JSON with a
+// numeric "ts" field in unix milliseconds, or else its id is a unix-ms
+// time (id may be nil); ok is false when it carries no plausible send
+// time. Other runners' messages (Redis pub/sub) are read the same way.
+func SentAt(data, id []byte, now time.Time) (time.Duration, bool) { return sentAt(data, id, now) }

@@ -1,6 +1,11 @@
 package watch
 
-import "os/exec"
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"time"
+)
 
 // Exit is how a watched process ended, once it has: Exited is closed then
 // and ExitStatus says how. Process embeds it, and so does a runner's own
@@ -51,4 +56,24 @@ func SpawnTied(cmd *exec.Cmd) (*Exit, error) {
 		x.end(ExitStatus(cmd.ProcessState))
 	}()
 	return x, nil
+}
+
+// PollReady calls ready every 20 ms until it reports true, and fails when
+// the process exits first or ctx ends; what names the process in errors
+// ("the embedded redis").
+func (x *Exit) PollReady(ctx context.Context, what string, ready func() bool) error {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if ready() {
+			return nil
+		}
+		select {
+		case <-x.Exited():
+			return fmt.Errorf("%s exited while starting (%s)", what, x.ExitStatus())
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
+		case <-tick.C:
+		}
+	}
 }
