@@ -158,7 +158,7 @@ func (g *schemaGen) of(t reflect.Type, nullable bool) (map[string]any, error) {
 		}
 		return map[string]any{"$ref": "#/$defs/" + t.Name()}, nil
 	case t.Kind() == reflect.Slice:
-		items, err := g.of(t.Elem(), false)
+		items, err := g.nullable(t.Elem())
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +167,7 @@ func (g *schemaGen) of(t reflect.Type, nullable bool) (map[string]any, error) {
 		if t.Key().Kind() != reflect.String {
 			return nil, fmt.Errorf("%s: only string keys are modelled", t)
 		}
-		values, err := g.of(t.Elem(), false)
+		values, err := g.nullable(t.Elem())
 		if err != nil {
 			return nil, err
 		}
@@ -201,13 +201,12 @@ func (g *schemaGen) structSchema(t reflect.Type) (map[string]any, error) {
 	props := map[string]any{}
 	required := []any{}
 	for _, f := range fields {
-		nullable := !f.omitempty && (f.typ.Kind() == reflect.Slice || f.typ.Kind() == reflect.Map || f.typ.Kind() == reflect.Pointer)
-		s, err := g.of(f.typ, nullable)
+		s, err := g.of(f.typ, false)
+		if !f.omitempty {
+			s, err = g.nullable(f.typ)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s.%s: %w", t.Name(), f.name, err)
-		}
-		if nullable && s["$ref"] != nil {
-			s = map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}}
 		}
 		props[f.name] = s
 		if !f.omitempty {
@@ -215,6 +214,18 @@ func (g *schemaGen) structSchema(t reflect.Type) (map[string]any, error) {
 		}
 	}
 	return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}, nil
+}
+
+// nullable is the schema of a value of type t that is never left out: a
+// nil slice, map or pointer is written as null.
+func (g *schemaGen) nullable(t reflect.Type) (map[string]any, error) {
+	k := t.Kind()
+	null := k == reflect.Slice || k == reflect.Map || k == reflect.Pointer
+	s, err := g.of(t, null)
+	if err == nil && null && s["$ref"] != nil {
+		s = map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}}
+	}
+	return s, err
 }
 
 // nullOr is kind, or kind or null when nullable.
