@@ -2,9 +2,7 @@ package artifacts
 
 import (
 	"fmt"
-	"maps"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -41,12 +39,11 @@ const (
 
 // Leaves of each family (percentiles "pNN" aside).
 var (
-	stepLeaves   = []string{"max", "mean", "min", "requests", "errors", "dropped", "drained", "late", "error_rate", "rps", "throughput_rps", "ok_rps", "offered_rps", "duration_s", "paused_s"}
-	targetLeaves = []string{"rss_mb.start", "rss_mb.peak", "rss_mb.end", "rss_growth_mb", "rss_slope_mb_per_min", "rss_tail_slope_mb_per_min",
-		"fds.start", "fds.peak", "fds.end", "fds_growth", "fds_slope_per_min", "fds_per_unit", "cpu_cores", "cpu_cores_peak", "threads.start", "threads.peak", "threads.end"}
-	storedLeaves = []string{"p50", "p90", "p99", "p999", "p99.9", "max", "mean"}
+	stepLeaves = []string{"max", "mean", "min", "requests", "errors", "dropped", "drained", "late", "error_rate", "rps", "throughput_rps", "ok_rps", "offered_rps", "duration_s", "paused_s",
+		"samples", "in_flight.max", "in_flight.end"}
+	storedLeaves = []string{"p50", "p90", "p99", "p999", "p99.9", "max", "mean", "min"}
 	byNameLeaves = []string{"max", "mean", "min", "requests", "errors", "dropped", "error_rate"}
-	probeLeaves  = []string{"min", "max", "last", "slope_per_min"}
+	probeLeaves  = []string{"min", "max", "mean", "last", "slope_per_min", "tail_slope_per_min", "samples", "errors"}
 	msLeaves     = map[string]bool{"max": true, "mean": true, "min": true}
 )
 
@@ -54,7 +51,7 @@ var (
 func KnownFigures() string {
 	return "pNN (any percentile: p50, p95, p99.9, …), " + strings.Join(stepLeaves, ", ") +
 		", service.(p50|p90|p99|p999|max|mean), target.X, self.X, targets.NAME.X and targets_sum.X (X: " + strings.Join(targetLeaves, ", ") +
-		"), counters.NAME, status.CODE, error_kinds.KIND, extra.NAME.(p50|p90|p99|p999|max|mean)" +
+		"), counters.NAME, status.CODE, error_kinds.KIND, extra.NAME.(" + strings.Join(storedLeaves, "|") + "), extra.NAME (a runner's own figure)" +
 		", by_name.NAME.(pNN|" + strings.Join(byNameLeaves, "|") + "), probes.NAME.(" + strings.Join(probeLeaves, "|") + ")"
 }
 
@@ -88,7 +85,7 @@ func ParseFigure(path string) (Figure, error) {
 	f := Figure{Path: path}
 	family, rest, dotted := strings.Cut(path, ".")
 	unknown := fmt.Errorf("unknown figure %q (%sfigures: %s)", path, nearestFigures(path), KnownFigures())
-	if !dotted || percentileRE.MatchString(path) {
+	if !dotted || percentileRE.MatchString(path) || strings.HasPrefix(path, "in_flight.") {
 		q, err := parseQuantile(path)
 		if err != nil {
 			return f, err
@@ -130,6 +127,9 @@ func ParseFigure(path string) (Figure, error) {
 func namedFigure(f Figure, rest string) (Figure, error) {
 	leaves := map[string][]string{famExtra: storedLeaves, famByName: byNameLeaves, famProbes: probeLeaves}[f.family]
 	m := namedLeafRE.FindStringSubmatch(rest)
+	if f.family == famExtra && (m == nil || !contains(leaves, m[2]) && !percentileRE.MatchString(m[2])) {
+		return runnerValueFigure(f, rest)
+	}
 	if m == nil {
 		return f, fmt.Errorf("figure %q: want %s.NAME.X (X: %s)", f.Path, f.family, shownLeaves(f.family, leaves))
 	}
@@ -167,14 +167,17 @@ func contains(list []string, s string) bool {
 }
 
 // Millis reports whether the figure is a time in milliseconds (a latency
-// percentile, max, mean or min, a service time, an extra timing), whose
-// limits a plan may write as durations.
+// percentile, max, mean or min, a service time, an extra timing, a
+// runner's own figure whose name ends in _ms), whose limits a plan may
+// write as durations.
 func (f Figure) Millis() bool {
 	switch f.family {
 	case "", famByName:
 		return f.quantile > 0 || msLeaves[f.leaf]
-	case famService, famExtra:
+	case famService:
 		return true
+	case famExtra:
+		return f.leaf != "" || strings.HasSuffix(f.name, "_ms")
 	}
 	return false
 }
@@ -194,7 +197,7 @@ func (f Figure) Of(s *Step) (float64, error) {
 		if t == nil {
 			return 0, fmt.Errorf("no %s figures in this step (no watched %s)", f.family, map[string]string{famTarget: "target", famSelf: "benchtui process"}[f.family])
 		}
-		return targetFigure(t, f.leaf), nil
+		return targetFigure(t, f.leaf)
 	case famTargets, famTargetsSum:
 		return f.ofTargets(s)
 	case famService:
@@ -206,6 +209,9 @@ func (f Figure) Of(s *Step) (float64, error) {
 	case famErrorKinds:
 		return countIn(s.ErrorKinds, f, true)
 	case famExtra:
+		if f.leaf == "" {
+			return runnerValue(s, f)
+		}
 		p, ok := s.ExtraMS[f.name]
 		if !ok {
 			return 0, absent(f, sortedKeys(s.ExtraMS))
@@ -267,6 +273,16 @@ func stepFigure(s *Step, f Figure) (float64, error) {
 		return s.DurationS, nil
 	case "paused_s":
 		return s.PausedS, nil
+	case "samples":
+		return float64(s.Samples.N(SampleRPS)), nil
+	case "in_flight.max", "in_flight.end":
+		if s.InFlight == nil {
+			return 0, fmt.Errorf("%s: no in-flight figures in this step (an artifact written before they were kept)", f.Path)
+		}
+		if f.leaf == "in_flight.max" {
+			return float64(s.InFlight.Max), nil
+		}
+		return float64(s.InFlight.End), nil
 	}
 	return latencyFigure(s.Histogram, s.LatencyMS, f)
 }
@@ -314,6 +330,8 @@ func storedFigure(p Percentiles, f Figure) (float64, bool) {
 		return p.Max, true
 	case "mean":
 		return p.Mean, true
+	case "min":
+		return p.Min, true
 	}
 	return 0, false
 }
@@ -343,44 +361,4 @@ func rate(errors, requests int64) float64 {
 		return 0
 	}
 	return float64(errors) / float64(requests)
-}
-
-func targetFigure(t *TargetStats, leaf string) float64 {
-	switch leaf {
-	case "rss_growth_mb":
-		return t.RSSMB.End - t.RSSMB.Start
-	case "fds_growth":
-		return t.FDs.End - t.FDs.Start
-	}
-	if r, part, ok := strings.Cut(leaf, "."); ok {
-		rg := map[string]Range{"rss_mb": t.RSSMB, "fds": t.FDs, "threads": t.Threads}[r]
-		return map[string]float64{"start": rg.Start, "peak": rg.Peak, "end": rg.End}[part]
-	}
-	return map[string]float64{
-		"rss_slope_mb_per_min": t.RSSSlopeMBPerMin, "rss_tail_slope_mb_per_min": t.RSSTailSlopeMBMin,
-		"fds_slope_per_min": t.FDsSlopePerMin, "fds_per_unit": t.FDsPerUnit, "cpu_cores": t.CPUCores,
-		"cpu_cores_peak": t.CPUCoresPeak,
-	}[leaf]
-}
-
-// probeFigure reads probes.NAME.LEAF from the step's JSON form, where
-// probes are `"probes": {"NAME": {"min", "max", "last", "slope_per_min",
-// …}}`, or under extra.probes for a runner that keeps them there. Read by
-// their JSON names, the figures need no Go field of their own here.
-func probeFigure(s *Step, f Figure) (float64, error) {
-	p, ok := s.Probes[f.name]
-	if !ok {
-		return 0, absent(f, slices.Sorted(maps.Keys(s.Probes)))
-	}
-	switch f.leaf {
-	case "min":
-		return p.Min, nil
-	case "max":
-		return p.Max, nil
-	case "last":
-		return p.Last, nil
-	case "slope_per_min":
-		return p.SlopePerMin, nil
-	}
-	return 0, fmt.Errorf("probe %q has no %s", f.name, f.leaf)
 }

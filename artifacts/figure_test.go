@@ -119,7 +119,7 @@ func TestParseFigureErrors(t *testing.T) {
 		"target.fds":          `unknown figure "target.fds" (nearest: target.fds.end, target.fds.peak, target.fds.start; target.X, X: rss_mb.start`,
 		"by_name.ping":        "want by_name.NAME.X (X: pNN, max",
 		"by_name.ping.median": `unknown "median"`,
-		"probes.backlog.p99":  `unknown "p99" (probes.NAME.X, X: min, max, last, slope_per_min)`,
+		"probes.backlog.p99":  `unknown "p99" (probes.NAME.X, X: min, max, mean, last, slope_per_min, tail_slope_per_min, samples, errors)`,
 		"extra.handshake.p95": `unknown "p95"`,
 		"counters.":           "want counters.NAME",
 		"nosuch.family":       "unknown figure",

@@ -52,6 +52,7 @@ func PercentilesOf(h *hdrhistogram.Histogram) Percentiles {
 		P999: ms(h.ValueAtQuantile(99.9)),
 		Max:  ms(h.Max()),
 		Mean: h.Mean() / 1000,
+		Min:  ms(h.Min()),
 	}
 }
 

@@ -158,6 +158,13 @@ func addCounts(m, s *Step, sum *sums) {
 	m.Dropped = sum.int("dropped", m.Dropped, s.Dropped)
 	m.Drained = sum.int("drained", m.Drained, s.Drained)
 	m.Late = sum.int("late", m.Late, s.Late)
+	if s.InFlight != nil {
+		in := InFlight{}
+		if m.InFlight != nil {
+			in = *m.InFlight
+		}
+		m.InFlight = &InFlight{Max: sum.int("in_flight.max", in.Max, s.InFlight.Max), End: sum.int("in_flight.end", in.End, s.InFlight.End)}
+	}
 	m.ThroughputRPS = sum.rate("throughput_rps", m.ThroughputRPS, s.ThroughputRPS)
 	m.OKRPS = sum.rate("ok_rps", m.OKRPS, s.OKRPS)
 	m.OfferedRPS = sum.rate("offered_rps", m.OfferedRPS, s.OfferedRPS)

@@ -14,9 +14,12 @@ import (
 // failed (Errors), and the series of reads. With Samples 0, Min, Max, Last
 // and SlopePerMin are 0 and mean nothing.
 type ProbeStats struct {
-	Min         float64 `json:"min"`
-	Max         float64 `json:"max"`
-	Last        float64 `json:"last"`
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+	Last float64 `json:"last"`
+	// Mean is the mean of every successful read (not only of the kept
+	// series); 0 in artifacts written before it was kept.
+	Mean        float64 `json:"mean,omitempty"`
 	SlopePerMin float64 `json:"slope_per_min"`
 	// TailSlopePerMin is the slope over the last window of the step, of
 	// the probe a soak policy watches (soak.extend_while_rising: its

@@ -89,10 +89,14 @@ type Step struct {
 	// OfferedRPS is the rate an open loop was set to send at, and Late the
 	// arrivals it sent after their due time: offered above achieved is
 	// overload. Both are zero for closed loops.
-	OfferedRPS float64     `json:"offered_rps,omitempty"`
-	Late       int64       `json:"late,omitempty"`
-	LatencyMS  Percentiles `json:"latency_ms"`
-	ServiceMS  Percentiles `json:"service_ms"`
+	OfferedRPS float64 `json:"offered_rps,omitempty"`
+	Late       int64   `json:"late,omitempty"`
+	// InFlight is how many operations (or held streams) were in flight
+	// at most during the measured window and at its end; nil in
+	// artifacts written before it was kept.
+	InFlight  *InFlight   `json:"in_flight,omitempty"`
+	LatencyMS Percentiles `json:"latency_ms"`
+	ServiceMS Percentiles `json:"service_ms"`
 	// ExtraMS holds further timings a runner keeps apart, such as "handshake"
 	// for fresh QUIC connections or "pool_wait" for Postgres.
 	ExtraMS   map[string]Percentiles `json:"extra_ms,omitempty"`
@@ -212,6 +216,9 @@ type Percentiles struct {
 	P999 float64 `json:"p999"`
 	Max  float64 `json:"max"`
 	Mean float64 `json:"mean"`
+	// Min is the least value recorded (0, left out, when none was, and in
+	// artifacts written before it was kept).
+	Min float64 `json:"min,omitempty"`
 }
 
 // TargetStats summarise a watched process's resource use over a step.
@@ -265,6 +272,15 @@ type TargetStats struct {
 	ThrottledPeriods int64   `json:"throttled_periods,omitempty"`
 	ThrottledS       float64 `json:"throttled_s,omitempty"`
 	OOMKills         int64   `json:"oom_kills,omitempty"`
+}
+
+// InFlight is a step's operations in flight: the most at any moment of
+// the measured window (Max) and how many were still in flight when it
+// ended (End), before the drain. In a merge of shards both are the sum of
+// the shards' figures, so Max is an upper bound there.
+type InFlight struct {
+	Max int64 `json:"max"`
+	End int64 `json:"end"`
 }
 
 // Range is the start, peak and end of a sampled figure.

@@ -40,13 +40,13 @@ func (f Figure) ofTargets(s *Step) (float64, error) {
 		if s.TargetsSum == nil {
 			return 0, fmt.Errorf("no targets_sum figures in this step (it watched fewer than two targets)")
 		}
-		return targetFigure(s.TargetsSum, f.leaf), nil
+		return targetFigure(s.TargetsSum, f.leaf)
 	}
 	t := s.Targets[f.name]
 	if t == nil {
 		return 0, absent(f, slices.Sorted(maps.Keys(s.Targets)))
 	}
-	return targetFigure(t, f.leaf), nil
+	return targetFigure(t, f.leaf)
 }
 
 // TargetNames are the names in s.Targets, sorted.

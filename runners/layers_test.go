@@ -18,13 +18,14 @@ import (
 // pairs in sameLayer).
 var layers = [][]string{
 	{"artifacts", "runners/reap", "runners/kube", "runners/demo", "runners/filewatch", "runners/logcount", "runners/runnertest/testbin"},
-	{"runners/watch", "runners/tmpl", "artifacts/artifactstest"},
+	{"runners/tmpl", "artifacts/artifactstest"},
 	{"runners/plan"},
-	{"runners"},
-	{"runners/flow", "runners/evloop", "runners/action"},
+	{"runners", "runners/watch"},
+	{"runners/loop", "runners/flow", "runners/action"},
+	{"runners/evloop"},
 	{"runners/httpload", "runners/sse", "runners/pgload", "runners/quicload", "runners/spawn", "runners/probe"},
-	{"runners/engine"},
-	{"runners/loads", "runners/shutdown", "runners/livemetrics", "runners/runnertest", "runners/pgload/pgtest"},
+	{"runners/engine", "runners/loads", "runners/shutdown"},
+	{"runners/livemetrics", "runners/livemerge", "runners/orchestrate", "runners/runnertest", "runners/pgload/pgtest"},
 	{"ui"},
 	{"cmd/benchtui"},
 }

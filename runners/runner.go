@@ -8,8 +8,8 @@
 // steps (one per sweep value). For each step the engine calls the group's
 // Runner's Prepare, drives load for the warmup (not recorded) and then for
 // the step's duration, and calls Finish. Load is driven either by the
-// engine's loops (engine.ClosedLoop: N workers back to back;
-// engine.OpenLoop: arrivals due at start + i/rate, whatever the server does)
+// loops of runners/loop (loop.Closed: N workers back to back;
+// loop.Open: arrivals due at start + i/rate, whatever the server does)
 // calling each Worker's Do, or, when the Runner is also a Driver (SSE
 // subscribers, spawn cycles, shutdown under load), by the runner itself.
 //

@@ -1,6 +1,10 @@
 package runners
 
-import "time"
+import (
+	"time"
+
+	"github.com/benchtui/benchtui/runners/plan"
+)
 
 // Shard says which part of a distributed run this process runs: shard
 // Index of Count, all starting their load at StartAt. The zero Shard is a
@@ -36,6 +40,18 @@ func (s Shard) Split(n int64) int64 {
 		return 0
 	}
 	return (n - int64(s.Index) + s.stride() - 1) / s.stride()
+}
+
+// SplitLoad is load as this shard runs it: its workers (concurrency,
+// max_in_flight) split between the shards; an open loop's rate is striped
+// by its schedule (StepEnv.Shard), not here. The zero Shard returns load.
+func (s Shard) SplitLoad(load plan.Load) plan.Load {
+	if !s.Active() {
+		return load
+	}
+	load.Concurrency = int(s.Split(int64(load.Concurrency)))
+	load.MaxInFlight = int(s.Split(int64(load.MaxInFlight)))
+	return load
 }
 
 // Global is the global index of this shard's k-th unit: its worker id, or

@@ -39,7 +39,7 @@ type StepEnv struct {
 	OnPanic func(v any, site string)
 	// Ops is set by the engine before a Driver's Drive: the context its
 	// operations run under, which outlives Drive's by the grace the engine
-	// gives in-flight work (a runner that drives the engine's loops itself
+	// gives in-flight work (a runner that drives the loops of runners/loop itself
 	// passes it as their opCtx). Nil for a runner's test: use Drive's.
 	Ops context.Context
 	// Shard is this process's part of a distributed run (run --shard);
@@ -55,6 +55,7 @@ type StepEnv struct {
 	// in-flight counts and units add up there.
 	parent    *StepEnv
 	inFlight  atomic.Int64
+	peakIn    atomic.Int64 // the most in flight since ResetInFlightPeak
 	units     atomic.Int64
 	peakUnits atomic.Int64
 }
@@ -64,6 +65,13 @@ type StepEnv struct {
 // absurd, cannot allocate a recorder per worker. The engine asks for one
 // per worker up to twice the CPUs.
 const MaxRecorders = 256
+
+// RecorderCount is how many recorders a step, or a load of it, asks for
+// with workers workers: one per worker up to twice the CPUs, so memory
+// does not grow with thousands of workers.
+func RecorderCount(workers int) int {
+	return max(1, min(workers, 2*runtime.GOMAXPROCS(0)))
+}
 
 // NewStepEnv returns a step environment with n recorders (at least one, at
 // most MaxRecorders) and an open gate.
@@ -124,7 +132,13 @@ func (e *StepEnv) Gate() *Gate { return e.gate }
 
 // AddInFlight moves the in-flight count of a Driver's operations or streams.
 func (e *StepEnv) AddInFlight(delta int) {
-	e.inFlight.Add(int64(delta))
+	n := e.inFlight.Add(int64(delta))
+	for {
+		peak := e.peakIn.Load()
+		if n <= peak || e.peakIn.CompareAndSwap(peak, n) {
+			break
+		}
+	}
 	if e.parent != nil {
 		e.parent.AddInFlight(delta)
 	}
@@ -132,6 +146,15 @@ func (e *StepEnv) AddInFlight(delta int) {
 
 // InFlight is the number of operations or streams in flight.
 func (e *StepEnv) InFlight() int { return int(e.inFlight.Load()) }
+
+// InFlightPeak is the most operations or streams in flight at once since
+// ResetInFlightPeak (or since the step began).
+func (e *StepEnv) InFlightPeak() int64 { return e.peakIn.Load() }
+
+// ResetInFlightPeak starts the peak afresh from what is in flight now:
+// the engine calls it when the measured window opens, so a warmup's
+// peak is not the step's.
+func (e *StepEnv) ResetInFlightPeak() { e.peakIn.Store(e.inFlight.Load()) }
 
 // SetUnits sets the number of subscribers or connections the load holds
 // open; the target's fd growth is divided by the step's peak for

@@ -104,19 +104,17 @@ func startSession(ctx context.Context, eng Engine, reg *Sessions, i int, g *plan
 	}
 }
 
-// export writes sess's artifact so far; final marks the session's last
-// export.
-func export(reg *Sessions, dir string, i int, sess *engine.Session, final bool) tea.Cmd {
+// export writes sess's artifact so far; final waits for the session's
+// end and writes its final artifact (once, whoever asks first: a quit
+// writing what is pending may come before).
+func export(reg *Sessions, i int, sess *engine.Session, final bool) tea.Cmd {
 	return func() tea.Msg {
+		w := reg.keep.Interim
 		if final {
-			<-sess.Done()
+			w = reg.keep.Final
 		}
-		a := sess.Result()
-		path, err := artifacts.Write(dir, a)
-		if err == nil && final {
-			reg.markExported(sess, path, a)
-		}
-		return exportedMsg{group: i, path: path, art: a, final: final, err: err}
+		s := w(sess)
+		return exportedMsg{group: i, path: s.Path, art: s.Artifact, final: final, err: s.Err}
 	}
 }
 

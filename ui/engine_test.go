@@ -111,7 +111,7 @@ func TestRunToTheEnd(t *testing.T) {
 	}
 	first := gr.sess
 	l.send(press("enter"), func() bool {
-		return gr.sess != first && gr.state == stateDone && len(m.cfg.Sessions.pending()) == 0 && gr.base != nil && gr.cmp != nil && !gr.cmpBusy
+		return gr.sess != first && gr.state == stateDone && m.cfg.Sessions.pending() == 0 && gr.base != nil && gr.cmp != nil && !gr.cmpBusy
 	})
 	if len(gr.cmp.Rows) == 0 {
 		t.Errorf("second run not compared with the first: %+v", gr.cmp)

@@ -85,7 +85,7 @@ func (m *Model) saveNote(text string) tea.Cmd {
 	if m.active == m.sel {
 		return note
 	}
-	return tea.Sequence(note, export(m.cfg.Sessions, m.cfg.Dir, m.sel, sess, true))
+	return tea.Sequence(note, export(m.cfg.Sessions, m.sel, sess, true))
 }
 
 // openFilter opens the filter modal; what is typed narrows the list at

@@ -52,7 +52,7 @@ func TestShutdownWritesPartial(t *testing.T) {
 			break
 		}
 	}
-	paths, errs := reg.Shutdown(dir, "console panic", 5*time.Second)
+	paths, errs := reg.Shutdown("console panic", 5*time.Second)
 	if len(paths) != 1 || len(errs) != 0 {
 		t.Fatalf("paths %v errs %v", paths, errs)
 	}
@@ -61,7 +61,7 @@ func TestShutdownWritesPartial(t *testing.T) {
 	if !a.Run.Partial || len(evs) == 0 || evs[len(evs)-1].Note != "console panic" {
 		t.Errorf("partial=%v events %+v, want partial, stopped by console panic", a.Run.Partial, evs)
 	}
-	if paths, _ := reg.Shutdown(dir, "again", time.Second); len(paths) != 0 {
+	if paths, _ := reg.Shutdown("again", time.Second); len(paths) != 0 {
 		t.Errorf("a second shutdown rewrote %v", paths)
 	}
 }

@@ -179,7 +179,7 @@ type Model struct {
 // New returns a console model for cfg.
 func New(cfg Config) *Model {
 	if cfg.Sessions == nil {
-		cfg.Sessions = NewSessions()
+		cfg.Sessions = NewSessions(cfg.Dir)
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard

@@ -275,7 +275,7 @@ func (m *Model) exportNow() tea.Cmd {
 		m.setStatus(gr.g.ID+": nothing measured yet in this console", true)
 		return nil
 	}
-	return export(m.cfg.Sessions, m.cfg.Dir, m.sel, gr.sess, false)
+	return export(m.cfg.Sessions, m.sel, gr.sess, false)
 }
 
 func (m *Model) rebuild() tea.Cmd {

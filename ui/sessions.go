@@ -2,50 +2,29 @@ package ui
 
 import (
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/orchestrate"
 )
 
-// Sessions tracks every session the console started and whether its final
-// artifact was written, so the caller can stop and export them on every
-// way out: a quit, a signal, a panic in the model. It is safe from any
-// goroutine.
+// Sessions tracks every session the console started and its final
+// artifact, so the caller can stop and export them on every way out: a
+// quit, a signal, a panic in the model. The writing is the orchestrator's
+// (one write per session, whoever asks first); this adds what the console
+// shows of it. It is safe from any goroutine.
 type Sessions struct {
-	mu       sync.Mutex
-	list     []*engine.Session
-	exported map[*engine.Session]exported
+	keep *orchestrate.Keeper
 }
 
-// exported is where a session's final artifact went and how the run ended.
-type exported struct {
-	path    string
-	ending  string
-	partial bool
-	failed  bool // a check failed
+// NewSessions returns an empty registry writing artifacts into dir.
+func NewSessions(dir string) *Sessions {
+	return &Sessions{keep: orchestrate.New(dir, nil)}
 }
 
-// NewSessions returns an empty registry.
-func NewSessions() *Sessions {
-	return &Sessions{exported: map[*engine.Session]exported{}}
-}
-
-// Add registers a started session.
-func (s *Sessions) Add(sess *engine.Session) {
-	s.mu.Lock()
-	s.list = append(s.list, sess)
-	s.mu.Unlock()
-}
-
-// markExported records that sess's final artifact a is at path.
-func (s *Sessions) markExported(sess *engine.Session, path string, a *artifacts.Artifact) {
-	e := exported{path: path, ending: artifacts.Outcome(a).String(), partial: a.Run.Partial, failed: a.Failed()}
-	s.mu.Lock()
-	s.exported[sess] = e
-	s.mu.Unlock()
-}
+// Add registers a session before it starts.
+func (s *Sessions) Add(sess *engine.Session) { s.keep.Add(sess) }
 
 // Summary is an entry per session the console started, in order: the
 // group, how its run ended and its artifact (or that none was written),
@@ -53,30 +32,32 @@ func (s *Sessions) markExported(sess *engine.Session, path string, a *artifacts.
 // entry wider than width has its artifact on a second line, indented, so
 // that a narrow terminal does not wrap it. Nil when nothing ran.
 func (s *Sessions) Summary(width int) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	entries := s.keep.Entries()
+	endings := make([]string, len(entries))
 	idW, endW := 0, 0
-	for _, sess := range s.list {
-		idW = max(idW, len1(sess.Group().ID))
-		endW = max(endW, len1(s.exported[sess].ending))
+	for i, e := range entries {
+		if e.Written && e.Stored.Err == nil {
+			endings[i] = artifacts.Outcome(e.Stored.Artifact).String()
+		}
+		idW = max(idW, len1(e.Session.Group().ID))
+		endW = max(endW, len1(endings[i]))
 	}
 	var out []string
-	for _, sess := range s.list {
-		e, ok := s.exported[sess]
-		head := padRight(sess.Group().ID, idW) + "  "
-		if !ok {
+	for i, e := range entries {
+		head := padRight(e.Session.Group().ID, idW) + "  "
+		if !e.Written || e.Stored.Err != nil {
 			out = append(out, head+"no artifact written")
 			continue
 		}
-		file := e.path
-		if e.partial {
+		file := e.Stored.Path
+		if e.Stored.Artifact.Run.Partial {
 			file += " (partial)"
 		}
-		if line := padRight(e.ending, endW) + "  " + file; len1(head+line) <= width {
+		if line := padRight(endings[i], endW) + "  " + file; len1(head+line) <= width {
 			out = append(out, head+line)
 			continue
 		}
-		out = append(out, head+e.ending+"\n  "+file)
+		out = append(out, head+endings[i]+"\n  "+file)
 	}
 	return out
 }
@@ -84,63 +65,30 @@ func (s *Sessions) Summary(width int) []string {
 // Failed reports whether a run whose artifact was written failed a
 // check: the console then exits 1, as run does.
 func (s *Sessions) Failed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, e := range s.exported {
-		if e.failed {
+	for _, e := range s.keep.Entries() {
+		if e.Written && e.Stored.Err == nil && e.Stored.Artifact.Failed() {
 			return true
 		}
 	}
 	return false
 }
 
-// pending returns the sessions whose final artifact is not written yet.
-func (s *Sessions) pending() []*engine.Session {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []*engine.Session
-	for _, sess := range s.list {
-		if _, ok := s.exported[sess]; !ok {
-			out = append(out, sess)
-		}
-	}
-	return out
-}
+// pending reports how many sessions have no final artifact yet.
+func (s *Sessions) pending() int { return s.keep.Pending() }
 
 // Shutdown stops every session still running (why goes into the artifact
 // as a stopped event), waits up to wait for them to end, and writes the
-// artifact of each session not yet exported to dir: partial when a step
-// was cut. It returns the paths written and the errors met.
-func (s *Sessions) Shutdown(dir, why string, wait time.Duration) ([]string, []error) {
-	pending := s.pending()
-	for _, sess := range pending {
-		sess.Stop(why)
-	}
-	waitAll(pending, wait)
+// artifact of each session not yet exported: partial when a step was cut.
+// It returns the paths written and the errors met.
+func (s *Sessions) Shutdown(why string, wait time.Duration) ([]string, []error) {
 	var paths []string
 	var errs []error
-	for _, sess := range pending {
-		a := sess.Result()
-		path, err := artifacts.Write(dir, a)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("exporting %s: %w", a.Group.ID, err))
+	for _, w := range s.keep.Shutdown(why, wait) {
+		if w.Err != nil {
+			errs = append(errs, fmt.Errorf("exporting %s: %w", w.Artifact.Group.ID, w.Err))
 			continue
 		}
-		s.markExported(sess, path, a)
-		paths = append(paths, path)
+		paths = append(paths, w.Path)
 	}
 	return paths, errs
-}
-
-// waitAll waits until every session has ended or wait has passed.
-func waitAll(list []*engine.Session, wait time.Duration) {
-	deadline := time.NewTimer(wait)
-	defer deadline.Stop()
-	for _, sess := range list {
-		select {
-		case <-sess.Done():
-		case <-deadline.C:
-			return
-		}
-	}
 }

@@ -89,7 +89,7 @@ func TestNoteBeforeFirstRunGoesIntoIt(t *testing.T) {
 	l.send(press("n"), func() bool { return m.mode == modeNote })
 	typeText(l, "before the fix")
 	l.send(press("enter"), func() bool { return len(gr.pending) == 1 })
-	l.send(press("enter"), func() bool { return gr.state == stateDone && gr.last != nil && len(m.cfg.Sessions.pending()) == 0 })
+	l.send(press("enter"), func() bool { return gr.state == stateDone && gr.last != nil && m.cfg.Sessions.pending() == 0 })
 	if a := readOnly(t, dir); len(a.Notes) != 1 || !strings.Contains(a.Notes[0], "before the fix") {
 		t.Errorf("notes %+v, want the note written before the run", a.Notes)
 	}
@@ -259,7 +259,7 @@ func TestSummaryNamesArtifacts(t *testing.T) {
 	m, dir := engineModel(t, "1s")
 	l := newLoop(t, m)
 	gr := m.groups[0]
-	l.send(press("enter"), func() bool { return gr.state == stateDone && len(m.cfg.Sessions.pending()) == 0 })
+	l.send(press("enter"), func() bool { return gr.state == stateDone && m.cfg.Sessions.pending() == 0 })
 	lines := m.cfg.Sessions.Summary(200)
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], "ping") || !strings.Contains(lines[0], dir) || !strings.Contains(lines[0], "✓ pass") {
 		t.Errorf("summary %q, want ping, its ending and its artifact in %s", lines, dir)

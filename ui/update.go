@@ -134,7 +134,7 @@ func (m *Model) onEnded(msg endedMsg) tea.Cmd {
 		m.active = -1
 	}
 	m.logInfo("session ended", "group", gr.g.ID, "state", gr.state)
-	cmds := []tea.Cmd{export(m.cfg.Sessions, m.cfg.Dir, msg.group, msg.sess, true)}
+	cmds := []tea.Cmd{export(m.cfg.Sessions, msg.group, msg.sess, true)}
 	if !m.quitting {
 		cmds = append(cmds, m.startNext(), m.afterRun())
 	}
@@ -191,7 +191,7 @@ func (m *Model) onExported(msg exportedMsg) tea.Cmd {
 		m.logInfo("artifact written", "path", msg.path, "final", msg.final, "partial", msg.art.Run.Partial)
 		m.setStatus(gr.g.ID+": artifact "+msg.path+partialWord(msg.art.Run.Partial), false)
 	}
-	if m.quitting && m.active < 0 && len(m.cfg.Sessions.pending()) == 0 {
+	if m.quitting && m.active < 0 && m.cfg.Sessions.pending() == 0 {
 		return tea.Quit
 	}
 	if msg.final && gr.base != nil && msg.art != nil {

@@ -181,7 +181,7 @@ type consoleOn struct {
 func console(ctx context.Context, on consoleOn, warnings []string, logf, stdout *os.File, stderr io.Writer) (code int) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sessions := ui.NewSessions()
+	sessions := ui.NewSessions(on.dir)
 	dir := on.dir
 	m := ui.New(ui.Config{Plan: on.pl, Engine: on.eng, Dir: dir, Duration: on.duration,
 		Sessions: sessions, Log: logf, Context: ctx, Warnings: warnings, Changes: on.changes, WatchPaths: on.watchPaths})
@@ -196,7 +196,7 @@ func console(ctx context.Context, on consoleOn, warnings []string, logf, stdout 
 		if sig := signalled(); sig != "" && why == "quit" {
 			why = sig // the artifacts say the terminal hung up, not "quit"
 		}
-		paths, errs := sessions.Shutdown(dir, why, exportWait)
+		paths, errs := sessions.Shutdown(why, exportWait)
 		report(stderr, logf, paths, errs)
 		summary(stdout, logf, summaryLines(sessions.Summary(summaryWidth-2), m.Cancelled()))
 		if (len(errs) > 0 || sessions.Failed()) && code == exitOK {

@@ -122,7 +122,7 @@ func checkTargets(pl *plan.Plan) []finding {
 		case t.PIDFile != "":
 			fs = append(fs, fileFinding("target "+name+": pidfile", t.PIDFile))
 		case t.Cgroup != "":
-			fs = append(fs, fileFinding("target "+name+": cgroup", t.Cgroup))
+			fs = append(fs, checkCgroup(name, t.Cgroup))
 		case t.Container != "":
 			fs = append(fs, checkContainer(name, t))
 		case t.PID > 0:
@@ -144,6 +144,15 @@ func checkContainer(name string, t *plan.TargetSpec) finding {
 		return finding{"error", fmt.Sprintf("target %s: %v", name, err)}
 	}
 	return finding{"ok", fmt.Sprintf("target %s: container %s running (pid %d)", name, t.Container, pid)}
+}
+
+// checkCgroup checks a cgroup target's folder and the files benchtui reads
+// in it, as attaching the target will (the plan checks its syntax only).
+func checkCgroup(name, dir string) finding {
+	if err := watch.CheckCgroup(dir); err != nil {
+		return finding{"error", fmt.Sprintf("target %s: %v", name, err)}
+	}
+	return finding{"ok", fmt.Sprintf("target %s: cgroup %s has the files benchtui reads", name, dir)}
 }
 
 func fileFinding(what, path string) finding {

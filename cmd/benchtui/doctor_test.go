@@ -54,3 +54,42 @@ groups:
 		t.Errorf("doctor printed a password:\n%s", stdout)
 	}
 }
+
+// TestDoctorChecksCgroupFiles: a cgroup target's folder is checked by the
+// doctor as attaching it will be (the plan checks its syntax only): a
+// folder without the files benchtui reads is an error naming the file,
+// and a missing folder an error naming the folder.
+func TestDoctorChecksCgroupFiles(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("cgroups are Linux only")
+	}
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	if err := os.Mkdir(plain, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(dir, "gone")
+	plan := filepath.Join(dir, "d.yaml")
+	os.WriteFile(plan, []byte(`version: 1
+targets:
+  plain: {cgroup: `+plain+`}
+  gone: {cgroup: `+gone+`}
+groups:
+  - id: g
+    runner: http
+    target: plain
+    http: {requests: [{url: "http://127.0.0.1:1/"}]}
+    load: {concurrency: 1}
+    duration: 1s
+`), 0o644)
+	code, stdout, stderr := runCmd(t, cmdDoctor, plan)
+	if code != exitFail {
+		t.Errorf("exit %d, want 1 (stderr %s)", code, stderr)
+	}
+	for _, want := range []string{"error target plain: cgroup " + plain + ": ", "memory.usage_in_bytes",
+		"error target gone: cgroup " + gone + ": ", "no such file"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, stdout)
+		}
+	}
+}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/livemerge"
+	"github.com/benchtui/benchtui/runners/orchestrate"
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
@@ -161,7 +163,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	h := newHeadless(pl, artifactsDir(f.out, pl), shardOutput(shard, f.format, newRunOutput(f.format, stdout), stdout, stderr), stderr)
 	h.failOnLeak = f.failOnLeak
 	if shard.Active() {
-		h.live = &liveWriter{w: stderr, sh: shard}
+		h.live = livemerge.NewWriter(stderr, shard)
 	}
 	if err := artifacts.CheckWritable(h.dir); err != nil {
 		fmt.Fprintln(stderr, "benchtui run:", err)
@@ -198,31 +200,21 @@ type headless struct {
 	dir    string
 	out    runOutput
 	stderr io.Writer
-	live   *liveWriter // a shard's live lines; nil otherwise
+	live   *livemerge.Writer // a shard's live lines; nil otherwise
 	// snapshot, unless nil, is handed each snapshot of a running group
 	// (bisect's live view).
 	snapshot func(engine.Snapshot)
 	// failOnLeak: a target whose RSS is still rising fails the run.
 	failOnLeak bool
-
-	// mu makes the artifact writes single-owner: the main path and a
-	// second interrupt both store through it, each session's artifact is
-	// written once, and the process exits only with mu held, so never in
-	// the middle of a write (which would leave its temp file behind).
-	mu     sync.Mutex
-	stored map[*engine.Session]stored
-}
-
-// stored is a session's artifact, where it was written and how writing
-// it went.
-type stored struct {
-	a    *artifacts.Artifact
-	path string
-	err  error
+	// keep writes each session's artifact once, whoever asks first: the
+	// main path or a second interrupt.
+	keep *orchestrate.Keeper
 }
 
 func newHeadless(pl *plan.Plan, dir string, out runOutput, stderr io.Writer) *headless {
-	return &headless{pl: pl, dir: dir, out: out, stderr: stderr, stored: map[*engine.Session]stored{}}
+	h := &headless{pl: pl, dir: dir, out: out, stderr: stderr}
+	h.keep = orchestrate.New(dir, h.said)
+	return h
 }
 
 // runAll runs the groups one by one and hands each to the output, then
@@ -280,20 +272,21 @@ func (h *headless) runGroup(ctx context.Context, run *engine.Run, g *plan.Group,
 	if err != nil {
 		return res, false, err
 	}
+	h.keep.Add(sess)
 	intr.watch(sess)
 	defer intr.watch(nil)
 	sess.Start(ctx)
 	p := newProgress(h.stderr, g.ID)
 	for snap := range sess.Snapshots() {
 		p.show(snap)
-		h.live.show(snap)
+		h.live.Show(snap)
 		if h.snapshot != nil {
 			h.snapshot(snap)
 		}
 	}
-	w := h.store(sess)
-	res.artifact, res.path = w.a, w.path
-	return res, w.err != nil, sess.Err()
+	w := h.keep.Final(sess)
+	res.artifact, res.path = w.Artifact, w.Path
+	return res, w.Err != nil, sess.Err()
 }
 
 // interrupter handles SIGINT, SIGTERM and SIGHUP for a headless run: the first
@@ -353,50 +346,28 @@ func (in *interrupter) close() {
 	close(in.done)
 }
 
-// store writes the artifact of sess once, whoever asks first, and
-// returns it with its path and the error of writing it.
-func (h *headless) store(sess *engine.Session) stored {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.storeLocked(sess)
-}
-
-func (h *headless) storeLocked(sess *engine.Session) stored {
-	if w, ok := h.stored[sess]; ok {
-		return w
-	}
-	a := sess.Result()
-	path, err := h.write(a)
-	h.stored[sess] = stored{a, path, err}
-	return h.stored[sess]
-}
-
 // exitNow is the second interrupt: it waits for a write in flight, writes
 // what sess (which may be nil) has unless that is done, stops the targets
-// and exits 1. mu stays held, so no other write starts.
+// and exits 1, holding the writer, so no other write starts.
 func (h *headless) exitNow(sess *engine.Session, run *engine.Run) {
-	h.mu.Lock()
-	if sess != nil {
-		h.storeLocked(sess)
-	}
+	h.keep.Hold(sess)
 	run.Close()
 	exit(exitFail)
 }
 
-// write stores an artifact, saying where on stderr, and warns of the
-// figures that were NaN or Inf (written as 0); a failure is reported (the
-// figures are still printed) and returned.
-func (h *headless) write(a *artifacts.Artifact) (string, error) {
-	if note := artifacts.SanitizeFloats(a); note != "" {
-		fmt.Fprintf(h.stderr, "benchtui: warning: %s: %s\n", a.Group.ID, note)
+// said reports an artifact's write on stderr: where it went, the figures
+// that were NaN or Inf (written as 0), or the failure (the figures are
+// still printed).
+func (h *headless) said(s orchestrate.Stored) {
+	a := s.Artifact
+	if s.Floats != "" {
+		fmt.Fprintf(h.stderr, "benchtui: warning: %s: %s\n", a.Group.ID, s.Floats)
 	}
-	path, err := artifacts.Write(h.dir, a)
-	if err != nil {
-		fmt.Fprintln(h.stderr, "benchtui:", err)
-		return "", err
+	if s.Err != nil {
+		fmt.Fprintln(h.stderr, "benchtui:", s.Err)
+		return
 	}
-	fmt.Fprintf(h.stderr, "%s: artifact %s%s\n", a.Group.ID, path, map[bool]string{true: " (partial)"}[a.Run.Partial])
-	return path, nil
+	fmt.Fprintf(h.stderr, "%s: artifact %s%s\n", a.Group.ID, s.Path, map[bool]string{true: " (partial)"}[a.Run.Partial])
 }
 
 // leaking reports whether a's ending suspects a leak or has a target whose

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/livemerge"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/reap"
 	"github.com/benchtui/benchtui/runners/watch"
@@ -60,10 +61,10 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if f.console != "" {
 		return watchConsole(ctx, f.console, f.stale, lines, stdout, stderr)
 	}
-	r := newLiveRun(nil)
-	r.follow(ctx, lines, func(end bool) {
-		if r.seen() || end {
-			fmt.Fprintln(stdout, r.line(time.Now(), f.stale))
+	r := livemerge.NewRun(nil)
+	r.Follow(ctx, lines, func(end bool) {
+		if r.Seen() || end {
+			fmt.Fprintln(stdout, r.Status(time.Now(), f.stale))
 		}
 	})
 	if ctx.Err() != nil {
@@ -74,6 +75,39 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitFail
 	}
 	return exitOK
+}
+
+// watchConsole opens the console on a distributed run: its groups are
+// those of the plan, each followed (enter, or a for all) through the
+// shards' merged live lines. What it exports on quit is the live view,
+// marked so, in a folder of its own: merge gives the run's artifact.
+func watchConsole(ctx context.Context, planPath string, stale time.Duration, lines <-chan string, stdout, stderr io.Writer) int {
+	pl, err := plan.LoadPlan(planPath, kinds)
+	if err != nil {
+		complain(stderr, "benchtui watch", err)
+		return exitUsage
+	}
+	out, ok := stdoutFile(stdout)
+	if !ok {
+		fmt.Fprintln(stderr, "benchtui watch: --console needs a terminal")
+		return exitUsage
+	}
+	dir, err := os.MkdirTemp("", "benchtui-watch-")
+	if err != nil {
+		complain(stderr, "benchtui watch", err)
+		return exitFail
+	}
+	logf, err := openConsoleLog(dir)
+	if err != nil {
+		complain(stderr, "benchtui watch", err)
+		return exitFail
+	}
+	defer logf.Close()
+	r := livemerge.NewRun(pl)
+	r.Stale = stale
+	go r.Follow(ctx, lines, r.Publish)
+	fmt.Fprintln(logf, "live view of a distributed run; its exports go to", dir)
+	return console(ctx, consoleOn{eng: r, pl: pl, dir: dir}, nil, logf, out, stderr)
 }
 
 // liveSource sends the log lines of src: k8s:NS/JOB or a folder. Once

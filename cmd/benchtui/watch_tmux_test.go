@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/livemerge"
 )
 
 // liveLog writes shard i of 2's live lines for group g: a line in the
@@ -27,7 +28,7 @@ func liveLog(t *testing.T, dir string, i int, n int64, ms int64) {
 	}
 	var b strings.Builder
 	for j, phase := range []string{"measure", "done"} {
-		l := liveLine{Version: 1, RunID: "r1", Shard: i, Count: 2, Group: "g1", Step: 1, Steps: 1, Label: "rate=100",
+		l := livemerge.Line{Version: 1, RunID: "r1", Shard: i, Count: 2, Group: "g1", Step: 1, Steps: 1, Label: "rate=100",
 			Phase: phase, At: time.Now().Add(time.Duration(j-2) * time.Second), Elapsed: 2, Requests: n, Hist: enc}
 		line, _ := json.Marshal(l)
 		fmt.Fprintf(&b, "g1 step 1/1 progress line\n%s\n", line)

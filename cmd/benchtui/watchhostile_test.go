@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/livemerge"
 )
 
 // TestWatchPrintsHostileLogsClean: `watch DIR --once` over shard logs
@@ -19,7 +21,7 @@ import (
 func TestWatchPrintsHostileLogsClean(t *testing.T) {
 	dir := t.TempDir()
 	line := func(shard int, label string, requests, errors int64) string {
-		l := liveLine{Version: 1, RunID: "r", Shard: shard, Count: 2, Group: "g\x1b]0;pwned\a", Step: 1, Steps: 1,
+		l := livemerge.Line{Version: 1, RunID: "r", Shard: shard, Count: 2, Group: "g\x1b]0;pwned\a", Step: 1, Steps: 1,
 			Label: label, Phase: "measure", At: time.Unix(100, 0), Elapsed: 1, Requests: requests, Errors: errors}
 		b, err := json.Marshal(l)
 		if err != nil {

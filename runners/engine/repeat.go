@@ -177,6 +177,7 @@ func addRun(m, r *artifacts.Step, k, planned int) {
 	m.Dropped += r.Dropped
 	m.Drained += r.Drained
 	m.Late += r.Late
+	m.InFlight = maxInFlight(m.InFlight, r.InFlight, k == 1)
 	m.DurationS += r.DurationS
 	m.PausedS += r.PausedS
 	addCounts(m.ErrorKinds, r.ErrorKinds)
@@ -230,4 +231,17 @@ func thinned(pts []artifacts.Point) []artifacts.Point {
 		s.thin()
 	}
 	return s.pts
+}
+
+// maxInFlight is the in-flight figures of a repeated step: the most of
+// any run, and the end of the last run (r). first says m holds no run yet.
+func maxInFlight(m, r *artifacts.InFlight, first bool) *artifacts.InFlight {
+	if r == nil {
+		return m
+	}
+	out := *r
+	if !first && m != nil {
+		out.Max = max(out.Max, m.Max)
+	}
+	return &out
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/loop"
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
@@ -56,6 +57,36 @@ func (st *stepRun) label() string {
 	return st.spec.Label
 }
 
+// closeInFlight keeps the step's in-flight figures as the measured window
+// closes: the most in flight during it and what is in flight now.
+func (st *stepRun) closeInFlight() {
+	f := st.inFlightNow()
+	st.mu.Lock()
+	st.inFlightEnd = f
+	st.mu.Unlock()
+}
+
+// inFlightNow is the step's in-flight figures so far.
+func (st *stepRun) inFlightNow() *artifacts.InFlight {
+	return &artifacts.InFlight{Max: st.env.InFlightPeak(), End: int64(st.env.InFlight())}
+}
+
+// inFlightFigures are the step's in-flight figures for its result: those
+// kept when the measured window closed, so far while it is open, nil
+// before it opened.
+func (st *stepRun) inFlightFigures() *artifacts.InFlight {
+	st.mu.Lock()
+	measuring, end := st.measuring, st.inFlightEnd
+	st.mu.Unlock()
+	switch {
+	case end != nil:
+		return end
+	case measuring:
+		return st.inFlightNow()
+	}
+	return nil
+}
+
 // result builds the artifact step from the tally after the load stopped.
 func (st *stepRun) result(live bool) *artifacts.Step {
 	active, paused := st.measured()
@@ -82,13 +113,14 @@ func (st *stepRun) result(live bool) *artifacts.Step {
 		Series: t.series.points(), Counters: maps.Clone(t.counters),
 	}
 	res.Drained, res.Samples = t.drained.requests, t.blocks.samples()
+	res.InFlight = st.inFlightFigures()
 	if t.hlog != nil {
 		res.IntervalLog = t.hlog.snapshot(time.Now())
 	}
 	res.Counters = withDeclared(res.Counters, st.s.kind.CounterNames(st.s.group))
-	if late, ok := res.Counters[CounterLate]; ok {
+	if late, ok := res.Counters[loop.CounterLate]; ok {
 		res.Late = late
-		delete(res.Counters, CounterLate)
+		delete(res.Counters, loop.CounterLate)
 	}
 	if secs := active.Seconds(); secs > 0 {
 		inWindow := res.Requests - res.Drained

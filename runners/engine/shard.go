@@ -52,21 +52,9 @@ func shardStep(sh runners.Shard, spec plan.Step) plan.Step {
 	if !sh.Active() {
 		return spec
 	}
-	spec.Load = ShardLoad(sh, spec.Load)
+	spec.Load = sh.SplitLoad(spec.Load)
 	spec.Iterations = sh.Split(spec.Iterations)
 	return spec
-}
-
-// ShardLoad is load as shard sh runs it: its workers (concurrency,
-// max_in_flight) split between the shards; an open loop's rate is striped
-// by the dispatcher (StepEnv.Shard), not here. The zero Shard returns load.
-func ShardLoad(sh runners.Shard, load plan.Load) plan.Load {
-	if !sh.Active() {
-		return load
-	}
-	load.Concurrency = int(sh.Split(int64(load.Concurrency)))
-	load.MaxInFlight = int(sh.Split(int64(load.MaxInFlight)))
-	return load
 }
 
 // CheckShardable reports why n shards cannot share g: for each step, a
@@ -99,15 +87,6 @@ func kindShardable(reg *runners.Registry, g *plan.Group) []error {
 		}
 	}
 	return nil
-}
-
-// startOf is when a step's open-loop arrival 0 is due: its shard start
-// time, else start.
-func startOf(env *runners.StepEnv, start time.Time) time.Time {
-	if env.Shard.Active() && !env.Shard.StartAt.IsZero() {
-		return env.Shard.StartAt
-	}
-	return start
 }
 
 // awaitShardStart sets the step's start time on the shard's common clock

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -12,48 +11,6 @@ import (
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
 )
-
-// TestStripedScheduleIsTheSingleSchedule: the union of the shards' due
-// times is the single-machine schedule, each arrival once, and at any
-// moment the shards together have as many arrivals due as one machine.
-func TestStripedScheduleIsTheSingleSchedule(t *testing.T) {
-	t0 := time.Unix(1_700_000_000, 0)
-	const arrivals = 2000
-	for _, rate := range []float64{1, 333, 10_000} {
-		for shards := 1; shards <= 4; shards++ {
-			env := runners.NewStepEnv(nil, plan.Load{Rate: rate, MaxInFlight: 8}, 1)
-			single := &dispatcher{env: env, start: t0, limit: 1 << 62}
-			var want, got []time.Time
-			for j := range int64(arrivals) {
-				want = append(want, single.due(j))
-			}
-			var parts []*dispatcher
-			for i := range shards {
-				d := &dispatcher{env: env, start: t0, limit: 1 << 62, shard: runners.Shard{Index: i, Count: shards}}
-				parts = append(parts, d)
-				for k := int64(0); d.shard.Global(k) < arrivals; k++ {
-					got = append(got, d.due(k))
-				}
-			}
-			slices.SortFunc(got, func(a, b time.Time) int { return a.Compare(b) })
-			if !slices.EqualFunc(want, got, time.Time.Equal) {
-				t.Fatalf("rate %g, %d shards: the shards' due times differ from the single schedule", rate, shards)
-			}
-			// Once every shard has an arrival due (lastDue counts from its next).
-			first := time.Duration(float64(shards) / rate * float64(time.Second))
-			for _, at := range []time.Duration{first, first + 1500*time.Millisecond} {
-				now := t0.Add(at)
-				var sum int64
-				for _, d := range parts {
-					sum += d.lastDue(now) + 1
-				}
-				if wantDue := single.lastDue(now) + 1; sum != wantDue {
-					t.Fatalf("rate %g, %d shards, at %s: %d arrivals due on the shards, %d on one machine", rate, shards, at, sum, wantDue)
-				}
-			}
-		}
-	}
-}
 
 // TestShardStepSplitsTheLoad: workers, max_in_flight and iterations are
 // split, and a count below the shards is refused naming the group.

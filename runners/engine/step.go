@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/loop"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/probe"
 	"github.com/benchtui/benchtui/runners/watch"
@@ -36,10 +36,13 @@ type stepRun struct {
 	stopped   bool
 	measuring bool      // the measured phase has begun
 	drainAt   time.Time // when the load was told to stop
-	stopCh    chan struct{}
-	events    []artifacts.Event
-	probes    *probe.Set  // the group's probes, read in the measured phase (probes.go)
-	server    serverState // the target's log counts and heap profiles (server.go)
+	// inFlightEnd is what was in flight when the measured window closed,
+	// before the drain; nil until it closes.
+	inFlightEnd *artifacts.InFlight
+	stopCh      chan struct{}
+	events      []artifacts.Event
+	probes      *probe.Set  // the group's probes, read in the measured phase (probes.go)
+	server      serverState // the target's log counts and heap profiles (server.go)
 
 	tally   *tally
 	watched watchState
@@ -60,7 +63,7 @@ func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
 	if _, driver := r.(runners.Driver); driver {
 		workers = math.MaxInt32 // a Driver's goroutines are its own: shard fully
 	}
-	st.env = runners.NewStepEnv(s.group, spec.Load, ShardCount(workers))
+	st.env = runners.NewStepEnv(s.group, spec.Load, runners.RecorderCount(workers))
 	st.env.Index, st.env.Label, st.env.Params, st.env.Vars = i, spec.Label, spec.Params, spec.Vars
 	st.env.Target = s.opts.Target
 	st.env.Shard = s.opts.Shard
@@ -74,13 +77,6 @@ func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
 	}
 	st.watched.initOthers(s.opts.Others)
 	return st
-}
-
-// ShardCount bounds the recorders of a step: one per worker up to twice the
-// CPUs, so memory does not grow with thousands of workers. A runner that
-// makes a load's recorders itself (runners/loads) sizes them with it.
-func ShardCount(workers int) int {
-	return max(1, min(workers, 2*runtime.GOMAXPROCS(0)))
 }
 
 // activeLocked is the unpaused time spent in the current phase.
@@ -235,12 +231,13 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 		return nil, err
 	}
 	if err := st.awaitShardStart(ctx); err != nil {
-		return nil, errors.Join(err, CloseWorkers(st.workers))
+		return nil, errors.Join(err, loop.CloseWorkers(st.workers))
 	}
 	opCtx, abortOps := context.WithCancel(context.WithoutCancel(ctx))
 	defer abortOps()
 	loops := st.startLoad(loadCtx, opCtx)
 	st.clock(ctx)
+	st.closeInFlight()
 	stopLoad()
 	st.closeWindow()
 	st.setPhase(PhaseDrain)
@@ -249,7 +246,7 @@ func (st *stepRun) run(ctx context.Context) (*artifacts.Step, error) {
 	st.env.Gate().Resume() // paused workers must see the stop
 	st.drain(loops, abortOps)
 	st.actions().finish()
-	if err := CloseWorkers(st.workers); err != nil {
+	if err := loop.CloseWorkers(st.workers); err != nil {
 		st.event(artifacts.EventNote, "closing workers: "+err.Error())
 	}
 	res := st.result(false)
@@ -376,6 +373,7 @@ func (st *stepRun) clock(ctx context.Context) {
 		st.tally.reset()
 	}
 	st.startPhase(PhaseMeasure, st.spec.Duration)
+	st.env.ResetInFlightPeak()
 	st.tally.begin()
 	st.startProbes(ctx)
 	st.startServer(ctx)

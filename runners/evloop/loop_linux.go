@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/loop"
 )
 
 // Supported says whether the epoll clients run here: Linux only.
@@ -61,9 +62,11 @@ type Loop struct {
 	stopping, paused bool
 	scanEvery        time.Duration // how often requests' deadlines are checked
 	scanned          time.Time
-	// sched is the loop's share of an open loop's arrivals; nil for a
-	// closed loop. noPwait2: the kernel has no epoll_pwait2.
-	sched    *schedule
+	// sched is the loop's share of an open loop's arrivals, nil for a
+	// closed loop, and next its next arrival not yet sent or dropped.
+	// noPwait2: the kernel has no epoll_pwait2.
+	sched    *loop.Schedule
+	next     int64
 	noPwait2 bool
 	// wakeMu guards the eventfd against a wake-up (from a context's
 	// AfterFunc, or a handler's goroutine) racing the loop's close.
@@ -113,7 +116,9 @@ func Drive[H Handler](ctx context.Context, env *runners.StepEnv, scanEvery time.
 	}
 	if env.Load.OpenLoop() {
 		for i, l := range loops {
-			l.sched = &schedule{start: start, rate: env.Load.Rate, stride: int64(len(loops)), offset: int64(i), pausedBefore: paused}
+			// The step's arrival g is loop g mod len(loops)'s.
+			stripe := runners.Shard{Index: i, Count: len(loops)}
+			l.sched = &loop.Schedule{Start: start, Rate: env.Load.Rate, Stripe: stripe, PausedBefore: paused}
 		}
 	}
 	errs := make([]error, len(loops))
@@ -367,31 +372,31 @@ const startsPerPass = 256
 
 // arrivals sends the arrivals due by now on free slots, each measured
 // from its due time, at most startsPerPass of them; those that find every
-// slot busy, or that it reaches more than runners.DropAfter late, are
-// dropped and counted, as the engine's open loop does.
+// slot busy, or that it reaches more than loop.DropAfter late, are
+// dropped and counted, as the open loop does (loop.Open).
 func (l *Loop) arrivals(now time.Time) {
 	if l.stopping || l.paused {
 		return
 	}
 	s := l.sched
-	s.shift = l.env.Gate().PausedTotal() - s.pausedBefore
-	if stale := s.lastDue(now.Add(-runners.DropAfter)); stale >= s.next {
-		l.env.Recorder(0).Drop(stale - s.next + 1) // the loop fell too far behind
-		s.next = stale + 1
+	s.Paused(l.env.Gate().PausedTotal())
+	if stale := s.LastDue(loop.DropLine(now), l.next); stale >= l.next {
+		l.env.Recorder(0).Drop(stale - l.next + 1) // the loop fell too far behind
+		l.next = stale + 1
 	}
-	due := s.lastDue(now)
-	last := min(due, s.next+startsPerPass-1)
-	for ; s.next <= last; s.next++ {
+	due := s.LastDue(now, l.next)
+	last := min(due, l.next+startsPerPass-1)
+	for ; l.next <= last; l.next++ {
 		if len(l.ready) == 0 {
-			l.env.Recorder(0).Drop(due - s.next + 1)
-			s.next = due + 1
+			l.env.Recorder(0).Drop(due - l.next + 1)
+			l.next = due + 1
 			return
 		}
 		conn := l.ready[len(l.ready)-1]
 		l.ready = l.ready[:len(l.ready)-1]
-		due := s.due(s.next)
-		if now.Sub(due) > runners.LateAfter {
-			l.recs[conn].Count(runners.CounterLate, 1)
+		due := s.Due(l.next)
+		if loop.Late(due, now) {
+			l.recs[conn].Count(loop.CounterLate, 1)
 		}
 		l.start(conn, due, now)
 	}
@@ -400,7 +405,7 @@ func (l *Loop) arrivals(now time.Time) {
 // dropUnsent counts the open loop's arrivals due before the load was told
 // to stop (the gate's End, else now) that it had not reached, those since
 // its last wake-up, as dropped: every arrival due in the step is sent or
-// dropped, as with the engine's dispatcher.
+// dropped, as with the open loop's dispatcher.
 func (l *Loop) dropUnsent(now time.Time) {
 	s := l.sched
 	if s == nil {
@@ -410,14 +415,14 @@ func (l *Loop) dropUnsent(now time.Time) {
 	if end.IsZero() {
 		end = now
 	}
-	s.shift = l.env.Gate().PausedTotal() - s.pausedBefore
-	if last := s.lastDue(end); last >= s.next {
-		l.env.Recorder(0).Drop(last - s.next + 1)
-		s.next = last + 1
+	s.Paused(l.env.Gate().PausedTotal())
+	if last := s.LastDue(end, l.next); last >= l.next {
+		l.env.Recorder(0).Drop(last - l.next + 1)
+		l.next = last + 1
 	}
 }
 
 // untilNext is how long until the loop's next arrival is due.
 func (l *Loop) untilNext(now time.Time) time.Duration {
-	return max(l.sched.due(l.sched.next).Sub(now), 0)
+	return max(l.sched.Due(l.next).Sub(now), 0)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/loop"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/runnertest"
 )
@@ -210,7 +211,7 @@ groups:
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	workers, err := engine.NewWorkers(ctx, r, env, 1_000_000_000)
+	workers, err := loop.NewWorkers(ctx, r, env, 1_000_000_000)
 	took := time.Since(start)
 	runtime.ReadMemStats(&after)
 	grew := after.TotalAlloc - before.TotalAlloc

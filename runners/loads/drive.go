@@ -10,12 +10,12 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
-	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/loop"
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // load is one load of the group: its plan entry, its kind and runner,
-// its view of the step being run and the workers of the engine's loop
+// its view of the step being run and the workers of its loop
 // (set by Prepare; none for a Driver).
 type load struct {
 	spec    *plan.NamedLoad
@@ -34,7 +34,7 @@ func (r *Runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 	shapes := make([]shape, len(r.loads))
 	for i, l := range r.loads {
 		load, params := l.spec.InStep(step.Params)
-		load = engine.ShardLoad(step.Shard, load) // a shard runs its part of every load
+		load = step.Shard.SplitLoad(load) // a shard runs its part of every load
 		shapes[i] = shape{i: i, spec: l.spec, kind: l.kind, load: load, params: params}
 	}
 	if errs := sumsProblems(r.group, shapes, ""); len(errs) > 0 {
@@ -51,10 +51,10 @@ func (r *Runner) Prepare(ctx context.Context, step *runners.StepEnv) error {
 // prepare makes the load's view of the step, prepares its runner and makes
 // its workers (closing any a step that never ran left).
 func (l *load) prepare(ctx context.Context, step *runners.StepEnv, s shape) error {
-	shards := engine.ShardCount(s.load.Workers())
+	shards := runners.RecorderCount(s.load.Workers())
 	_, driver := l.r.(runners.Driver)
 	if driver {
-		shards = engine.ShardCount(math.MaxInt32) // its goroutines are its own: shard fully
+		shards = runners.RecorderCount(math.MaxInt32) // its goroutines are its own: shard fully
 	}
 	l.env = step.ForLoad(l.spec.Name, l.spec.Group, s.load, s.params, shards)
 	if err := l.r.Prepare(ctx, l.env); err != nil {
@@ -63,14 +63,14 @@ func (l *load) prepare(ctx context.Context, step *runners.StepEnv, s shape) erro
 	if err := l.closeWorkers(); err != nil || driver {
 		return err
 	}
-	workers, err := engine.NewWorkers(ctx, l.r, l.env, l.env.Load.Workers())
+	workers, err := loop.NewWorkers(ctx, l.r, l.env, l.env.Load.Workers())
 	l.workers = workers
 	return err
 }
 
 // closeWorkers closes the load's workers, once their loop has returned.
 func (l *load) closeWorkers() error {
-	err := engine.CloseWorkers(l.workers)
+	err := loop.CloseWorkers(l.workers)
 	l.workers = nil
 	return err
 }
@@ -103,8 +103,8 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 	return nil
 }
 
-// drive runs one load: its runner's own Drive, or the engine's closed or
-// open loop over the workers Prepare made, whose operations run under ops;
+// drive runs one load: its runner's own Drive, or the closed or open
+// loop (runners/loop) over the workers Prepare made, whose operations run under ops;
 // an open loop's arrival 0 is due at start.
 func (l *load) drive(ctx, ops context.Context, start time.Time) error {
 	if d, ok := l.r.(runners.Driver); ok {
@@ -113,12 +113,12 @@ func (l *load) drive(ctx, ops context.Context, start time.Time) error {
 	l.env.SetUnits(len(l.workers)) // each worker holds a connection
 	own, end := context.WithCancel(ctx)
 	defer end()
-	loop := engine.Loop{Env: l.env, Workers: l.workers, Count: engine.NewCount(l.spec.Iterations, 0), Stop: end, Start: start}
+	lp := loop.Loop{Env: l.env, Workers: l.workers, Count: loop.NewCount(l.spec.Iterations, 0), Stop: end, Start: start}
 	var wg sync.WaitGroup
 	if l.env.Load.OpenLoop() {
-		engine.OpenLoop(own, ops, loop, &wg)
+		loop.Open(own, ops, lp, &wg)
 	} else {
-		engine.ClosedLoop(own, ops, loop, &wg)
+		loop.Closed(own, ops, lp, &wg)
 	}
 	wg.Wait()
 	return l.closeWorkers()

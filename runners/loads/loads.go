@@ -9,7 +9,7 @@
 // figures are a named figure of the step (steps[].by_name) and the loads'
 // figures add up to the step's. Drive then runs every load at once: a
 // Driver load (SSE subscribers) through its own Drive, any other through
-// the engine's closed or open loop over its workers. Pauses, the warmup,
+// the closed or open loop (runners/loop) over its workers. Pauses, the warmup,
 // extensions and the stop reach every load through the step's one gate
 // and context.
 package loads

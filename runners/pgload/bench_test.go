@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/loop"
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/pgload/pgtest"
 	"github.com/benchtui/benchtui/runners/plan"
@@ -69,7 +70,7 @@ func benchWorkers(b *testing.B, g *plan.Group) {
 		}
 		workers = append(workers, w)
 	}
-	defer engine.CloseWorkers(workers)
+	defer loop.CloseWorkers(workers)
 	var next, errs atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()

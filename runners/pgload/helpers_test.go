@@ -14,7 +14,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
-	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/loop"
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/pgload/pgtest"
 	"github.com/benchtui/benchtui/runners/plan"
@@ -95,7 +95,7 @@ func drive(t *testing.T, r runners.Runner, g *plan.Group, total int) *artifacts.
 		})
 	}
 	wg.Wait()
-	if err := engine.CloseWorkers(workers); err != nil { // as the engine does, before Finish
+	if err := loop.CloseWorkers(workers); err != nil { // as the engine does, before Finish
 		t.Fatalf("closing workers: %v", err)
 	}
 	found, err := r.Finish(ctx, step, runners.Summary{Requests: res.Requests, Errors: res.Errors})

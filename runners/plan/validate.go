@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-
-	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // validate checks what the decoder cannot: references between parts of
@@ -38,13 +36,30 @@ func (p *Plan) validate(schema Schema) []error {
 // ShutdownRunner is the runner that signals its group's target.
 const ShutdownRunner = "shutdown"
 
+// SignalRefusal says why benchtui will not signal pid, "" when it will:
+// pid 1 (init, or in a container the container itself), benchtui itself,
+// or benchtui's own parent (the shell or program that started it). A
+// target attached by pid is refused by the plan's validation; one whose
+// pid is known only at run time, when it is signalled (runners/watch).
+func SignalRefusal(pid int) string {
+	switch pid {
+	case 1:
+		return "pid 1 is init (in a container, the container itself)"
+	case os.Getpid():
+		return fmt.Sprintf("pid %d is benchtui itself", pid)
+	case os.Getppid():
+		return fmt.Sprintf("pid %d is benchtui's own parent (what started it)", pid)
+	}
+	return ""
+}
+
 // signalRefusal says why benchtui will not signal the target, attached by
-// pid, "" when it will (watch.SignalRefusal).
+// pid, "" when it will (SignalRefusal).
 func (t *TargetSpec) signalRefusal() string {
 	if t.PID == 0 {
 		return ""
 	}
-	return watch.SignalRefusal(t.PID)
+	return SignalRefusal(t.PID)
 }
 
 func (t *TargetSpec) validate(name string) []error {
@@ -63,21 +78,14 @@ func (t *TargetSpec) validate(name string) []error {
 	if errs := t.containerProblems(name); len(errs) > 0 {
 		return errs
 	}
-	if _, err := watch.ParseReady(t.Ready, false); err != nil {
+	if _, err := ParseReady(t.Ready, false); err != nil {
 		return []error{Errorf(t.Pos, "targets."+name+".ready", "%v", err)}
 	}
 	if t.Tree && (t.Cgroup != "" || t.Container != "") {
 		return []error{Errorf(t.Pos, "targets."+name+".tree", "a cgroup is sampled whole: tree is for command, pid or pidfile")}
 	}
-	if t.Cgroup != "" {
-		// Checked now when the folder exists (a container may start later:
-		// then the check is at attach).
-		if _, err := os.Stat(t.Cgroup); err == nil {
-			if err := watch.CheckCgroup(t.Cgroup); err != nil {
-				return []error{Errorf(t.Pos, "targets."+name+".cgroup", "%v", err)}
-			}
-		}
-	}
+	// A cgroup folder's files are checked when the target is attached
+	// (runners/watch), and by `benchtui doctor`: the plan checks syntax.
 	return nil
 }
 

@@ -317,3 +317,20 @@ func TestErrorsAreRedacted(t *testing.T) {
 		t.Errorf("error %q: want one, without the password", errs["db"])
 	}
 }
+
+// A probe's mean is of every read: against a server whose reply is the
+// count of reads it served (1, 2, …, n), the mean is (n+1)/2 and the
+// samples n, the server's own count.
+func TestProbeMeanAndCountMatchTheServer(t *testing.T) {
+	srv, served := counterServer(t)
+	specs := []plan.Probe{{Name: "pending", Interval: every(100 * time.Millisecond), HTTP: &plan.ProbeHTTP{URL: srv.URL + "/stats", JSON: "$.queue.pending"}}}
+	stats, errs := runSet(t, specs, 700*time.Millisecond)
+	s := stats["pending"]
+	n := served.Load()
+	if len(errs) != 0 || s.Errors != 0 || n < 3 {
+		t.Fatalf("%d reads served, errors %v (%d): want 3 or more reads and none failed", n, errs, s.Errors)
+	}
+	if s.Samples != n || s.Mean != float64(n+1)/2 {
+		t.Errorf("samples %d, mean %g; the server served %d reads, so want mean %g", s.Samples, s.Mean, n, float64(n+1)/2)
+	}
+}

@@ -23,6 +23,7 @@ type series struct {
 	errs   int64
 	lo, hi float64
 	last   float64
+	mean   float64 // running mean of the successful reads
 }
 
 func (s *series) init() { s.stride = 1 }
@@ -33,6 +34,7 @@ func (s *series) add(t, v float64) {
 	}
 	s.n++
 	s.lo, s.hi, s.last = math.Min(s.lo, v), math.Max(s.hi, v), v
+	s.mean += (v - s.mean) / float64(s.n) // no sum to overflow near 1e308
 	s.gather(artifacts.ProbePoint{T: round3(t), Value: v})
 }
 
@@ -103,7 +105,7 @@ func (s *series) stats(withSeries bool) artifacts.ProbeStats {
 	pts := s.points()
 	st := artifacts.ProbeStats{Samples: s.n, Errors: s.errs}
 	if s.n > 0 {
-		st.Min, st.Max, st.Last = s.lo, s.hi, s.last
+		st.Min, st.Max, st.Last, st.Mean = s.lo, s.hi, s.last, s.mean
 		st.SlopePerMin = slope(pts) * 60
 	}
 	if withSeries {

@@ -2,7 +2,7 @@
 // target while load runs (seed group G14).
 //
 // A shutdown step runs the group's HTTP load (httpload's workers, driven
-// by the engine's closed loop) against the watched target, sends a frozen
+// by the closed loop of runners/loop) against the watched target, sends a frozen
 // batch of slow requests just before `after`, signals the target, and
 // sorts every request by when it ran against the signal: in flight at it
 // (then completed or dropped), refused after it (counted apart, never as

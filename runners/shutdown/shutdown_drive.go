@@ -12,7 +12,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
-	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/loop"
 )
 
 // Counter names of a shutdown step (artifacts.Step.Counters).
@@ -139,13 +139,13 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	var workers []runners.Worker // the load's and the frozen batch's
-	defer func() { stopLoad(); wg.Wait(); _ = engine.CloseWorkers(workers) }()
-	load, err := engine.NewWorkers(ctx, r.load, env, env.Load.Concurrency)
+	defer func() { stopLoad(); wg.Wait(); _ = loop.CloseWorkers(workers) }()
+	load, err := loop.NewWorkers(ctx, r.load, env, env.Load.Concurrency)
 	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	workers = load
-	engine.ClosedLoop(loadCtx, ctx, engine.Loop{Env: env, Workers: load, Record: st.record(false), Backoff: backoff}, &wg)
+	loop.Closed(loadCtx, ctx, loop.Loop{Env: env, Workers: load, Record: st.record(false), Backoff: backoff}, &wg)
 	var sseDone chan struct{} // closed when the subscribers have all gone
 	if r.sse != nil {
 		sseDone = make(chan struct{})
@@ -207,11 +207,11 @@ func (st *sdState) outcome(o Result) Result {
 // the returned channel gets a value as each request is written.
 func (r *Runner) startFreeze(ctx context.Context, env *runners.StepEnv, st *sdState, wg *sync.WaitGroup) ([]runners.Worker, <-chan struct{}) {
 	written := make(chan struct{}, r.spec.Freeze)
-	workers, err := engine.NewWorkers(ctx, r.freeze, env, r.spec.Freeze)
+	workers, err := loop.NewWorkers(ctx, r.freeze, env, r.spec.Freeze)
 	if err != nil {
 		return nil, written // httpload's workers fail only when ctx ends, which waitFrozen sees
 	}
-	batch := engine.Loop{Env: env, Workers: workers, Record: st.record(true)}
+	batch := loop.Loop{Env: env, Workers: workers, Record: st.record(true)}
 	for i := range workers {
 		var once sync.Once
 		trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {

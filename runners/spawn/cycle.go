@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/benchtui/benchtui/runners/watch"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // cycleResult is how one cycle went.
@@ -35,7 +35,7 @@ func (r *Runner) proc() *proc {
 func (r *Runner) cycle(ctx context.Context) cycleResult {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if r.ready.Kind == watch.ReadyExit {
+	if r.ready.Kind == plan.ReadyExit {
 		return r.exitCycle(ctx)
 	}
 	return r.readyCycle(ctx)
@@ -69,7 +69,7 @@ func (r *Runner) exitCycle(ctx context.Context) cycleResult {
 func (r *Runner) readyCycle(ctx context.Context) cycleResult {
 	p := r.proc()
 	var out, outW *os.File
-	if r.ready.Kind == watch.ReadyStdout {
+	if r.ready.Kind == plan.ReadyStdout {
 		var err error
 		if out, outW, err = os.Pipe(); err != nil {
 			now := time.Now()

@@ -11,7 +11,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/benchtui/benchtui/runners/watch"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // pollEvery is the period of the TCP and HTTP readiness probes, and so the
@@ -21,13 +21,13 @@ const pollEvery = time.Millisecond
 
 // parseReady parses a spawn `ready:`: exit (the default, also when
 // empty), tcp://host:port, http(s)://… or stdout:/regex/.
-func parseReady(s string) (watch.Ready, error) {
-	r, err := watch.ParseReady(s, true)
+func parseReady(s string) (plan.Ready, error) {
+	r, err := plan.ParseReady(s, true)
 	if err != nil {
-		return watch.Ready{}, err
+		return plan.Ready{}, err
 	}
-	if r.Kind == watch.ReadyNone {
-		r.Kind = watch.ReadyExit
+	if r.Kind == plan.ReadyNone {
+		r.Kind = plan.ReadyExit
 	}
 	return r, nil
 }
@@ -38,14 +38,14 @@ var errNotReady = errors.New("not ready")
 // probe asks once whether the process is ready; nil means it is.
 func (r *Runner) probe(ctx context.Context) error {
 	switch r.ready.Kind {
-	case watch.ReadyTCP:
+	case plan.ReadyTCP:
 		var d net.Dialer
 		c, err := d.DialContext(ctx, "tcp", r.ready.Addr)
 		if err != nil {
 			return errNotReady
 		}
 		return c.Close()
-	case watch.ReadyHTTP:
+	case plan.ReadyHTTP:
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.ready.URL, nil)
 		if err != nil {
 			return fmt.Errorf("building ready probe: %w", err)

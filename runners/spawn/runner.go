@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/reap"
 	"github.com/benchtui/benchtui/runners/watch"
 )
@@ -22,7 +23,7 @@ import (
 // to ready. It is a runners.Driver.
 type Runner struct {
 	spec   Spec
-	ready  watch.Ready
+	ready  plan.Ready
 	client *http.Client // for ready: http(s)://…
 	self   *watch.Sampler
 

@@ -25,7 +25,6 @@ import (
 
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
-	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // Spec is the `spawn:` section of a group.
@@ -92,7 +91,7 @@ func validateSpawn(g *plan.Group) []error {
 	for _, v := range g.Sweep["concurrency"] {
 		most = max(most, int(v))
 	}
-	if r, err := parseReady(spec.Ready); err == nil && most > 1 && (r.Kind == watch.ReadyTCP || r.Kind == watch.ReadyHTTP) {
+	if r, err := parseReady(spec.Ready); err == nil && most > 1 && (r.Kind == plan.ReadyTCP || r.Kind == plan.ReadyHTTP) {
 		at("load.concurrency", "cycles that wait on a fixed address cannot overlap; use ready: exit or stdout:/regex/")
 	}
 	return errs
@@ -115,7 +114,7 @@ func (s *Spec) Validate(pos plan.Pos, key string) []error {
 	if err != nil {
 		at("ready", "%v", err)
 	}
-	if err == nil && s.Concurrency > 1 && (r.Kind == watch.ReadyTCP || r.Kind == watch.ReadyHTTP) {
+	if err == nil && s.Concurrency > 1 && (r.Kind == plan.ReadyTCP || r.Kind == plan.ReadyHTTP) {
 		at("concurrency", "cycles that wait on a fixed address cannot overlap; use ready: exit or stdout:/regex/")
 	}
 	return errs

@@ -10,44 +10,20 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-)
 
-// Runtimes are the container CLIs a container target is resolved with;
-// each answers `inspect --format '{{.State.Pid}}' NAME` with the main PID
-// of a running container (0 when it is not running).
-var Runtimes = []string{"docker", "podman", "nerdctl"}
+	"github.com/benchtui/benchtui/runners/plan"
+)
 
 // DefaultRuntime is the runtime of a container target that names none.
 const DefaultRuntime = "docker"
 
-// Bounds of a container target.
+// Bounds of a container target (its name's: plan.MaxContainerName).
 const (
-	// MaxContainerName bounds a container's name or id.
-	MaxContainerName = 253
 	// inspectTimeout bounds the runtime's inspect.
 	inspectTimeout = 10 * time.Second
 	// maxInspectOutput bounds what is kept of inspect's stdout and stderr.
 	maxInspectOutput = 4 << 10
 )
-
-// ContainerNameProblem says what is wrong with a container name, "" when
-// nothing: it is passed to the runtime as one argument, so it must not be
-// empty, hold control bytes, be longer than MaxContainerName or start with
-// '-' (the runtime would read an option).
-func ContainerNameProblem(name string) string {
-	switch {
-	case name == "":
-		return "empty"
-	case len(name) > MaxContainerName:
-		return fmt.Sprintf("longer than %d bytes", MaxContainerName)
-	case strings.ContainsFunc(name, unicode.IsControl):
-		return "holds control characters"
-	case strings.HasPrefix(name, "-"):
-		return "starts with '-' (the runtime would read an option)"
-	}
-	return ""
-}
 
 // containerProblems are the problems of c's container and runtime.
 func (c Config) containerProblems() []error {
@@ -55,11 +31,11 @@ func (c Config) containerProblems() []error {
 	if c.Runtime != "" && c.Container == "" {
 		errs = append(errs, fmt.Errorf("target %q: runtime is for a container target", c.Name))
 	}
-	if c.Runtime != "" && !slices.Contains(Runtimes, c.Runtime) {
-		errs = append(errs, fmt.Errorf("target %q: runtime %q: want one of %s", c.Name, c.Runtime, strings.Join(Runtimes, ", ")))
+	if c.Runtime != "" && !slices.Contains(plan.ContainerRuntimes, c.Runtime) {
+		errs = append(errs, fmt.Errorf("target %q: runtime %q: want one of %s", c.Name, c.Runtime, strings.Join(plan.ContainerRuntimes, ", ")))
 	}
 	if c.Container != "" {
-		if problem := ContainerNameProblem(c.Container); problem != "" {
+		if problem := plan.ContainerNameProblem(c.Container); problem != "" {
 			errs = append(errs, fmt.Errorf("target %q: container name %q %s", c.Name, c.Container, problem))
 		}
 	}

@@ -1,11 +1,9 @@
-package main
+package livemerge
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -25,14 +23,14 @@ type stepKey struct {
 }
 
 // stepLines are the shards' latest lines of one step, by shard.
-type stepLines map[int]liveLine
+type stepLines map[int]Line
 
 // merged are the shards' lines of one step added up: counts summed,
 // histograms merged, the longest elapsed time. recent is the shards'
 // latest intervals merged (each shard's operations since its line
 // before), recentRPS their rates summed, recentShards how many had one.
 type merged struct {
-	last                      liveLine // the most recent line
+	last                      Line // the most recent line
 	hist, recent              *hdrhistogram.Histogram
 	requests, errors, dropped int64
 	inFlight, shards, done    int
@@ -97,9 +95,9 @@ func (m merged) step() artifacts.Step {
 	return s
 }
 
-// liveRun gathers the shards' lines by step and turns them into the
+// Run gathers the shards' lines by step and turns them into the
 // snapshots the console draws, one stream per group it follows.
-type liveRun struct {
+type Run struct {
 	mu     sync.Mutex
 	pl     *plan.Plan
 	steps  map[stepKey]stepLines
@@ -108,9 +106,9 @@ type liveRun struct {
 	counted map[stepKey]counted
 	count   int
 	held    int // bytes of the kept lines' histograms
-	// stale is how long a shard may be silent before the console's step
-	// line names it (0: never).
-	stale time.Duration
+	// Stale is how long a shard may be silent before the console's step
+	// line names it (0: never). Set it before the lines come.
+	Stale time.Duration
 	feeds map[string]chan engine.Snapshot
 	ended bool
 }
@@ -118,23 +116,25 @@ type liveRun struct {
 // counted are a step's counts at a point of its live series.
 type counted struct{ requests, errors int64 }
 
-func newLiveRun(pl *plan.Plan) *liveRun {
-	return &liveRun{pl: pl, steps: map[stepKey]stepLines{}, series: map[stepKey][]artifacts.Point{},
+// NewRun returns a Run of plan pl (nil: a plain follower of lines, no
+// console).
+func NewRun(pl *plan.Plan) *Run {
+	return &Run{pl: pl, steps: map[stepKey]stepLines{}, series: map[stepKey][]artifacts.Point{},
 		counted: map[stepKey]counted{}, feeds: map[string]chan engine.Snapshot{}}
 }
 
 // Bounds of a live view: the steps it keeps (of all groups), and the
 // bytes of encoded histograms its kept lines hold.
 const (
-	maxLiveSteps = 1000
-	maxLiveBytes = 256 << 20
+	maxSteps = 1000
+	maxBytes = 256 << 20
 )
 
-// add keeps a live line.
+// Add keeps a live line.
 // A line that names an impossible shard or step, a step past
-// maxLiveSteps distinct ones, or a new shard's line past maxLiveBytes of
+// maxSteps distinct ones, or a new shard's line past maxBytes of
 // histograms held, is dropped: a log is read as it comes.
-func (r *liveRun) add(l liveLine) {
+func (r *Run) Add(l Line) {
 	if l.Count < 1 || l.Count > artifacts.MaxShards || l.Shard < 0 || l.Shard >= l.Count || l.Step < 1 || l.Step > l.Steps {
 		return
 	}
@@ -142,13 +142,13 @@ func (r *liveRun) add(l liveLine) {
 	defer r.mu.Unlock()
 	k := stepKey{l.Group, l.Step}
 	if r.steps[k] == nil {
-		if len(r.steps) >= maxLiveSteps {
+		if len(r.steps) >= maxSteps {
 			return
 		}
 		r.steps[k] = stepLines{}
 	}
 	prev, had := r.steps[k][l.Shard]
-	if !had && r.held+len(l.Hist) > maxLiveBytes {
+	if !had && r.held+len(l.Hist) > maxBytes {
 		return
 	}
 	if had {
@@ -159,9 +159,9 @@ func (r *liveRun) add(l liveLine) {
 	r.count = max(r.count, l.Count)
 }
 
-// publish sends each followed group its snapshot; at the end of the
+// Publish sends each followed group its snapshot; at the end of the
 // lines it closes the feeds.
-func (r *liveRun) publish(end bool) {
+func (r *Run) Publish(end bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for id, feed := range r.feeds {
@@ -194,7 +194,7 @@ func replace(feed chan engine.Snapshot, snap engine.Snapshot) {
 
 // snapshotLocked is group id's snapshot: its latest step merged, the steps
 // before it finished.
-func (r *liveRun) snapshotLocked(id string) (engine.Snapshot, bool) {
+func (r *Run) snapshotLocked(id string) (engine.Snapshot, bool) {
 	cur := 0
 	for k := range r.steps {
 		if k.group == id {
@@ -227,11 +227,11 @@ func (r *liveRun) snapshotLocked(id string) (engine.Snapshot, bool) {
 }
 
 // staleLocked names the shards of step k that lag: silent longer than
-// r.stale before now, or, once the step has run that long (elapsed),
+// r.Stale before now, or, once the step has run that long (elapsed),
 // without a line of it: " · s2 stale 7s, s3 missing", at most
 // maxLateNames of them; "" when every shard keeps up.
-func (r *liveRun) staleLocked(k stepKey, now time.Time, elapsed float64) string {
-	if r.stale <= 0 {
+func (r *Run) staleLocked(k stepKey, now time.Time, elapsed float64) string {
+	if r.Stale <= 0 {
 		return ""
 	}
 	var late []string
@@ -240,9 +240,9 @@ func (r *liveRun) staleLocked(k stepKey, now time.Time, elapsed float64) string 
 		l, ok := r.steps[k][i]
 		name := ""
 		switch {
-		case !ok && elapsed > r.stale.Seconds():
+		case !ok && elapsed > r.Stale.Seconds():
 			name = fmt.Sprintf("s%d missing", i)
-		case ok && l.Phase != string(engine.PhaseDone) && now.Sub(l.At) > r.stale:
+		case ok && l.Phase != string(engine.PhaseDone) && now.Sub(l.At) > r.Stale:
 			name = fmt.Sprintf("s%d stale %s", i, now.Sub(l.At).Round(time.Second))
 		}
 		if name == "" {
@@ -267,7 +267,7 @@ const maxLateNames = 4
 // pointLocked adds the step's point of this second to its series: the
 // rate since the last point, the percentiles of the shards' latest
 // intervals.
-func (r *liveRun) pointLocked(k stepKey, m merged) []artifacts.Point {
+func (r *Run) pointLocked(k stepKey, m merged) []artifacts.Point {
 	pts := r.series[k]
 	if n := len(pts); n > 0 && m.elapsed <= pts[n-1].T {
 		return append([]artifacts.Point(nil), pts...) // no new second
@@ -290,7 +290,7 @@ func (r *liveRun) pointLocked(k stepKey, m merged) []artifacts.Point {
 }
 
 // Session is ui.Engine's: a session that follows group g's figures.
-func (r *liveRun) Session(_ context.Context, g *plan.Group) (*engine.Session, error) {
+func (r *Run) Session(_ context.Context, g *plan.Group) (*engine.Session, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.ended {
@@ -303,46 +303,13 @@ func (r *liveRun) Session(_ context.Context, g *plan.Group) (*engine.Session, er
 
 // RestartTarget is ui.Engine's: a distributed run's targets are not this
 // process's.
-func (r *liveRun) RestartTarget(name string) error {
+func (r *Run) RestartTarget(name string) error {
 	return fmt.Errorf("target %s: watched by the shards, not restarted from here", name)
 }
 
-// watchConsole opens the console on a distributed run: its groups are
-// those of the plan, each followed (enter, or a for all) through the
-// shards' merged live lines. What it exports on quit is the live view,
-// marked so, in a folder of its own: merge gives the run's artifact.
-func watchConsole(ctx context.Context, planPath string, stale time.Duration, lines <-chan string, stdout, stderr io.Writer) int {
-	pl, err := plan.LoadPlan(planPath, kinds)
-	if err != nil {
-		complain(stderr, "benchtui watch", err)
-		return exitUsage
-	}
-	out, ok := stdoutFile(stdout)
-	if !ok {
-		fmt.Fprintln(stderr, "benchtui watch: --console needs a terminal")
-		return exitUsage
-	}
-	dir, err := os.MkdirTemp("", "benchtui-watch-")
-	if err != nil {
-		complain(stderr, "benchtui watch", err)
-		return exitFail
-	}
-	logf, err := openConsoleLog(dir)
-	if err != nil {
-		complain(stderr, "benchtui watch", err)
-		return exitFail
-	}
-	defer logf.Close()
-	r := newLiveRun(pl)
-	r.stale = stale
-	go r.follow(ctx, lines, r.publish)
-	fmt.Fprintln(logf, "live view of a distributed run; its exports go to", dir)
-	return console(ctx, consoleOn{eng: r, pl: pl, dir: dir}, nil, logf, out, stderr)
-}
-
-// follow keeps the live lines and calls tick once a second, and once
+// Follow keeps the live lines and calls tick once a second, and once
 // more with end set when the lines end; it returns then or when ctx ends.
-func (r *liveRun) follow(ctx context.Context, lines <-chan string, tick func(end bool)) {
+func (r *Run) Follow(ctx context.Context, lines <-chan string, tick func(end bool)) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
@@ -352,8 +319,8 @@ func (r *liveRun) follow(ctx context.Context, lines <-chan string, tick func(end
 				tick(true)
 				return
 			}
-			if l, ok := parseLiveLine(s); ok {
-				r.add(l)
+			if l, ok := ParseLine(s); ok {
+				r.Add(l)
 			}
 		case <-t.C:
 			tick(false)
@@ -363,23 +330,23 @@ func (r *liveRun) follow(ctx context.Context, lines <-chan string, tick func(end
 	}
 }
 
-// seen reports whether any live line was kept.
-func (r *liveRun) seen() bool {
+// Seen reports whether any live line was kept.
+func (r *Run) Seen() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.steps) > 0
 }
 
-// line is the merged figures of the step the newest line is on, and each
+// Status is the merged figures of the step the newest line is on, and each
 // shard's lag: `stale` past stale, or the step it is on when elsewhere.
-func (r *liveRun) line(now time.Time, stale time.Duration) string {
+func (r *Run) Status(now time.Time, stale time.Duration) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	newest := r.newestLocked()
 	if len(newest) == 0 {
 		return "no live lines yet"
 	}
-	var cur liveLine
+	var cur Line
 	for _, l := range newest {
 		if l.At.After(cur.At) {
 			cur = l
@@ -407,8 +374,8 @@ func (r *liveRun) line(now time.Time, stale time.Duration) string {
 }
 
 // newestLocked is each shard's most recent line, whatever its step.
-func (r *liveRun) newestLocked() map[int]liveLine {
-	out := map[int]liveLine{}
+func (r *Run) newestLocked() map[int]Line {
+	out := map[int]Line{}
 	for _, ls := range r.steps {
 		for i, l := range ls {
 			if l.At.After(out[i].At) {

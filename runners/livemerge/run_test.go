@@ -1,10 +1,6 @@
-package main
+package livemerge
 
 import (
-	"context"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,10 +11,10 @@ import (
 
 // shardLines are one shard's two live lines of a step, a second apart:
 // its running histogram after first, then after first and then.
-func shardLines(t *testing.T, shard int, first, then []int64, errs int64, whole *hdrhistogram.Histogram) []liveLine {
+func shardLines(t *testing.T, shard int, first, then []int64, errs int64, whole *hdrhistogram.Histogram) []Line {
 	t.Helper()
 	h := artifacts.NewHistogram()
-	var out []liveLine
+	var out []Line
 	for i, vals := range [][]int64{first, then} {
 		for _, v := range vals {
 			h.RecordValue(v)
@@ -30,7 +26,7 @@ func shardLines(t *testing.T, shard int, first, then []int64, errs int64, whole 
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, liveLine{Version: 1, RunID: "r", Shard: shard, Count: 2, Group: "g", Step: 1, Steps: 1, Phase: "measure",
+		out = append(out, Line{Version: 1, RunID: "r", Shard: shard, Count: 2, Group: "g", Step: 1, Steps: 1, Phase: "measure",
 			At: time.Unix(100+int64(i), 0), Elapsed: float64(i + 1), Requests: h.TotalCount(), Errors: errs * int64(i+1), Hist: enc})
 	}
 	return out
@@ -49,12 +45,12 @@ func repeat(v int64, n int) []int64 {
 // is that of the operations recorded between each shard's two lines, its
 // rate theirs, its errors that second's; the step's so far stays Total.
 func TestLiveViewNowIsTheLatestSecond(t *testing.T) {
-	r := newLiveRun(nil)
+	r := NewRun(nil)
 	second := artifacts.NewHistogram()
 	a := shardLines(t, 0, repeat(2_000, 500), repeat(30_000, 100), 3, second)
 	b := shardLines(t, 1, repeat(2_000, 500), repeat(50_000, 120), 4, second)
-	for _, l := range []liveLine{a[0], b[0]} {
-		r.add(l)
+	for _, l := range []Line{a[0], b[0]} {
+		r.Add(l)
 	}
 	r.mu.Lock()
 	snap, _ := r.snapshotLocked("g")
@@ -62,8 +58,8 @@ func TestLiveViewNowIsTheLatestSecond(t *testing.T) {
 	if snap.Interval != snap.Total {
 		t.Errorf("before a second line the live view's now %+v, want the step so far %+v", snap.Interval, snap.Total)
 	}
-	for _, l := range []liveLine{a[1], b[1]} {
-		r.add(l)
+	for _, l := range []Line{a[1], b[1]} {
+		r.Add(l)
 	}
 	r.mu.Lock()
 	snap, _ = r.snapshotLocked("g")
@@ -85,51 +81,16 @@ func TestLiveViewNowIsTheLatestSecond(t *testing.T) {
 // silent past --stale and, once the step has run that long, one that sent
 // no line of it; shards that keep up are not named.
 func TestLiveViewNamesLaggingShards(t *testing.T) {
-	r := newLiveRun(nil)
-	r.stale = 5 * time.Second
+	r := NewRun(nil)
+	r.Stale = 5 * time.Second
 	now := time.Now()
 	for i, at := range []time.Time{now, now.Add(-8 * time.Second)} {
-		r.add(liveLine{Version: 1, Shard: i, Count: 3, Group: "g", Step: 1, Steps: 1, Label: "c=3", Phase: "measure", At: at, Elapsed: 10})
+		r.Add(Line{Version: 1, Shard: i, Count: 3, Group: "g", Step: 1, Steps: 1, Label: "c=3", Phase: "measure", At: at, Elapsed: 10})
 	}
 	r.mu.Lock()
 	snap, _ := r.snapshotLocked("g")
 	r.mu.Unlock()
 	if want := "c=3 · 2/3 shards · s1 stale 8s, s2 missing"; snap.StepLabel != want {
 		t.Errorf("step line %q, want %q", snap.StepLabel, want)
-	}
-}
-
-// TestTailSkipsOverlongLines: a log line far longer than any live line
-// (3 MiB, here) is skipped unread, and the lines after it are read; a
-// partial last line waits for its end.
-func TestTailSkipsOverlongLines(t *testing.T) {
-	dir := t.TempDir()
-	body := strings.Repeat("x", 3<<20) + "\nafter\npartial"
-	if err := os.WriteFile(filepath.Join(dir, "shard-0.log"), []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := make(chan string, 8)
-	tailDir(context.Background(), dir, true, out)
-	var got []string
-	for l := range out {
-		got = append(got, l)
-	}
-	if len(got) != 1 || got[0] != "after" {
-		t.Errorf("lines %q, want only \"after\"", got)
-	}
-}
-
-// TestFollowSkipsOverlongLines: kubectl's stream of logs goes on past a
-// line longer than any live line.
-func TestFollowSkipsOverlongLines(t *testing.T) {
-	out := make(chan string, 8)
-	scanLines(context.Background(), strings.NewReader(strings.Repeat("x", 3<<20)+"\nafter\nlast"), out)
-	close(out)
-	var got []string
-	for l := range out {
-		got = append(got, l)
-	}
-	if len(got) != 2 || got[0] != "after" || got[1] != "last" {
-		t.Errorf("lines %q, want after and last", got)
 	}
 }
