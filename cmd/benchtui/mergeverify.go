@@ -49,7 +49,7 @@ func verifyMerged(ctx context.Context, reg *runners.Registry, pl *plan.Plan, a *
 			}
 			checks, err := addon.Merged(ctx, g, sum)
 			for _, c := range checks {
-				c.Note = pl.Redact(c.Note)
+				c.Name, c.Note = pl.Redact(c.Name), pl.Redact(c.Note)
 				s.Checks = append(s.Checks, c)
 			}
 			if err != nil {

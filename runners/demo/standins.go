@@ -17,6 +17,8 @@ import (
 //
 //	POST /ingest                     202; accepts one event per non-empty line of the body
 //	GET  /ingest/count               the number of events accepted so far
+//	GET  /ingest/stats               {"accepted":A,"visible":V,"pending":P}: an accepted event is
+//	                                 pending in a delivery queue for 500 ms, then visible
 //	GET  /gate?key=K&burst=B&rate=R  a token bucket per key (B tokens, R refilled a second):
 //	                                 200 while it holds a token, else 429
 //	ANY  /publish?world=W&ms=N&interval_ms=I
@@ -31,6 +33,7 @@ import (
 // (answerStandIn).
 type standIns struct {
 	accepted atomic.Int64
+	store    delivery     // where accepted events become visible
 	mailbox  atomic.Int64 // messages delivered to /mail since its last DELETE
 
 	mu      sync.Mutex
@@ -59,6 +62,7 @@ func registerStandIns(mux *http.ServeMux) {
 	mux.HandleFunc("/ingest/count", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintf(w, "%d\n", s.accepted.Load())
 	})
+	mux.HandleFunc("GET /ingest/stats", s.store.stats)
 	mux.HandleFunc("/gate", s.gate)
 	mux.HandleFunc("/publish", s.publish)
 	mux.HandleFunc("/mail", s.mail)
@@ -101,6 +105,7 @@ func (s *standIns) ingest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.accepted.Add(n)
+	s.store.add(time.Now(), n)
 	w.WriteHeader(http.StatusAccepted)
 	fmt.Fprintf(w, "{\"accepted\":%d}\n", n)
 }

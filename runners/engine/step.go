@@ -315,12 +315,13 @@ func (st *stepRun) runnerFinish(ctx context.Context, sum runners.Summary) (found
 }
 
 // addFindings copies a runner's findings into a step's result, redacting
-// the notes of its checks (a database error may echo a secret), and
+// the names and notes of its checks (a database error may echo a secret,
+// a verify entry named by its URL may carry one), and
 // returns the checks as added.
 func addFindings(res *artifacts.Step, f runners.Findings, redact func(string) string) []artifacts.Check {
 	checks := make([]artifacts.Check, len(f.Checks))
 	for i, c := range f.Checks {
-		c.Note = redact(c.Note)
+		c.Name, c.Note = redact(c.Name), redact(c.Note)
 		checks[i] = c
 	}
 	res.Checks = append(res.Checks, checks...)

@@ -292,7 +292,8 @@ func (r *runner) Finish(ctx context.Context, step *runners.StepEnv, sum runners.
 	if own := plan.Section[[]Verify](r.group, VerifySection); own != nil {
 		list = append(list, *own...)
 	}
-	checks, _ := verifyAll(ctx, list, pool, dsn, sum) // a failed query is a failed check
+	env := verifyEnv{pool: pool, dsn: dsn, probes: r.group.Probes, embeddedDSN: r.EmbeddedDSN()}
+	checks, _ := verifyAll(ctx, list, env, sum) // a failed query is a failed check
 	return runners.Findings{Checks: checks}, nil
 }
 

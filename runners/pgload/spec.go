@@ -87,11 +87,26 @@ type Statement struct {
 	Think   plan.Duration           `yaml:"think"`
 }
 
-// Verify is a query whose single value is compared with Expect, or with
-// an operator's limit, after a step.
+// Verify is a value read after a step (a query's, an HTTP reply's, a
+// command's, a probe's) and compared with Expect, or with an operator's
+// limit.
 type Verify struct {
 	Name string `yaml:"name"`
-	SQL  string `yaml:"sql,required"`
+	// SQL, HTTP, Command and Probe are the entry's source, exactly one:
+	// a query (first column of the first row), an HTTP reply, a command's
+	// stdout or exit status, or one more read of a probe of the group
+	// (verifysource.go).
+	SQL     string      `yaml:"sql"`
+	HTTP    *VerifyHTTP `yaml:"http"`
+	Command []string    `yaml:"command"`
+	Probe   string      `yaml:"probe"`
+	// Value, with Command, is what the value is: "" the trimmed stdout,
+	// "exit_status" the exit status.
+	Value string `yaml:"value"`
+	// Timeout bounds one read of sql, http or command (verifyTimeout for
+	// sql, defaultReadTimeout otherwise; at most verifyTimeout). A probe's
+	// read has the probe's own timeout.
+	Timeout plan.Duration `yaml:"timeout"`
 	// Expect is a number (compared numerically) or a string; it, SQL and
 	// the comparison's limits may read the counts ("{{requests}}") and
 	// the step's vars ("{{.N}}"): expandVerify. Empty: the query only has
@@ -107,6 +122,20 @@ type Verify struct {
 	DSN string `yaml:"dsn"`
 	// Pos is where the entry starts in the plan file.
 	Pos plan.Pos `yaml:"-"`
+}
+
+// VerifyHTTP is a verify entry's `http:` source: one request, whose value
+// is the first node JSON (an RFC 9535 JSONPath) selects in the reply, or
+// without JSON its status code.
+type VerifyHTTP struct {
+	URL     string            `yaml:"url,required"`
+	Method  string            `yaml:"method"`
+	Headers map[string]string `yaml:"headers"`
+	Body    string            `yaml:"body"`
+	JSON    string            `yaml:"json"`
+	// ExpectStatus are the statuses a read accepts; another fails the
+	// entry, naming it. Default: 2xx with JSON, any status without.
+	ExpectStatus []int `yaml:"expect_status"`
 }
 
 // PerWorker reports whether each worker has a connection of its own
@@ -170,15 +199,16 @@ func validateGroup(g *plan.Group) []error {
 	key := "group " + g.ID + ": postgres"
 	errs = append(errs, spec.pipelineLoadProblems(g, g.SectionPos[Section], key)...)
 	errs = append(errs, spec.epollLoadProblems(g, g.SectionPos[Section], key)...)
-	return append(errs, spec.validate(g.SectionPos[Section], key, g.VarNames())...)
+	return append(errs, spec.validate(g.SectionPos[Section], key, g.VarNames(), probeNames(g))...)
 }
 
 // Validate reports every problem of the section; pos is where it starts
 // and key names it in messages.
-func (s *Spec) Validate(pos plan.Pos, key string) []error { return s.validate(pos, key, nil) }
+func (s *Spec) Validate(pos plan.Pos, key string) []error { return s.validate(pos, key, nil, nil) }
 
-// validate is Validate for a group whose vars (vars:) are named step.
-func (s *Spec) validate(pos plan.Pos, key string, step []string) []error {
+// validate is Validate for a group whose vars (vars:) are named step and
+// whose probes (probes:) are named probes.
+func (s *Spec) validate(pos plan.Pos, key string, step, probes []string) []error {
 	var errs []error
 	bad := func(k, format string, args ...any) {
 		errs = append(errs, plan.Errorf(pos, key+"."+k, format, args...))
@@ -229,46 +259,70 @@ func (s *Spec) validate(pos plan.Pos, key string, step []string) []error {
 			}
 		}
 	}
-	return append(errs, validateVerify(pos, key+".verify", s.Verify, true, step)...)
+	return append(errs, validateVerify(pos, key+".verify", s.Verify, verifyScope{hasDSN: true, vars: step, probes: probes})...)
 }
 
 // ValidateVerify reports the problems of a group's own `verify:` list. For
-// groups of other runners every entry needs a dsn. It is the `verify:`
+// groups of other runners every sql entry needs a dsn. It is the `verify:`
 // addon's Validate, run on every group.
 func ValidateVerify(g *plan.Group) []error {
 	list := plan.Section[[]Verify](g, VerifySection)
 	if list == nil {
 		return nil
 	}
-	return validateVerify(g.SectionPos[VerifySection], "group "+g.ID+": verify", *list, g.Runner == Kind().Name, g.VarNames())
+	return validateVerify(g.SectionPos[VerifySection], "group "+g.ID+": verify", *list, verifyScope{
+		hasDSN: g.Runner == Kind().Name, vars: g.VarNames(), probes: probeNames(g),
+	})
+}
+
+// verifyScope is what a group offers its verify entries: a database to
+// ask (hasDSN: the group's runner has one), its vars and its probes.
+type verifyScope struct {
+	hasDSN bool
+	vars   []string
+	probes []string
+}
+
+// probeNames are the names of g's probes, which a verify entry's `probe:`
+// may read.
+func probeNames(g *plan.Group) []string {
+	names := make([]string, len(g.Probes))
+	for i, p := range g.Probes {
+		names[i] = p.Name
+	}
+	return names
 }
 
 // validateVerify reports the problems of a verify list at pos, named key,
-// of a group whose vars are vars; hasDSN: the group's runner has a
-// database to ask.
-func validateVerify(pos plan.Pos, key string, list []Verify, hasDSN bool, vars []string) []error {
+// of a group that offers sc.
+func validateVerify(pos plan.Pos, key string, list []Verify, sc verifyScope) []error {
 	var errs []error
 	for i, v := range list {
 		k, at := fmt.Sprintf("%s[%d]", key, i), pos
 		if v.Pos.Line > 0 {
 			at = v.Pos // the entry's own line
 		}
-		if strings.TrimSpace(v.SQL) == "" {
-			errs = append(errs, plan.Errorf(at, k+".sql", "want a query"))
-		}
 		if p := plan.NameProblem(v.Name); p != "" {
 			errs = append(errs, plan.Errorf(at, k+".name", "%s", p))
 		}
+		errs = append(errs, v.sourceProblems(at, k, sc)...)
 		errs = append(errs, v.validateOp(at, k)...)
-		errs = append(errs, v.textProblems(vars, at, k)...)
-		switch {
-		case v.DSN == "" && !hasDSN:
-			errs = append(errs, plan.Errorf(at, k+".dsn", "want the dsn of the database to ask"))
-		case v.DSN == EmbeddedDSN && !hasDSN:
-			errs = append(errs, plan.Errorf(at, k+".dsn", "%q is the cluster a postgres group starts for itself; here, give the dsn of the database to ask", EmbeddedDSN))
-		}
+		errs = append(errs, v.textProblems(sc.vars, at, k)...)
 	}
 	return errs
+}
+
+// sqlProblems are the problems of an entry whose source is sql.
+func (v Verify) sqlProblems(at plan.Pos, k string, hasDSN bool) []error {
+	switch {
+	case strings.TrimSpace(v.SQL) == "":
+		return []error{plan.Errorf(at, k+".sql", "want a query")}
+	case v.DSN == "" && !hasDSN:
+		return []error{plan.Errorf(at, k+".dsn", "want the dsn of the database to ask")}
+	case v.DSN == EmbeddedDSN && !hasDSN:
+		return []error{plan.Errorf(at, k+".dsn", "%q is the cluster a postgres group starts for itself; here, give the dsn of the database to ask", EmbeddedDSN)}
+	}
+	return nil
 }
 
 // argGen produces one statement argument for a worker.

@@ -35,7 +35,7 @@ func VerifyChecks(ctx context.Context, g *plan.Group, sum runners.Summary) ([]ru
 	if list == nil || len(*list) == 0 {
 		return nil, nil
 	}
-	return verifyAll(ctx, *list, nil, "", sum)
+	return verifyAll(ctx, *list, verifyEnv{probes: g.Probes}, sum)
 }
 
 // VerifyMerged is the Addon's Merged hook: in a distributed run, every
@@ -60,12 +60,24 @@ func VerifyMerged(ctx context.Context, g *plan.Group, sum runners.Summary) ([]ru
 	if dsn == EmbeddedDSN {
 		dsn = ""
 	}
-	return verifyAll(ctx, list, nil, dsn, sum)
+	return verifyAll(ctx, list, verifyEnv{dsn: dsn, probes: g.Probes}, sum)
 }
 
-// verifyAll runs each entry on pool (entries without a dsn) or on a
-// connection to the entry's own dsn, opened once per dsn.
-func verifyAll(ctx context.Context, list []Verify, pool *pgxpool.Pool, dsn string, sum runners.Summary) ([]runners.Check, error) {
+// verifyEnv is what a group's verify entries read besides their own
+// sources: its pool (nil outside a running postgres group), its
+// database's dsn (a merge's entries without one ask it), its probes and
+// its embedded cluster's dsn ("" without one).
+type verifyEnv struct {
+	pool        *pgxpool.Pool
+	dsn         string
+	probes      []plan.Probe
+	embeddedDSN string
+}
+
+// verifyAll runs each entry: a sql entry on env's pool (entries without a
+// dsn) or on a connection to its own dsn, opened once per dsn; the others
+// from their sources (verifysource.go).
+func verifyAll(ctx context.Context, list []Verify, env verifyEnv, sum runners.Summary) ([]runners.Check, error) {
 	conns := map[string]*pgx.Conn{}
 	defer func() {
 		for _, c := range conns {
@@ -79,11 +91,11 @@ func verifyAll(ctx context.Context, list []Verify, pool *pgxpool.Pool, dsn strin
 	for _, v := range list {
 		name := v.Name
 		if name == "" {
-			name = abbreviate(v.SQL)
+			name = v.defaultName()
 		}
-		v.SQL = expandVerify(v.SQL, sum)
+		v = v.expanded(sum)
 		c, err := v.check(ctx, name, sum, func(ctx context.Context) (string, error) {
-			return verifyOne(ctx, v, pool, dsn, conns)
+			return v.read(ctx, env, conns)
 		})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("verify %q: %w", name, err))
@@ -93,9 +105,23 @@ func verifyAll(ctx context.Context, list []Verify, pool *pgxpool.Pool, dsn strin
 	return checks, errors.Join(errs...)
 }
 
-func verifyOne(ctx context.Context, v Verify, pool *pgxpool.Pool, dsn string, conns map[string]*pgx.Conn) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, verifyTimeout)
+// read reads the entry's value once, within its timeout.
+func (v Verify) read(ctx context.Context, env verifyEnv, conns map[string]*pgx.Conn) (string, error) {
+	if v.Probe != "" {
+		return v.readProbe(ctx, env) // within the probe's own timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, v.readTimeout())
 	defer cancel()
+	switch {
+	case v.HTTP != nil:
+		return v.HTTP.read(ctx)
+	case len(v.Command) > 0:
+		return v.readCommand(ctx)
+	}
+	return verifyOne(ctx, v, env.pool, env.dsn, conns)
+}
+
+func verifyOne(ctx context.Context, v Verify, pool *pgxpool.Pool, dsn string, conns map[string]*pgx.Conn) (string, error) {
 	switch {
 	case v.DSN != "":
 		c := conns[v.DSN]

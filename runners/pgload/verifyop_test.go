@@ -17,10 +17,14 @@ import (
 
 func str(s string) *string { return &s }
 
-// verifyNow validates list as an http group's verify and runs it.
+// verifyNow validates list as an http group's verify (whose vars are
+// sum's) and runs it.
 func verifyNow(t *testing.T, list []pgload.Verify, sum runners.Summary) map[string]artifacts.Check {
 	t.Helper()
-	g := &plan.Group{ID: "H1", Runner: "http", Sections: map[string]any{"verify": &list}}
+	g := &plan.Group{ID: "H1", Runner: "http", Sections: map[string]any{"verify": &list}, Vars: map[string][]string{}}
+	for name, v := range sum.Vars {
+		g.Vars[name] = []string{v}
+	}
 	if errs := pgload.ValidateVerify(g); len(errs) != 0 {
 		t.Fatal(errs)
 	}

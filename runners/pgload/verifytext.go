@@ -2,6 +2,7 @@ package pgload
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -29,7 +30,13 @@ var countOf = map[string]func(runners.Summary) int64{
 // one), {{.N}} with the step's value of var N. It is one pass over the
 // text as written: a value is data, never read for actions itself.
 func expandVerify(s string, sum runners.Summary) string {
-	s = verifyAction.ReplaceAllStringFunc(s, func(action string) string {
+	return strings.TrimSpace(expandRaw(s, sum))
+}
+
+// expandRaw is expandVerify without the trimming: a command's argument
+// or a request's body keeps its spaces.
+func expandRaw(s string, sum runners.Summary) string {
+	return verifyAction.ReplaceAllStringFunc(s, func(action string) string {
 		name := verifyAction.FindStringSubmatch(action)[1]
 		if count, ok := countOf[name]; ok {
 			return strconv.FormatInt(count(sum), 10)
@@ -39,7 +46,6 @@ func expandVerify(s string, sum runners.Summary) string {
 		}
 		return action // validation refuses it (verifyTextProblem)
 	})
-	return strings.TrimSpace(s)
 }
 
 // verifyTextProblem reports the first action of s that is neither a
@@ -64,9 +70,10 @@ func varsNamed(vars []string) string {
 	return fmt.Sprintf("; the group's vars are %s", strings.Join(vars, ", "))
 }
 
-// textProblems reports the problems of the entry's texts (sql, expect,
-// limits) for a group whose vars are vars.
-func (v Verify) textProblems(vars []string, at plan.Pos, key string) []error {
+// texts are the entry's texts that read counts and vars, by key: its
+// sql, expect and limits, its http url, body and header values, and its
+// command's arguments.
+func (v Verify) texts() [][2]string {
 	texts := [][2]string{{"sql", v.SQL}, {"expect", v.Expect}}
 	if op, limits, err := v.Operator(); err == nil && op != "" {
 		for i, l := range limits {
@@ -77,11 +84,50 @@ func (v Verify) textProblems(vars []string, at plan.Pos, key string) []error {
 			texts = append(texts, [2]string{k, l})
 		}
 	}
+	if h := v.HTTP; h != nil {
+		texts = append(texts, [2]string{"http.url", h.URL}, [2]string{"http.body", h.Body})
+		for _, name := range slices.Sorted(maps.Keys(h.Headers)) {
+			texts = append(texts, [2]string{"http.headers." + name, h.Headers[name]})
+		}
+	}
+	for i, arg := range v.Command {
+		texts = append(texts, [2]string{fmt.Sprintf("command[%d]", i), arg})
+	}
+	return texts
+}
+
+// textProblems reports the problems of the entry's texts for a group
+// whose vars are vars.
+func (v Verify) textProblems(vars []string, at plan.Pos, key string) []error {
 	var errs []error
-	for _, t := range texts {
+	for _, t := range v.texts() {
 		if err := verifyTextProblem(t[1], vars, at, key+"."+t[0]); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errs
+}
+
+// expanded is the entry with its source's texts filled (expandVerify):
+// its sql, http url, body and header values, and its command's
+// arguments. Expect and limits are filled where they are judged.
+func (v Verify) expanded(sum runners.Summary) Verify {
+	v.SQL = expandVerify(v.SQL, sum)
+	if v.HTTP != nil {
+		h := *v.HTTP
+		h.URL, h.Body = expandVerify(h.URL, sum), expandRaw(h.Body, sum)
+		h.Headers = make(map[string]string, len(v.HTTP.Headers))
+		for name, value := range v.HTTP.Headers {
+			h.Headers[name] = expandVerify(value, sum)
+		}
+		v.HTTP = &h
+	}
+	if len(v.Command) > 0 {
+		argv := make([]string, len(v.Command))
+		for i, arg := range v.Command {
+			argv[i] = expandRaw(arg, sum)
+		}
+		v.Command = argv
+	}
+	return v
 }

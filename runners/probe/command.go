@@ -3,6 +3,7 @@ package probe
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -20,11 +21,53 @@ const waitDelay = time.Second
 type commandReader struct{ argv []string }
 
 func (r *commandReader) Read(ctx context.Context) (float64, error) {
-	cmd := exec.CommandContext(ctx, r.argv[0], r.argv[1:]...)
+	res, err := RunCommand(ctx, r.argv)
+	if err != nil {
+		return 0, err
+	}
+	if err := res.Failure(r.argv[0]); err != nil {
+		return 0, err
+	}
+	return parseNumber(res.Stdout)
+}
+
+func (r *commandReader) Close() error { return nil }
+
+// maxStderrBytes is how much of a command's stderr is kept, for its
+// first line in a message.
+const maxStderrBytes = 512
+
+// CommandResult is what a command run by RunCommand left: its stdout (at
+// most MaxOutputBytes), its exit status and the first line of its stderr
+// (at most 200 bytes).
+type CommandResult struct {
+	Stdout     string
+	ExitStatus int
+	Stderr     string
+}
+
+// Failure is nil when the command exited 0, else an error naming
+// program, the exit status and the first line of stderr.
+func (r CommandResult) Failure(program string) error {
+	switch {
+	case r.ExitStatus == 0:
+		return nil
+	case r.Stderr != "":
+		return fmt.Errorf("%s: exit status %d: %s", program, r.ExitStatus, r.Stderr)
+	}
+	return fmt.Errorf("%s: exit status %d", program, r.ExitStatus)
+}
+
+// RunCommand runs argv (no shell) in a process group of its own, tied to
+// benchtui's life, until it exits or ctx ends: then it and all it started
+// are killed. An exit status other than 0 is the result's, not an error;
+// a command that could not start, was killed or wrote more than
+// MaxOutputBytes is an error.
+func RunCommand(ctx context.Context, argv []string) (CommandResult, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	out := &capped{max: MaxOutputBytes}
-	var stderr capped
-	stderr.max = 512
-	cmd.Stdout, cmd.Stderr = out, &stderr
+	stderr := &capped{max: maxStderrBytes}
+	cmd.Stdout, cmd.Stderr = out, stderr
 	// In a process group of its own, tied to benchtui's life: the timeout
 	// kills the command and all it started, and so does its end (a
 	// background child it left).
@@ -32,22 +75,21 @@ func (r *commandReader) Read(ctx context.Context) (float64, error) {
 	cmd.WaitDelay = waitDelay
 	err := watch.RunTied(cmd)
 	_ = reap.KillGroup(cmd.Process)
+	res := CommandResult{Stdout: out.buf.String(), Stderr: firstLine(strings.TrimSpace(stderr.buf.String()))}
+	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return 0, fmt.Errorf("%s: killed after the probe's timeout", r.argv[0])
+		return res, fmt.Errorf("%s: killed after its timeout", argv[0])
+	case errors.As(err, &exit) && exit.ExitCode() >= 0:
+		res.ExitStatus = exit.ExitCode()
 	case err != nil:
-		msg := strings.TrimSpace(stderr.buf.String())
-		if msg != "" {
-			return 0, fmt.Errorf("%s: %w: %s", r.argv[0], err, firstLine(msg))
-		}
-		return 0, fmt.Errorf("%s: %w", r.argv[0], err)
-	case out.over:
-		return 0, fmt.Errorf("%s: output over %d bytes: refused", r.argv[0], MaxOutputBytes)
+		return res, fmt.Errorf("%s: %w", argv[0], err)
 	}
-	return parseNumber(out.buf.String())
+	if out.over {
+		return res, fmt.Errorf("%s: output over %d bytes: refused", argv[0], MaxOutputBytes)
+	}
+	return res, nil
 }
-
-func (r *commandReader) Close() error { return nil }
 
 // capped keeps the first max bytes written to it and notes that more came;
 // it never fails a write, so the command is not killed by a broken pipe.

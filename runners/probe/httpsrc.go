@@ -19,36 +19,106 @@ import (
 // read's context carries one) and no proxy: a probe reads the URL it names.
 var client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 
-// get fetches url and returns its body, refusing one over MaxBodyBytes.
-func get(ctx context.Context, url string, headers map[string]string, accept string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
+// Request is one HTTP request of a read: a probe's GET, a verify entry's
+// request. Method "" is GET.
+type Request struct {
+	Method, URL string
+	Headers     map[string]string
+	Body        string
+	// Accept is the Accept header, unless Headers sets one.
+	Accept string
+}
+
+// Reply is what a read got back: the status and a body of at most
+// MaxBodyBytes.
+type Reply struct {
+	Status int
+	Body   []byte
+}
+
+// Fetch sends req on the probes' client and returns its reply, whatever
+// its status; a body over MaxBodyBytes is an error. ctx bounds it all.
+func Fetch(ctx context.Context, req Request) (Reply, error) {
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet
 	}
-	req.Header.Set("Accept", accept)
-	for k, v := range headers {
-		req.Header.Set(k, v)
+	var body io.Reader
+	if req.Body != "" {
+		body = strings.NewReader(req.Body)
 	}
-	resp, err := client.Do(req)
+	hr, err := http.NewRequestWithContext(ctx, method, req.URL, body)
 	if err != nil {
-		return nil, err
+		return Reply{}, errors.New(plan.RedactURLs(err.Error()))
+	}
+	if req.Accept != "" {
+		hr.Header.Set("Accept", req.Accept)
+	}
+	for k, v := range req.Headers {
+		hr.Header.Set(k, v)
+	}
+	resp, err := client.Do(hr)
+	if err != nil {
+		return Reply{}, err
 	}
 	defer func() {
 		// Drain a little so the connection may be reused; no more.
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
 		_ = resp.Body.Close()
 	}()
-	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("GET %s: status %d", plan.RedactURLs(url), resp.StatusCode)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBodyBytes+1))
+	what := method + " " + plan.RedactURLs(req.URL)
+	got, err := io.ReadAll(io.LimitReader(resp.Body, MaxBodyBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: reading the reply: %w", plan.RedactURLs(url), err)
+		return Reply{}, fmt.Errorf("%s: reading the reply: %w", what, err)
 	}
-	if len(body) > MaxBodyBytes {
-		return nil, fmt.Errorf("GET %s: reply over %d bytes: refused", plan.RedactURLs(url), MaxBodyBytes)
+	if len(got) > MaxBodyBytes {
+		return Reply{}, fmt.Errorf("%s: reply over %d bytes: refused", what, MaxBodyBytes)
 	}
-	return body, nil
+	return Reply{Status: resp.StatusCode, Body: got}, nil
+}
+
+// get fetches url and returns its body, refusing one over MaxBodyBytes
+// and a status other than 2xx.
+func get(ctx context.Context, url string, headers map[string]string, accept string) ([]byte, error) {
+	reply, err := Fetch(ctx, Request{URL: url, Headers: headers, Accept: accept})
+	if err != nil {
+		return nil, err
+	}
+	if reply.Status/100 != 2 {
+		return nil, fmt.Errorf("GET %s: status %d", plan.RedactURLs(url), reply.Status)
+	}
+	return reply.Body, nil
+}
+
+// JSONNode is the first node path (the JSONPath text expr, for messages)
+// selects in body, a JSON document: numbers as json.Number, so they stay
+// as written.
+func JSONNode(body []byte, path *jsonpath.Path, expr string) (any, error) {
+	doc, ok := flow.DecodeJSON(body)
+	if !ok {
+		return nil, errors.New("the reply is not JSON")
+	}
+	node, ok := flow.FirstNode(doc, path)
+	if !ok {
+		return nil, fmt.Errorf("%s selects nothing in the reply", expr)
+	}
+	return node, nil
+}
+
+// NodeText is a JSON node as text: a string as it is, null as "null",
+// anything else as compact JSON (a number as written, true, [1,2]).
+func NodeText(node any) string {
+	switch n := node.(type) {
+	case string:
+		return n
+	case nil:
+		return "null"
+	}
+	b, err := json.Marshal(node)
+	if err != nil {
+		return fmt.Sprint(node)
+	}
+	return string(b)
 }
 
 // jsonReader reads the number at a JSONPath of a GET reply.
@@ -70,13 +140,9 @@ func (r *jsonReader) Read(ctx context.Context) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	doc, ok := flow.DecodeJSON(body)
-	if !ok {
-		return 0, errors.New("the reply is not JSON")
-	}
-	node, ok := flow.FirstNode(doc, r.path)
-	if !ok {
-		return 0, fmt.Errorf("%s selects nothing in the reply", r.spec.JSON)
+	node, err := JSONNode(body, r.path, r.spec.JSON)
+	if err != nil {
+		return 0, err
 	}
 	switch n := node.(type) {
 	case json.Number:

@@ -260,3 +260,21 @@ func (s *Set) Stats() map[string]artifacts.ProbeStats {
 	}
 	return out
 }
+
+// ReadOnce reads p once, outside a Set (a verify entry's `probe:`), within
+// its timeout: the same reader and the same bounds as the Set's reads. A
+// read of NaN or ±Inf is an error, as in a Set.
+func ReadOnce(ctx context.Context, p plan.Probe, embeddedDSN string) (float64, error) {
+	reader, err := NewReader(p, embeddedDSN)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = reader.Close() }()
+	ctx, cancel := context.WithTimeout(ctx, p.ProbeTimeout())
+	defer cancel()
+	v, err := reader.Read(ctx)
+	if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+		err = fmt.Errorf("not a finite number: %v", v)
+	}
+	return v, err
+}
