@@ -1,0 +1,88 @@
+package artifacts
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+var updateSchema = flag.Bool("update-schema", false, "rewrite docs/artifact.schema.json from the Go types")
+
+// schemaPath is docs/artifact.schema.json from this package's folder.
+var schemaPath = filepath.Join("..", "docs", "artifact.schema.json")
+
+// TestArtifactSchemaFile holds docs/artifact.schema.json to the schema the
+// Go types give (schema_gen_test.go): a field added to, renamed in or
+// removed from the types fails here until the file is regenerated with
+// go test ./artifacts -run TestArtifactSchemaFile -update-schema.
+func TestArtifactSchemaFile(t *testing.T) {
+	doc, err := artifactSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, '\n')
+	if *updateSchema {
+		if err := os.WriteFile(schemaPath, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := os.ReadFile(schemaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is not the schema of the Go types: go test ./artifacts -run TestArtifactSchemaFile -update-schema rewrites it (then check its diff)", schemaPath)
+	}
+}
+
+// TestFullAndMergedArtifactsFollowSchema validates, against the schema
+// file, the artifact with every field set (fixture), the shards of a
+// distributed run and their merge (the shard block, histograms): the
+// shapes the external test's artifacts (schema_validate_test.go) lack.
+func TestFullAndMergedArtifactsFollowSchema(t *testing.T) {
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	sch, err := c.Compile(schemaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := make([]int64, 300)
+	for i := range vals {
+		vals[i] = int64(100 + 7*i)
+	}
+	var shards []ShardFile
+	for i := range 3 {
+		shards = append(shards, shardOf(t, i, 3, vals))
+	}
+	merged, err := Merge(shards, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]*Artifact{"fixture": fixture(t), "merge": merged}
+	for _, s := range shards {
+		all[s.Path] = s.A
+	}
+	for name, a := range all {
+		b, err := json.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(inst); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
