@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benchtui/benchtui/runners/reap"
 	"github.com/benchtui/benchtui/runners/watch"
 )
 
@@ -217,25 +218,9 @@ func (e *Embedded) logTail() string {
 	return strings.TrimSpace(string(b))
 }
 
-// Alive reports whether a process runs with that pid; a zombie (exited,
-// not yet reaped by its parent) counts as gone. Without Unix signals
-// (windows) it is always false.
-func Alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return kill(pid, 0) == nil
-	}
-	// The state follows the command name, which is in parentheses.
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z' && s[i+2] != 'X'
-	}
-	return true
-}
-
 func waitGone(pid int, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
-	for Alive(pid) {
+	for reap.Alive(pid) {
 		if time.Now().After(deadline) {
 			return false
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/reap"
 )
 
 // embeddedRoot holds the clusters' folders: a short path, as a unix socket
@@ -49,7 +51,7 @@ func cleanStale(root string) {
 	}
 	for _, e := range ents {
 		owner := folderOwner(e.Name())
-		if !e.IsDir() || owner == 0 || owner == os.Getpid() || Alive(owner) {
+		if !e.IsDir() || owner == 0 || owner == os.Getpid() || reap.Alive(owner) {
 			continue
 		}
 		dir := filepath.Join(root, e.Name())
@@ -65,7 +67,7 @@ func cleanStale(root string) {
 // to tell, a live one is left alone.
 func stopStalePostmaster(dataDir string) bool {
 	pid, err := readPIDFile(filepath.Join(dataDir, "postmaster.pid"))
-	if err != nil || !Alive(pid) {
+	if err != nil || !reap.Alive(pid) {
 		return true
 	}
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))

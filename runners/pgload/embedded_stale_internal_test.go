@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/runners/runnertest/testbin"
+
+	"github.com/benchtui/benchtui/runners/reap"
 )
 
 // TestCleanStaleRemovesOnlyClustersOfDeadOwners: a folder whose owner is
@@ -45,7 +47,7 @@ func TestCleanStaleRemovesOnlyClustersOfDeadOwners(t *testing.T) {
 	if !waitGone(server.Process.Pid, 5*time.Second) {
 		t.Errorf("the stale postmaster %d still runs", server.Process.Pid)
 	}
-	if !Alive(stranger.Process.Pid) {
+	if !reap.Alive(stranger.Process.Pid) {
 		t.Errorf("a process that is not the folder's postmaster was killed")
 	}
 }

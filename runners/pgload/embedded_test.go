@@ -17,6 +17,7 @@ import (
 
 	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/pgload"
+	"github.com/benchtui/benchtui/runners/reap"
 	"github.com/benchtui/benchtui/runners/runnertest"
 	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
@@ -33,7 +34,7 @@ func skipWithoutPostgres(t *testing.T) {
 // folder is removed.
 func assertGone(t *testing.T, dir string, pid int) {
 	t.Helper()
-	if pgload.Alive(pid) {
+	if reap.Alive(pid) {
 		t.Errorf("postgres pid %d still runs", pid)
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
@@ -62,7 +63,7 @@ func TestEmbeddedStopsOnSIGINT(t *testing.T) {
 	if _, err := fmt.Sscanf(lines.Text(), "dir=%s pid=%d", &dir, &pid); err != nil {
 		t.Fatalf("helper said %q: %v", lines.Text(), err)
 	}
-	if !pgload.Alive(pid) {
+	if !reap.Alive(pid) {
 		t.Fatalf("postgres pid %d is not running", pid)
 	}
 	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGINT); err != nil {

@@ -23,3 +23,14 @@ func KillGroup(p *os.Process) error {
 	}
 	return nil
 }
+
+// Alive reports whether a process with that pid runs, as far as the OS
+// lets this tell: one that can be found.
+func Alive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	p.Release()
+	return true
+}

@@ -5,6 +5,7 @@ package reap
 import (
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 )
 
@@ -32,4 +33,19 @@ func KillGroup(p *os.Process) error {
 		return nil
 	}
 	return fmt.Errorf("killing process group %d: %w", p.Pid, err)
+}
+
+// Alive reports whether a process with that pid runs: it exists and is
+// not a zombie (read from /proc where there is one, else a signal 0).
+func Alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil
+	}
+	// The state follows the command name, which is in parentheses.
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
 }

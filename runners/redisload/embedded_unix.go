@@ -5,7 +5,7 @@ package redisload
 import (
 	"syscall"
 
-	"github.com/benchtui/benchtui/runners/pgload"
+	"github.com/benchtui/benchtui/runners/reap"
 )
 
 // errNoEmbedded is nil: a Unix runs the embedded server.
@@ -18,4 +18,4 @@ func groupAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: tru
 func kill(pid int, sig syscall.Signal) error { return syscall.Kill(pid, sig) }
 
 // alive reports whether a process runs with that pid.
-func alive(pid int) bool { return pgload.Alive(pid) }
+func alive(pid int) bool { return reap.Alive(pid) }
