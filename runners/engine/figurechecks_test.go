@@ -9,7 +9,7 @@ import (
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
-func limit(s string) *string { return &s }
+func operand(s string) *plan.Operand { return &plan.Operand{Value: s} }
 
 // Each threshold check is a check named with its figure, operator and
 // limit, valued with the figure; a figure the step lacks fails, saying so.
@@ -23,13 +23,13 @@ func TestFigureChecks(t *testing.T) {
 		Target: &artifacts.TargetStats{FDsPerUnit: 1.41}}
 	p99 := plan.Duration{Duration: 150e6}
 	th := plan.Thresholds{P99: &p99, Checks: []plan.FigureCheck{
-		{Figure: "p95", Comparison: plan.Comparison{LE: limit("20ms")}},
-		{Figure: "p99.9", Comparison: plan.Comparison{LT: limit("101")}},
-		{Figure: "target.fds_per_unit", Comparison: plan.Comparison{LE: limit("1.5")}},
-		{Figure: "errors", Comparison: plan.Comparison{Between: []string{"0", "3"}}},
-		{Figure: "counters.reconnects", Comparison: plan.Comparison{GE: limit("0")}},
+		{Figure: "p95", ComparisonOf: plan.ComparisonOf[plan.Operand]{LE: operand("20ms")}},
+		{Figure: "p99.9", ComparisonOf: plan.ComparisonOf[plan.Operand]{LT: operand("101")}},
+		{Figure: "target.fds_per_unit", ComparisonOf: plan.ComparisonOf[plan.Operand]{LE: operand("1.5")}},
+		{Figure: "errors", ComparisonOf: plan.ComparisonOf[plan.Operand]{Between: []plan.Operand{{Value: "0"}, {Value: "3"}}}},
+		{Figure: "counters.reconnects", ComparisonOf: plan.ComparisonOf[plan.Operand]{GE: operand("0")}},
 	}}
-	got := thresholdChecks(th, s)
+	got := thresholdChecks(th, s, CheckContext{})
 	want := []struct {
 		name  string
 		ok    bool
