@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -144,6 +145,9 @@ type fieldError struct {
 
 func (e *fieldError) Error() string { return e.field + ": " + e.err.Error() }
 func (e *fieldError) Unwrap() error { return e.err }
+
+// asFieldError is errors.As for a reference's field error.
+func asFieldError(err error, fe **fieldError) bool { return errors.As(err, fe) }
 
 // ReferredGroups are the other groups the checks refer to, each once, in
 // the order they are first named.
