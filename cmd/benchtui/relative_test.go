@@ -1,0 +1,193 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
+
+// relativeServer answers /delay?ms=N after N ms and /half with a 500 to
+// every other request; it counts what it served.
+func relativeServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var served, half atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		switch r.URL.Path {
+		case "/delay":
+			ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
+			time.Sleep(time.Duration(min(ms, 1000)) * time.Millisecond)
+		case "/half":
+			if half.Add(1)%2 == 0 {
+				w.WriteHeader(http.StatusInternalServerError)
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &served
+}
+
+// relativePlan: arm-a sweeps concurrency 1 → 4 against a 5 ms route and
+// wants each step's rps at least rising times the previous one's; arm-b
+// (delay bMS) wants its p50 at most 3 × arm-a's; open sends 100/s to
+// openPath and wants ok_rps at least 0.8 × offered_rps.
+func relativePlan(t *testing.T, url string, rising float64, bMS int, openPath string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "plan.yaml")
+	plan := fmt.Sprintf(`version: 1
+groups:
+  - id: arm-a
+    runner: http
+    http: {requests: [{url: "%[1]s/delay?ms=5"}]}
+    sweep: {concurrency: [1, 4]}
+    duration: 1500ms
+    block: 250ms
+    thresholds:
+      checks:
+        - {figure: rps, ">=": {figure: rps, step: previous, times: %[2]v}}
+  - id: arm-b
+    runner: http
+    http: {requests: [{url: "%[1]s/delay?ms=%[3]d"}]}
+    sweep: {concurrency: [1]}
+    duration: 1500ms
+    block: 250ms
+    thresholds:
+      checks:
+        - {figure: p50, "<=": {figure: p50, group: arm-a, times: 3}}
+  - id: open
+    runner: http
+    http: {requests: [{url: "%[1]s/%[4]s"}]}
+    load: {rate: 100, max_in_flight: 20}
+    duration: 1s
+    thresholds:
+      checks:
+        - {figure: ok_rps, ">=": {figure: offered_rps, times: 0.8}}
+`, url, rising, bMS, openPath)
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// relativeCheck is the one check of a group's step n (from 1).
+func relativeCheck(t *testing.T, a *artifacts.Artifact, n int) artifacts.Check {
+	t.Helper()
+	if a == nil || len(a.Steps) < n || len(a.Steps[n-1].Checks) != 1 {
+		t.Fatalf("artifact %+v: want a step %d with one check", a, n)
+	}
+	return a.Steps[n-1].Checks[0]
+}
+
+// near: the limit a check shows is factor × the figure of the step it
+// refers to, as the artifacts hold them.
+func near(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
+
+// Real runs judge each kind of relative check: another figure of the same
+// step, the previous step of the group, and another group of the run.
+// Each passes where the servers make it hold and fails where they do not,
+// by wide margins (a 5 ms against a 40 ms route; 4 workers against 1 on a
+// sleeping route; half the replies 500); the limits each check states are
+// the factor times the figure of the step it names.
+func TestRelativeChecksRun(t *testing.T) {
+	srv, served := relativeServer(t)
+	for _, c := range []struct {
+		name     string
+		rising   float64
+		bMS      int
+		openPath string
+		code     int
+	}{
+		{"pass", 2, 5, "delay?ms=1", exitOK},
+		{"fail", 20, 40, "half", exitFail},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := t.TempDir()
+			before := served.Load()
+			code, stdout, stderr := runCmd(t, cmdRun, relativePlan(t, srv.URL, c.rising, c.bMS, c.openPath), "-o", out)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, c.code, stdout, stderr)
+			}
+			arts := loadArtifacts(t, out)
+			var requests int64
+			for _, a := range arts {
+				for _, s := range a.Steps {
+					requests += s.Requests
+				}
+			}
+			if got := served.Load() - before; got != requests {
+				t.Errorf("the server served %d, the artifacts count %d", got, requests)
+			}
+			ok := c.code == exitOK
+			a, b, o := arts["arm-a"], arts["arm-b"], arts["open"]
+			rise := relativeCheck(t, a, 2)
+			if len(a.Steps[0].Checks) != 0 {
+				t.Errorf("step 1 has no previous step, yet checks %+v", a.Steps[0].Checks)
+			}
+			arm := relativeCheck(t, b, 1)
+			offered := relativeCheck(t, o, 1)
+			for _, k := range []struct {
+				c            artifacts.Check
+				name         string
+				value, limit float64
+				unit         string
+				wantOK       bool
+			}{
+				{rise, fmt.Sprintf("rps >= %v × previous step's rps", c.rising), a.Steps[1].ThroughputRPS, c.rising * a.Steps[0].ThroughputRPS, "", ok},
+				{arm, "p50 <= 3 × arm-a p50", b.Steps[0].LatencyMS.P50, 3 * a.Steps[0].LatencyMS.P50, "ms", ok},
+				{offered, "ok_rps >= 0.8 × offered_rps", o.Steps[0].OKRPS, 0.8 * o.Steps[0].OfferedRPS, "", ok},
+			} {
+				t.Logf("%s: %v, limits %v", k.c.Name, k.c.Value, k.c.Limits)
+				if k.c.Name != k.name || k.c.OK != k.wantOK || k.c.Unit != k.unit || len(k.c.Limits) != 1 ||
+					!near(k.c.Value, k.value) || !near(k.c.Limits[0], k.limit) {
+					t.Errorf("check %+v, want %s ok=%v value %v limit %v %s", k.c, k.name, k.wantOK, k.value, k.limit, k.unit)
+				}
+				mark := map[bool]string{true: "check ok   " + k.name + ": ", false: "check FAIL " + k.name + ": was "}[k.wantOK]
+				if !strings.Contains(stdout, mark) || !strings.Contains(stdout, ", limit ") {
+					t.Errorf("stdout lacks %q:\n%s", mark, stdout)
+				}
+			}
+			if !ok && !strings.Contains(stdout, fmt.Sprintf("p50 <= 3 × arm-a p50: was %s, limit %s", artifacts.CheckValue(arm), artifacts.CheckValue(artifacts.Check{Value: arm.Limits[0], Unit: "ms"}))) {
+				t.Errorf("stdout lacks the failed arm check with both sides:\n%s", stdout)
+			}
+			if ok {
+				return
+			}
+			// arm-b is 8 times as slow as arm-a: compare --pair on the
+			// run's folder judges it worse, as it judges two runs.
+			code, cmp, cmpErr := runCmd(t, cmdCompare, "--pair", "arm-a=arm-b", out)
+			if code != exitFail || !strings.Contains(cmp, "arm-b vs arm-a") || !strings.Contains(cmp, "worse") {
+				t.Errorf("compare --pair: exit %d\n%s\n%s", code, cmp, cmpErr)
+			}
+			code, plain, _ := runCmd(t, cmdCompare, out, out)
+			if code != exitOK || strings.Contains(plain, "worse") {
+				t.Errorf("compare of the run with itself: exit %d\n%s", code, plain)
+			}
+		})
+	}
+}
+
+// A run of a subset that leaves out the group a check refers to fails
+// that check, saying so: it never passes.
+func TestRelativeCheckMissingGroup(t *testing.T) {
+	srv, _ := relativeServer(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCmd(t, cmdRun, relativePlan(t, srv.URL, 2, 5, "delay?ms=1"), "-o", out, "-g", "arm-b")
+	if code != exitFail {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	c := relativeCheck(t, loadArtifacts(t, out)["arm-b"], 1)
+	want := "group arm-a has not run in this run"
+	if c.OK || !strings.Contains(c.Note, want) || !strings.Contains(stdout, "check FAIL p50 <= 3 × arm-a p50: "+want) {
+		t.Errorf("check %+v; stdout:\n%s", c, stdout)
+	}
+}
