@@ -29,28 +29,49 @@ func (p Pair) String() string { return p.Base + "=" + p.Current }
 // ComparePairs compares, for each pair, the newest artifact of group
 // p.Current among current with the newest of group p.Base among base, as
 // Compare compares one group with itself; the rows' group is "CURRENT vs
-// BASE". A group or load missing on its side is a warning.
-func ComparePairs(base, current []*Artifact, pairs []Pair, opts CompareOptions) Comparison {
+// BASE". A group or load missing on its side is an error naming it.
+func ComparePairs(base, current []*Artifact, pairs []Pair, opts CompareOptions) (Comparison, error) {
 	opts = opts.withDefaults()
 	b, c := newestByGroup(base), newestByGroup(current)
 	var out Comparison
 	for _, p := range pairs {
 		ba, err := pairSide(b, p.Base)
 		if err != nil {
-			out.warn(fmt.Sprintf("pair %s: base: %v", p, err))
-			continue
+			return out, fmt.Errorf("pair %s: base: %w", p, err)
 		}
 		ca, err := pairSide(c, p.Current)
 		if err != nil {
-			out.warn(fmt.Sprintf("pair %s: current: %v", p, err))
-			continue
+			return out, fmt.Errorf("pair %s: current: %w", p, err)
 		}
 		ba.Group.ID = p.Current + " vs " + p.Base
 		ca.Group.ID = ba.Group.ID
+		byPosition(ba, ca)
 		compareGroup(&out, ba, ca, opts)
 	}
 	out.Geomean = geomeans(out.Rows)
-	return out
+	return out, nil
+}
+
+// byPosition labels the steps of two groups alike, "CURRENT vs BASE",
+// when their labels differ but their number does not (two groups' steps
+// are often labelled apart: a sweep's against a loads group's), so that
+// steps pair by position; else steps pair by label, as in Compare.
+func byPosition(b, c *Artifact) {
+	if len(b.Steps) != len(c.Steps) {
+		return
+	}
+	same := true
+	for i := range b.Steps {
+		same = same && b.Steps[i].Label == c.Steps[i].Label
+	}
+	if same {
+		return
+	}
+	b.Steps, c.Steps = slices.Clone(b.Steps), slices.Clone(c.Steps)
+	for i := range b.Steps {
+		label := stepName(c.Steps[i].Label) + " vs " + stepName(b.Steps[i].Label)
+		b.Steps[i].Label, c.Steps[i].Label = label, label
+	}
 }
 
 // pairSide is a copy of group id's artifact (GROUP or GROUP/LOAD: that

@@ -44,10 +44,13 @@ func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	if err == nil {
 		var cur []*artifacts.Artifact
 		if cur, err = loadSide("current", pos[1]); err == nil {
-			if len(pairs) > 0 {
-				return printComparison(artifacts.ComparePairs(base, cur, pairs, opts), format, stdout, stderr)
+			if len(pairs) == 0 {
+				return printComparison(artifacts.Compare(base, cur, opts), format, stdout, stderr)
 			}
-			return printComparison(artifacts.Compare(base, cur, opts), format, stdout, stderr)
+			var c artifacts.Comparison
+			if c, err = artifacts.ComparePairs(base, cur, pairs, opts); err == nil {
+				return printComparison(c, format, stdout, stderr)
+			}
 		}
 	}
 	fmt.Fprintln(stderr, "benchtui compare:", err)

@@ -191,3 +191,71 @@ func TestRelativeCheckMissingGroup(t *testing.T) {
 		t.Errorf("check %+v; stdout:\n%s", c, stdout)
 	}
 }
+
+// compare --pair A=B/LOAD judges one load of a loads: group against
+// another group of the same run, on that load's own samples, and a check
+// of the loads group refers to the other group's figures.
+func TestComparePairLoad(t *testing.T) {
+	srv, _ := relativeServer(t)
+	path := filepath.Join(t.TempDir(), "plan.yaml")
+	plan := fmt.Sprintf(`version: 1
+groups:
+  - id: alone
+    runner: http
+    http: {requests: [{name: work, url: "%[1]s/delay?ms=5"}]}
+    load: {concurrency: 1}
+    duration: 1500ms
+    block: 250ms
+  - id: beside
+    loads:
+      - name: main
+        runner: http
+        http: {requests: [{name: work, url: "%[1]s/delay?ms=40"}]}
+        load: {concurrency: 1}
+      - name: side
+        runner: http
+        http: {requests: [{url: "%[1]s/delay?ms=1"}]}
+        load: {concurrency: 1}
+    duration: 1500ms
+    block: 250ms
+    thresholds:
+      checks:
+        - {figure: by_name.main.p50, ">=": {figure: p50, group: alone, times: 3}}
+`, srv.URL)
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runCmd(t, cmdRun, path, "-o", out)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	arts := loadArtifacts(t, out)
+	c := relativeCheck(t, arts["beside"], 1)
+	if main := arts["beside"].Steps[0].ByName["main"]; !c.OK || c.Value != main.LatencyMS.P50 || !near(c.Limits[0], 3*arts["alone"].Steps[0].LatencyMS.P50) {
+		t.Errorf("check %+v; main's p50 %v, alone's %v", c, main.LatencyMS.P50, arts["alone"].Steps[0].LatencyMS.P50)
+	}
+	code, cmp, cmpErr := runCmd(t, cmdCompare, "--pair", "alone=beside/main", out, "--format", "json")
+	if code != exitFail {
+		t.Fatalf("compare --pair alone=beside/main: exit %d\n%s\n%s", code, cmp, cmpErr)
+	}
+	// main's rows are its own (8 times alone's p50), and its request
+	// main/work is judged as alone's work.
+	for _, want := range []string{`"group": "beside/main vs alone"`, `"metric": "p50"`, `"metric": "p50[work]"`, `"verdict": "worse"`} {
+		if !strings.Contains(cmp, want) {
+			t.Errorf("compare lacks %s:\n%s", want, cmp)
+		}
+	}
+	code, _, cmpErr = runCmd(t, cmdCompare, "--pair", "alone=beside/nope", out)
+	if code != exitUsage || !strings.Contains(cmpErr, `pair alone=beside/nope: current: group beside step run: no load "nope" (has: main, side)`) {
+		t.Errorf("a load the group lacks: exit %d\n%s", code, cmpErr)
+	}
+	code, _, cmpErr = runCmd(t, cmdCompare, "--pair", "gone=beside", out)
+	if code != exitUsage || !strings.Contains(cmpErr, `pair gone=beside: base: no artifact of group "gone" (groups: alone, beside)`) {
+		t.Errorf("a group the run lacks: exit %d\n%s", code, cmpErr)
+	}
+	code, _, cmpErr = runCmd(t, cmdCompare, "--pair", "alone", out)
+	if code != exitUsage || !strings.Contains(cmpErr, "want BASE=CURRENT") {
+		t.Errorf("--pair alone: exit %d, %s", code, cmpErr)
+	}
+}
