@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -257,5 +259,79 @@ groups:
 	code, _, cmpErr = runCmd(t, cmdCompare, "--pair", "alone", out)
 	if code != exitUsage || !strings.Contains(cmpErr, "want BASE=CURRENT") {
 		t.Errorf("--pair alone: exit %d, %s", code, cmpErr)
+	}
+}
+
+// `merge` judges relative checks again on the merged figures, merging a
+// group after the group its checks refer to whatever the inputs' order
+// (a-slow's artifacts sort before z-fast's): two shards each run both
+// groups, a-slow (40 ms) against z-fast (5 ms).
+func TestMergeJudgesRelativeChecks(t *testing.T) {
+	srv, served := relativeServer(t)
+	path := filepath.Join(t.TempDir(), "plan.yaml")
+	plan := fmt.Sprintf(`version: 1
+groups:
+  - id: z-fast
+    runner: http
+    http: {requests: [{url: "%[1]s/delay?ms=5"}]}
+    load: {concurrency: 2}
+    duration: 1s
+  - id: a-slow
+    runner: http
+    http: {requests: [{url: "%[1]s/delay?ms=40"}]}
+    load: {concurrency: 2}
+    duration: 1s
+    thresholds:
+      checks:
+        - {figure: p50, "<=": {figure: p50, group: z-fast, times: 3}}
+        - {figure: requests, "<=": {figure: requests, group: z-fast}}
+`, srv.URL)
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	benchtuiBinary(t)
+	start := strconv.FormatInt(time.Now().Add(3*time.Second).Unix(), 10)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	before := served.Load()
+	dirs := []string{t.TempDir(), t.TempDir()}
+	var kids []*child
+	for i, dir := range dirs {
+		kids = append(kids, startBinaryTo(t, ctx, io.Discard, "run", path, "--shard", fmt.Sprintf("%d/2", i), "--run-id", "r-rel", "--start-at", start, "-o", dir))
+	}
+	for i, c := range kids {
+		if code := c.wait(); code != exitOK && code != exitFail {
+			t.Fatalf("shard %d: exit %d\n%s", i, code, c.stderr.String())
+		}
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runCmd(t, cmdMerge, dirs[0], dirs[1], "-o", out)
+	if code != exitFail {
+		t.Fatalf("merge: exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	arts := loadArtifacts(t, out)
+	fast, slow := arts["z-fast"], arts["a-slow"]
+	if fast == nil || slow == nil || len(slow.Steps) != 1 {
+		t.Fatalf("merged %v", arts)
+	}
+	if got := served.Load() - before; got != fast.Steps[0].Requests+slow.Steps[0].Requests {
+		t.Errorf("the server served %d, the merged artifacts count %d + %d", got, fast.Steps[0].Requests, slow.Steps[0].Requests)
+	}
+	var p50, req *artifacts.Check
+	for i, c := range slow.Steps[0].Checks {
+		switch c.Name {
+		case "p50 <= 3 × z-fast p50":
+			p50 = &slow.Steps[0].Checks[i]
+		case "requests <= z-fast requests":
+			req = &slow.Steps[0].Checks[i]
+		case "shard 0: p50 <= 3 × z-fast p50", "shard 1: p50 <= 3 × z-fast p50":
+			t.Errorf("a shard's own relative check is kept: %+v", c)
+		}
+	}
+	if p50 == nil || p50.OK || len(p50.Limits) != 1 || p50.Value != slow.Steps[0].LatencyMS.P50 || !near(p50.Limits[0], 3*fast.Steps[0].LatencyMS.P50) {
+		t.Errorf("merged p50 check %+v; slow p50 %v, fast p50 %v", p50, slow.Steps[0].LatencyMS.P50, fast.Steps[0].LatencyMS.P50)
+	}
+	if req == nil || !req.OK || len(req.Limits) != 1 || req.Value != float64(slow.Steps[0].Requests) || req.Limits[0] != float64(fast.Steps[0].Requests) {
+		t.Errorf("merged requests check %+v; slow %d, fast %d", req, slow.Steps[0].Requests, fast.Steps[0].Requests)
 	}
 }
