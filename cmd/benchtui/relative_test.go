@@ -7,8 +7,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -45,8 +43,7 @@ func relativeServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // openPath and wants ok_rps at least 0.8 × offered_rps.
 func relativePlan(t *testing.T, url string, rising float64, bMS int, openPath string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "plan.yaml")
-	plan := fmt.Sprintf(`version: 1
+	return writePlanText(t, fmt.Sprintf(`version: 1
 groups:
   - id: arm-a
     runner: http
@@ -74,11 +71,19 @@ groups:
     thresholds:
       checks:
         - {figure: ok_rps, ">=": {figure: offered_rps, times: 0.8}}
-`, url, rising, bMS, openPath)
-	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
-		t.Fatal(err)
+`, url, rising, bMS, openPath))
+}
+
+// runRelative runs plan into a new folder and wants exit code; it returns
+// the folder and run's stdout.
+func runRelative(t *testing.T, plan string, code int, args ...string) (string, string) {
+	t.Helper()
+	out := t.TempDir()
+	got, stdout, stderr := runCmd(t, cmdRun, append([]string{plan, "-o", out}, args...)...)
+	if got != code {
+		t.Fatalf("exit %d, want %d\n%s\n%s", got, code, stdout, stderr)
 	}
-	return path
+	return out, stdout
 }
 
 // relativeCheck is the one check of a group's step n (from 1).
@@ -113,12 +118,8 @@ func TestRelativeChecksRun(t *testing.T) {
 		{"fail", 20, 40, "half", exitFail},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out := t.TempDir()
 			before := served.Load()
-			code, stdout, stderr := runCmd(t, cmdRun, relativePlan(t, srv.URL, c.rising, c.bMS, c.openPath), "-o", out)
-			if code != c.code {
-				t.Fatalf("exit %d, want %d\n%s\n%s", code, c.code, stdout, stderr)
-			}
+			out, stdout := runRelative(t, relativePlan(t, srv.URL, c.rising, c.bMS, c.openPath), c.code)
 			arts := loadArtifacts(t, out)
 			var requests int64
 			for _, a := range arts {
@@ -182,11 +183,7 @@ func TestRelativeChecksRun(t *testing.T) {
 // that check, saying so: it never passes.
 func TestRelativeCheckMissingGroup(t *testing.T) {
 	srv, _ := relativeServer(t)
-	out := t.TempDir()
-	code, stdout, stderr := runCmd(t, cmdRun, relativePlan(t, srv.URL, 2, 5, "delay?ms=1"), "-o", out, "-g", "arm-b")
-	if code != exitFail {
-		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
-	}
+	out, stdout := runRelative(t, relativePlan(t, srv.URL, 2, 5, "delay?ms=1"), exitFail, "-g", "arm-b")
 	c := relativeCheck(t, loadArtifacts(t, out)["arm-b"], 1)
 	want := "group arm-a has not run in this run"
 	if c.OK || !strings.Contains(c.Note, want) || !strings.Contains(stdout, "check FAIL p50 <= 3 × arm-a p50: "+want) {
@@ -199,8 +196,7 @@ func TestRelativeCheckMissingGroup(t *testing.T) {
 // of the loads group refers to the other group's figures.
 func TestComparePairLoad(t *testing.T) {
 	srv, _ := relativeServer(t)
-	path := filepath.Join(t.TempDir(), "plan.yaml")
-	plan := fmt.Sprintf(`version: 1
+	plan := writePlanText(t, fmt.Sprintf(`version: 1
 groups:
   - id: alone
     runner: http
@@ -223,15 +219,8 @@ groups:
     thresholds:
       checks:
         - {figure: by_name.main.p50, ">=": {figure: p50, group: alone, times: 3}}
-`, srv.URL)
-	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	code, stdout, stderr := runCmd(t, cmdRun, path, "-o", out)
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
+`, srv.URL))
+	out, _ := runRelative(t, plan, exitOK)
 	arts := loadArtifacts(t, out)
 	c := relativeCheck(t, arts["beside"], 1)
 	if main := arts["beside"].Steps[0].ByName["main"]; !c.OK || c.Value != main.LatencyMS.P50 || !near(c.Limits[0], 3*arts["alone"].Steps[0].LatencyMS.P50) {
@@ -268,8 +257,7 @@ groups:
 // groups, a-slow (40 ms) against z-fast (5 ms).
 func TestMergeJudgesRelativeChecks(t *testing.T) {
 	srv, served := relativeServer(t)
-	path := filepath.Join(t.TempDir(), "plan.yaml")
-	plan := fmt.Sprintf(`version: 1
+	path := writePlanText(t, fmt.Sprintf(`version: 1
 groups:
   - id: z-fast
     runner: http
@@ -285,10 +273,7 @@ groups:
       checks:
         - {figure: p50, "<=": {figure: p50, group: z-fast, times: 3}}
         - {figure: requests, "<=": {figure: requests, group: z-fast}}
-`, srv.URL)
-	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`, srv.URL))
 	benchtuiBinary(t)
 	start := strconv.FormatInt(time.Now().Add(3*time.Second).Unix(), 10)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -74,13 +74,7 @@ func judge(cc plan.CompiledCheck, s *artifacts.Step, at CheckContext) artifacts.
 // that has not run, or a figure it lacks, is an error saying so.
 func (at CheckContext) resolve(r *plan.RefBound, s *artifacts.Step) (float64, error) {
 	n := len(at.Earlier) + 1
-	want := n
-	switch {
-	case r.Step == -1:
-		want = n - 1
-	case r.Step > 0:
-		want = r.Step
-	}
+	want := r.StepFor(n)
 	var ref *artifacts.Step
 	where := fmt.Sprintf("step %d", want)
 	switch {

@@ -17,19 +17,16 @@ type Finished struct {
 
 // begin forgets group's steps: it is being run (again).
 func (f *Finished) begin(group string) {
-	if f == nil {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.steps == nil {
-		f.steps = map[string][]artifacts.Step{}
-	}
-	f.steps[group] = []artifacts.Step{}
+	f.update(group, func([]artifacts.Step) []artifacts.Step { return []artifacts.Step{} })
 }
 
 // add records a step group finished.
 func (f *Finished) add(group string, s artifacts.Step) {
+	f.update(group, func(steps []artifacts.Step) []artifacts.Step { return append(steps, s) })
+}
+
+// update replaces group's steps with what change makes of them.
+func (f *Finished) update(group string, change func([]artifacts.Step) []artifacts.Step) {
 	if f == nil {
 		return
 	}
@@ -38,7 +35,7 @@ func (f *Finished) add(group string, s artifacts.Step) {
 	if f.steps == nil {
 		f.steps = map[string][]artifacts.Step{}
 	}
-	f.steps[group] = append(f.steps[group], s)
+	f.steps[group] = change(f.steps[group])
 }
 
 // Steps are the steps group finished in this run, in order; false when

@@ -94,7 +94,7 @@ func compileRef(r *FigureRef, self string, millis bool) (*RefBound, error) {
 		}
 	}
 	if b.Group == "" && b.Step == 0 && r.Figure == self {
-		return nil, fmt.Errorf("compares %s with itself: name another figure, a step: or a group:", self)
+		return nil, fmt.Errorf("compares %s with itself: name another figure, or give step or group", self)
 	}
 	return b, nil
 }
@@ -124,6 +124,18 @@ func (b *RefBound) String(millis bool) string {
 		s.WriteString(" + " + Limit{Millis: millis}.show(b.Plus))
 	}
 	return s.String()
+}
+
+// StepFor is the number of the step r reads when step n (from 1) is
+// judged: n itself, the one before it, or the step r names.
+func (b *RefBound) StepFor(n int) int {
+	switch {
+	case b.Step == -1:
+		return n - 1
+	case b.Step > 0:
+		return b.Step
+	}
+	return n
 }
 
 // Of is the limit the reference sets when its figure is v.

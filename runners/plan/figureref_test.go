@@ -79,7 +79,7 @@ func TestRelativeChecksErrors(t *testing.T) {
 		{`{figure: p99, "<=": {figure: p99, step: last}}`, `plan.yaml:17:31: group arm-b: thresholds.checks[0].<=.step: want previous or a step's number from 1, got "last"`},
 		{`{figure: p99, "<=": {figure: p99x, step: 1}}`, `thresholds.checks[0].<=.figure: unknown figure "p99x"`},
 		{`{figure: p99, "<=": {figure: rps, step: 1}}`, `thresholds.checks[0].<=.figure: p99 and rps are not alike: one is a time (ms), the other is not`},
-		{`{figure: p99, "<=": {figure: p99}}`, `thresholds.checks[0].<=: compares p99 with itself: name another figure, a step: or a group:`},
+		{`{figure: p99, "<=": {figure: p99}}`, `thresholds.checks[0].<=: compares p99 with itself: name another figure, or give step or group`},
 		{`{figure: p99, "<=": {figure: p99, step: 1, times: 0}}`, `thresholds.checks[0].<=.times: want a factor above 0, got 0`},
 		{`{figure: p99, "<=": {figure: p99, step: 1, plus: 5 ms}}`, `thresholds.checks[0].<=.plus: bad duration "5 ms"`},
 		{`{figure: rps, "<=": {figure: rps, step: 1, plus: 5ms}}`, `thresholds.checks[0].<=.plus: want a number, got "5ms"`},

@@ -72,14 +72,7 @@ func (p *Plan) refProblem(g *Group, own int, cc CompiledCheck, r *RefBound) erro
 	}
 	other := len(Steps(p.Groups[at], 0))
 	for _, n := range judged {
-		want := n
-		switch {
-		case r.Step == -1:
-			want = n - 1
-		case r.Step > 0:
-			want = r.Step
-		}
-		if want < 1 || want > other {
+		if want := r.StepFor(n); want < 1 || want > other {
 			return &fieldError{"step", fmt.Errorf("step %d of %s would compare with step %d of %s, which has %d step(s)", n, g.ID, want, r.Group, other)}
 		}
 	}
