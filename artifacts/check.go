@@ -135,6 +135,15 @@ func (c *checker) step(path string, s *Step) {
 	for j, ck := range s.Checks {
 		c.finite(fmt.Sprintf("%s.checks[%d].value", path, j), ck.Value)
 		c.within(fmt.Sprintf("%s.checks[%d].time_to_pass_s", path, j), ck.TimeToPassS, 0, MaxStepSeconds)
+		for k, l := range ck.Limits {
+			c.finite(fmt.Sprintf("%s.checks[%d].limits[%d]", path, j, k), l)
+		}
+		if len(ck.Limits) > 2 {
+			c.fail(fmt.Sprintf("%s.checks[%d].limits", path, j), "%d limits: a check has one, or two for between", len(ck.Limits))
+		}
+		if ck.Unit != "" && ck.Unit != UnitMS {
+			c.fail(fmt.Sprintf("%s.checks[%d].unit", path, j), "%q: want ms or nothing", ck.Unit)
+		}
 	}
 	for j, e := range s.Events {
 		c.within(fmt.Sprintf("%s.events[%d].t", path, j), e.T, 0, MaxStepSeconds)

@@ -322,7 +322,7 @@ func (e Ending) Details(multi bool) []string {
 // FailedLine is a failed check with its limit (in the name) and value:
 // "p99 <= 50ms: was 71.3 ms", or the note of a check that has one.
 func FailedLine(c Check) string {
-	line := c.Name + ": was " + CheckValue(c)
+	line := c.Name + ": was " + ValueAndLimits(c)
 	if c.Note != "" {
 		if c.Value == 0 {
 			return c.Name + ": " + c.Note
@@ -336,6 +336,9 @@ func FailedLine(c Check) string {
 // duration ("p99 <= 50ms" is judged on milliseconds).
 func CheckValue(c Check) string {
 	v := formatFigure(c.Value)
+	if c.Unit == UnitMS {
+		return v + " ms"
+	}
 	// A bare "0" parses as a duration too: a duration limit has a unit.
 	if i := strings.LastIndexByte(c.Name, ' '); i >= 0 && strings.HasSuffix(c.Name, "s") {
 		if _, err := time.ParseDuration(c.Name[i+1:]); err == nil {
@@ -343,6 +346,33 @@ func CheckValue(c Check) string {
 		}
 	}
 	return v
+}
+
+// UnitMS is a check's unit when its value and limits are milliseconds.
+const UnitMS = "ms"
+
+// ValueAndLimits is a check's value (CheckValue) and, when another figure
+// set its limit, that limit: "14.2 ms, limit 12 ms".
+func ValueAndLimits(c Check) string {
+	if len(c.Limits) == 0 {
+		return CheckValue(c)
+	}
+	return CheckValue(c) + ", " + checkLimits(c)
+}
+
+// checkLimits shows the limits another figure set: "limit 12 ms",
+// "limits 90 and 110".
+func checkLimits(c Check) string {
+	show := func(v float64) string {
+		if c.Unit == UnitMS {
+			return formatFigure(v) + " ms"
+		}
+		return formatFigure(v)
+	}
+	if len(c.Limits) == 2 {
+		return "limits " + show(c.Limits[0]) + " and " + show(c.Limits[1])
+	}
+	return "limit " + show(c.Limits[0])
 }
 
 // soakRule is the part of a group's soak policy the ending needs.

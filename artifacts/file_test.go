@@ -117,6 +117,8 @@ func TestLoadRejectsOtherSchemaAndDamage(t *testing.T) {
 		"noblock.json":  `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"samples": {"of": "blocks", "values": {}}}]}`,
 		"negative.json": `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"samples": {"of": "runs", "values": {"p99": [1, -2]}}}]}`,
 		"negse.json":    `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"target": {"rss_slope_se_mb_per_min": -1}}]}`,
+		"limits.json":   `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"checks": [{"name": "a", "limits": [1, 2, 3]}]}]}`,
+		"unit.json":     `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"checks": [{"name": "a", "limits": [1], "unit": "\u001b[31m"}]}]}`,
 		"toomany.json": `{"schema": "benchtui.artifact/v1", "group": {"id": "x"}, "steps": [{"samples": {"of": "runs", "values": {"p99": [` +
 			strings.Repeat("1,", MaxSamples) + `1]}}}]}`,
 	}

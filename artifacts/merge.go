@@ -24,9 +24,10 @@ type MergeOptions struct {
 	// AllowPartial merges when shards are missing (or stopped early) and
 	// marks the result partial; otherwise a missing shard is an error.
 	AllowPartial bool
-	// Judge, when set, returns the threshold checks of a step: they are
-	// judged again on the merged step, and a shard's own are left out.
-	Judge func(*Step) []Check
+	// Judge, when set, returns the threshold checks of a step, whose
+	// group's merged steps before it are earlier: they are judged again on
+	// the merged step, and a shard's own are left out.
+	Judge func(s *Step, earlier []Step) []Check
 }
 
 // Merge joins the artifacts of one group's shards into the artifact of

@@ -16,7 +16,7 @@ func mergeSteps(parts []ShardFile, opts MergeOptions) ([]Step, error) {
 	}
 	steps := make([]Step, 0, n)
 	for k := range n {
-		s, err := mergeStep(parts, k, opts)
+		s, err := mergeStep(parts, k, steps, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -32,8 +32,9 @@ type timings struct {
 	named            map[string]*hdrhistogram.Histogram
 }
 
-// mergeStep merges the k-th step of every shard.
-func mergeStep(parts []ShardFile, k int, opts MergeOptions) (*Step, error) {
+// mergeStep merges the k-th step of every shard; earlier are the merged
+// steps before it.
+func mergeStep(parts []ShardFile, k int, earlier []Step, opts MergeOptions) (*Step, error) {
 	first := parts[0].A.Steps[k]
 	m := Step{
 		Label: first.Label, Params: first.Params, Vars: first.Vars,
@@ -54,7 +55,7 @@ func mergeStep(parts []ShardFile, k int, opts MergeOptions) (*Step, error) {
 		if addCounts(&m, s, &sum); sum.err != nil {
 			return nil, fmt.Errorf("merging: %s: step %s: %w", p.Path, s.Label, sum.err)
 		}
-		m.Checks = append(m.Checks, ownChecks(p.A.Shard.Index, s, opts.Judge)...)
+		m.Checks = append(m.Checks, ownChecks(p.A.Shard.Index, s, earlier, opts.Judge)...)
 		m.Events = append(m.Events, shardEvents(p.A.Shard.Index, s.Events)...)
 	}
 	if err := t.finish(&m); err != nil {
@@ -75,7 +76,7 @@ func mergeStep(parts []ShardFile, k int, opts MergeOptions) (*Step, error) {
 		}
 	}
 	if opts.Judge != nil {
-		m.Checks = append(opts.Judge(&m), m.Checks...)
+		m.Checks = append(opts.Judge(&m, earlier), m.Checks...)
 	}
 	return &m, nil
 }
@@ -187,10 +188,10 @@ func addCounts(m, s *Step, sum *sums) {
 
 // ownChecks are a shard step's checks other than its threshold checks
 // (judged again on the merge), named after their shard.
-func ownChecks(index int, s *Step, judge func(*Step) []Check) []Check {
+func ownChecks(index int, s *Step, earlier []Step, judge func(*Step, []Step) []Check) []Check {
 	skip := map[string]bool{}
 	if judge != nil {
-		for _, c := range judge(s) {
+		for _, c := range judge(s, earlier) {
 			skip[c.Name] = true
 		}
 	}

@@ -146,7 +146,7 @@ func checkLine(c Check) string {
 	if !c.OK {
 		return "✗ " + FailedLine(c)
 	}
-	line := "✓ " + c.Name + ": " + CheckValue(c)
+	line := "✓ " + c.Name + ": " + ValueAndLimits(c)
 	if c.Note != "" {
 		line += " (" + c.Note + ")"
 	}

@@ -315,6 +315,11 @@ type Check struct {
 	// the seconds from its first poll to the end of the poll that held;
 	// 0 (left out) when it never held, and for checks that do not wait.
 	TimeToPassS float64 `json:"time_to_pass_s,omitempty"`
+	// Limits are, for a threshold check whose limit is another figure, the
+	// limit that figure set (two for between); Unit is "ms" when they and
+	// Value are milliseconds. Both are left out for other checks.
+	Limits []float64 `json:"limits,omitempty"`
+	Unit   string    `json:"unit,omitempty"`
 }
 
 // Event kinds, as docs/artifact.md lists them.

@@ -16,14 +16,20 @@ import (
 // cmdCompare implements `benchtui compare BASE CURRENT [--format
 // text|markdown|json] [--threshold 5%] [--threshold p99=10%]`. BASE and
 // CURRENT are artifact files or folders (the newest artifact of each group).
-// It exits 1 when any figure got significantly worse, 2 when an input
-// cannot be read or on bad usage, else 0.
+// With `--pair A=B` (repeatable) it judges group B of CURRENT against
+// group A of BASE instead, such as two arms of one run; CURRENT is then
+// optional (BASE again). It exits 1 when any figure got significantly
+// worse, 2 when an input cannot be read or on bad usage, else 0.
 func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	var opts artifacts.CompareOptions
 	var format string
-	fs := compareFlagSet(&opts, &format)
+	var pairs pairFlag
+	fs := compareFlagSet(&opts, &format, &pairs)
 	fs.SetOutput(stderr)
 	pos, err := parseInterspersed(fs, args)
+	if err == nil && len(pairs) > 0 && len(pos) == 1 {
+		pos = append(pos, pos[0])
+	}
 	if err == nil && len(pos) != 2 {
 		err = fmt.Errorf("want BASE and CURRENT, got %d arguments", len(pos))
 	}
@@ -38,19 +44,49 @@ func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	if err == nil {
 		var cur []*artifacts.Artifact
 		if cur, err = loadSide("current", pos[1]); err == nil {
-			return printComparison(artifacts.Compare(base, cur, opts), format, stdout, stderr)
+			if len(pairs) == 0 {
+				return printComparison(artifacts.Compare(base, cur, opts), format, stdout, stderr)
+			}
+			var c artifacts.Comparison
+			if c, err = artifacts.ComparePairs(base, cur, pairs, opts); err == nil {
+				return printComparison(c, format, stdout, stderr)
+			}
 		}
 	}
 	fmt.Fprintln(stderr, "benchtui compare:", err)
 	return exitUsage
 }
 
+// pairFlag collects compare's --pair BASE=CURRENT values.
+type pairFlag []artifacts.Pair
+
+func (f *pairFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	out := make([]string, len(*f))
+	for i, p := range *f {
+		out[i] = p.String()
+	}
+	return strings.Join(out, ",")
+}
+
+func (f *pairFlag) Set(s string) error {
+	p, err := artifacts.ParsePair(s)
+	if err == nil {
+		*f = append(*f, p)
+	}
+	return err
+}
+
 // compareFormats are the values of compare --format.
 var compareFormats = []string{artifacts.FormatText, artifacts.FormatMarkdown, artifacts.FormatJSON}
 
-// compareFlagSet defines the flags of compare into opts and format.
-func compareFlagSet(opts *artifacts.CompareOptions, format *string) *flag.FlagSet {
+// compareFlagSet defines the flags of compare into opts, format and pairs.
+func compareFlagSet(opts *artifacts.CompareOptions, format *string, pairs *pairFlag) *flag.FlagSet {
 	fs := flagSet("compare")
+	fs.Var(pairs, "pair", "`A=B`: judge group B (of CURRENT) against group A (of BASE), such as two arms of one run;\n"+
+		"GROUP/LOAD names one load of a loads: group; repeatable; CURRENT then defaults to BASE")
 	fs.StringVar(format, "format", artifacts.FormatText, "output `format`: text, markdown or json")
 	fs.Var(&thresholdFlag{opts: opts}, "threshold",
 		"minimum effect for a verdict: `5%` for the metrics judged by a test, or METRIC=10% for one metric\n"+

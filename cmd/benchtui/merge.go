@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
@@ -56,8 +57,10 @@ func mergeRun(ctx context.Context, paths []string, f mergeFlags, stdout, stderr 
 		return exitUsage
 	}
 	code := exitOK
-	for _, group := range byGroup(files) {
-		a, err := mergeGroup(group, f.partial)
+	merged := map[string][]artifacts.Step{}
+	groups := func(id string) ([]artifacts.Step, bool) { steps, ok := merged[id]; return steps, ok }
+	for _, group := range referredFirst(byGroup(files)) {
+		a, err := mergeGroup(group, f.partial, groups)
 		if err == nil {
 			err = verifyMerged(ctx, kinds, pl, a)
 		}
@@ -65,6 +68,7 @@ func mergeRun(ctx context.Context, paths []string, f mergeFlags, stdout, stderr 
 			complain(stderr, "benchtui merge", err)
 			return exitUsage
 		}
+		merged[a.Group.ID] = a.Steps
 		path, err := artifacts.Write(f.out, a)
 		if err != nil {
 			complain(stderr, "benchtui merge", err)
@@ -96,14 +100,50 @@ func mergeFlagSet(f *mergeFlags) *flag.FlagSet {
 }
 
 // mergeGroup merges one group's shards, judging the merged steps against
-// the thresholds the shards ran with (their group.config).
-func mergeGroup(files []artifacts.ShardFile, allowPartial bool) (*artifacts.Artifact, error) {
+// the thresholds the shards ran with (their group.config); groups are the
+// run's groups merged before it, which its checks may refer to.
+func mergeGroup(files []artifacts.ShardFile, allowPartial bool, groups func(string) ([]artifacts.Step, bool)) (*artifacts.Artifact, error) {
 	th, err := plan.DecodeThresholds(files[0].Path, files[0].A.Group.Config["thresholds"])
 	if err != nil {
 		return nil, err
 	}
-	judge := func(s *artifacts.Step) []artifacts.Check { return engine.ThresholdChecks(th, s) }
+	judge := func(s *artifacts.Step, earlier []artifacts.Step) []artifacts.Check {
+		return engine.ThresholdChecks(th, s, engine.CheckContext{Earlier: earlier, Groups: groups})
+	}
 	return artifacts.Merge(files, artifacts.MergeOptions{AllowPartial: allowPartial, Judge: judge})
+}
+
+// referredFirst orders the groups so that each comes after the groups its
+// checks refer to (a plan's groups refer only to groups before them),
+// else keeps their order.
+func referredFirst(groups [][]artifacts.ShardFile) [][]artifacts.ShardFile {
+	refs := make([][]string, len(groups))
+	for i, g := range groups {
+		th, _ := plan.DecodeThresholds(g[0].Path, g[0].A.Group.Config["thresholds"]) // an error is mergeGroup's to report
+		refs[i] = th.ReferredGroups()
+	}
+	placed := map[string]bool{}
+	out := make([][]artifacts.ShardFile, 0, len(groups))
+	left := slices.Clone(groups)
+	leftRefs := slices.Clone(refs)
+	for len(left) > 0 {
+		next := 0 // a cycle, which a plan cannot hold: the first left
+		for i := range left {
+			if !slices.ContainsFunc(leftRefs[i], func(id string) bool { return holds(left, id) }) {
+				next = i
+				break
+			}
+		}
+		out = append(out, left[next])
+		placed[left[next][0].A.Group.ID] = true
+		left, leftRefs = slices.Delete(left, next, next+1), slices.Delete(leftRefs, next, next+1)
+	}
+	return out
+}
+
+// holds reports whether one of groups is group id.
+func holds(groups [][]artifacts.ShardFile, id string) bool {
+	return slices.ContainsFunc(groups, func(g []artifacts.ShardFile) bool { return g[0].A.Group.ID == id })
 }
 
 // byGroup splits the inputs by group, in the order groups first appear.

@@ -147,7 +147,7 @@ func printStepDetails(w io.Writer, s artifacts.Step) {
 	}
 	for _, c := range s.Checks {
 		if c.OK {
-			fmt.Fprintf(w, "  %s check ok   %s: %s\n", s.Label, c.Name, artifacts.CheckValue(c))
+			fmt.Fprintf(w, "  %s check ok   %s: %s\n", s.Label, c.Name, artifacts.ValueAndLimits(c))
 		} else {
 			fmt.Fprintf(w, "  %s check FAIL %s\n", s.Label, artifacts.FailedLine(c))
 		}

@@ -75,7 +75,7 @@ func (s *Session) merged(reps []repetition) *artifacts.Step {
 		return nil
 	}
 	m := mergeRepetitions(reps, s.repeat())
-	m.Checks = thresholdChecks(s.group.Thresholds, m)
+	m.Checks = thresholdChecks(s.group.Thresholds, m, s.checkContext())
 	for _, c := range m.Checks {
 		if !c.OK {
 			m.Events = append(m.Events, artifacts.Event{T: m.DurationS, Kind: artifacts.EventThresholdFailed, Note: c.Name})

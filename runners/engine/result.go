@@ -152,7 +152,7 @@ func (st *stepRun) result(live bool) *artifacts.Step {
 	st.mu.Lock()
 	res.Events = append([]artifacts.Event{}, st.events...)
 	st.mu.Unlock()
-	res.Checks = thresholdChecks(st.s.group.Thresholds, res)
+	res.Checks = thresholdChecks(st.s.group.Thresholds, res, st.s.checkContext())
 	for _, c := range res.Checks {
 		if !c.OK {
 			res.Events = append(res.Events, artifacts.Event{T: res.DurationS, Kind: artifacts.EventThresholdFailed, Note: c.Name})
@@ -176,8 +176,9 @@ func (st *stepRun) partialResult() artifacts.Step {
 	return *st.result(true)
 }
 
-// thresholdChecks judges a step against the thresholds that are set.
-func thresholdChecks(th plan.Thresholds, s *artifacts.Step) []artifacts.Check {
+// thresholdChecks judges a step against the thresholds that are set; at
+// is what its checks whose limits are other figures read.
+func thresholdChecks(th plan.Thresholds, s *artifacts.Step, at CheckContext) []artifacts.Check {
 	checks := []artifacts.Check{}
 	lat := func(name string, limit *plan.Duration, got float64) {
 		if limit != nil {
@@ -206,7 +207,7 @@ func thresholdChecks(th plan.Thresholds, s *artifacts.Step) []artifacts.Check {
 	if th.Dropped != nil {
 		checks = append(checks, artifacts.Check{Name: fmt.Sprintf("dropped <= %d", *th.Dropped), OK: s.Dropped <= *th.Dropped, Value: float64(s.Dropped)})
 	}
-	return append(checks, figureChecks(th.Checks, s)...)
+	return append(checks, figureChecks(th.Checks, s, at)...)
 }
 
 // histogramCheck judges the step's percentile name (e.g. "p95") against

@@ -38,8 +38,10 @@ type Run struct {
 	followers map[string]*Followed // what sessions watch: follows restarts
 	closed    bool
 	restartMu sync.Mutex
-	cleanups  []func()
-	self      *watch.Sampler
+	// finished are the steps each group finished in this run.
+	finished Finished
+	cleanups []func()
+	self     *watch.Sampler
 }
 
 // NewRun prepares a run of plan p, whose kinds reg knows, writing to dir.
@@ -60,7 +62,7 @@ func (r *Run) Session(ctx context.Context, g *plan.Group) (*Session, error) {
 	g = ShardGroup(g, r.Shard)
 	opts := SessionOptions{
 		Duration: r.Duration, Count: r.Count, RunID: r.ID, ToolVersion: r.ToolVersion, VCSRevision: r.VCSRevision, Shard: r.Shard,
-		Self: r.self, Targets: r, Observer: r.Observer,
+		Self: r.self, Targets: r, Observer: r.Observer, Finished: &r.finished,
 		Env: &runners.RunEnv{Plan: r.Plan, ArtifactsDir: r.Dir, Cleanup: r.AddCleanup},
 	}
 	if g.Target != "" {

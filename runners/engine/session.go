@@ -55,6 +55,10 @@ type SessionOptions struct {
 	Shard runners.Shard
 	// Observer, when set, sees every snapshot and every step's result.
 	Observer Observer
+	// Finished holds the steps of the run's groups: the session adds its
+	// own, and its checks read those of the groups it refers to. Nil: a
+	// check that refers to another group fails, saying it has not run.
+	Finished *Finished
 }
 
 // Observer follows a session's figures from outside its consumer (a
@@ -175,6 +179,7 @@ func (s *Session) Start(ctx context.Context) {
 }
 
 func (s *Session) run(ctx context.Context) {
+	s.opts.Finished.begin(s.group.ID)
 	defer close(s.done)
 	defer close(s.snaps)
 	defer s.cancel()
@@ -205,6 +210,14 @@ func (s *Session) run(ctx context.Context) {
 	s.mu.Unlock()
 }
 
+// checkContext is what the checks of the session's next step read: the
+// steps it finished, and those of the run's other groups.
+func (s *Session) checkContext() CheckContext {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return CheckContext{Earlier: append([]artifacts.Step(nil), s.results...), Groups: s.opts.Finished.Steps}
+}
+
 func (s *Session) setCurrent(st *stepRun) {
 	s.mu.Lock()
 	s.cur = st
@@ -214,6 +227,9 @@ func (s *Session) setCurrent(st *stepRun) {
 func (s *Session) finishStep(res *artifacts.Step, err error) {
 	if o := s.opts.Observer; o != nil && res != nil {
 		o.Step(s.group.ID, res)
+	}
+	if res != nil {
+		s.opts.Finished.add(s.group.ID, *res)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -129,8 +129,8 @@ func (s *Session) shardInfo() *artifacts.ShardInfo {
 	}
 }
 
-// ThresholdChecks judges step s against th as a run judges its steps;
-// `benchtui merge` judges merged shards with it.
-func ThresholdChecks(th plan.Thresholds, s *artifacts.Step) []artifacts.Check {
-	return thresholdChecks(th, s)
+// ThresholdChecks judges step s against th as a run judges its steps, at
+// its place in the run; `benchtui merge` judges merged shards with it.
+func ThresholdChecks(th plan.Thresholds, s *artifacts.Step, at CheckContext) []artifacts.Check {
+	return thresholdChecks(th, s, at)
 }

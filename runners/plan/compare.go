@@ -23,22 +23,26 @@ const (
 // Operators lists the operators a comparison may use, for messages.
 const Operators = "==, !=, <, <=, >, >=, between"
 
-// Comparison is an operator and its limit as a plan writes them: exactly
+// ComparisonOf is an operator and its limit as a plan writes them: exactly
 // one key of `"==": 5`, `"!=": 5`, `"<": 20ms`, `"<=": 20ms`, `">": 1`,
-// `">=": 200`, `between: [0, 3]` (both ends included). It is inlined into
-// threshold checks and verify entries, whose other keys stand beside it.
-type Comparison struct {
-	EQ      *string  `yaml:"=="`
-	NE      *string  `yaml:"!="`
-	LT      *string  `yaml:"<"`
-	LE      *string  `yaml:"<="`
-	GT      *string  `yaml:">"`
-	GE      *string  `yaml:">="`
-	Between []string `yaml:"between"`
+// `">=": 200`, `between: [0, 3]` (both ends included), each limit a T. It
+// is inlined into threshold checks (whose limits are Operands) and verify
+// entries (Comparison), whose other keys stand beside it.
+type ComparisonOf[T any] struct {
+	EQ      *T  `yaml:"=="`
+	NE      *T  `yaml:"!="`
+	LT      *T  `yaml:"<"`
+	LE      *T  `yaml:"<="`
+	GT      *T  `yaml:">"`
+	GE      *T  `yaml:">="`
+	Between []T `yaml:"between"`
 }
 
+// Comparison is an operator with constant limits, as written.
+type Comparison = ComparisonOf[string]
+
 // Given reports whether any operator is written.
-func (c Comparison) Given() bool {
+func (c ComparisonOf[T]) Given() bool {
 	op, _, err := c.Operator()
 	return op != "" || err != nil
 }
@@ -46,15 +50,15 @@ func (c Comparison) Given() bool {
 // Operator returns the one operator written and its limits as written
 // (two for between, else one); "" without any. Two operators, or between
 // without exactly two limits, is an error.
-func (c Comparison) Operator() (op string, limits []string, err error) {
+func (c ComparisonOf[T]) Operator() (op string, limits []T, err error) {
 	var ops []string
 	for _, o := range []struct {
 		op string
-		v  *string
+		v  *T
 	}{{OpEQ, c.EQ}, {OpNE, c.NE}, {OpLT, c.LT}, {OpLE, c.LE}, {OpGT, c.GT}, {OpGE, c.GE}} {
 		if o.v != nil {
 			ops = append(ops, o.op)
-			op, limits = o.op, []string{*o.v}
+			op, limits = o.op, []T{*o.v}
 		}
 	}
 	if c.Between != nil {

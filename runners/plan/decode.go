@@ -27,6 +27,7 @@ type decoder struct {
 var (
 	durationType = reflect.TypeOf(Duration{})
 	posType      = reflect.TypeOf(Pos{})
+	operandType  = reflect.TypeOf(Operand{})
 )
 
 func (d *decoder) pos(n *yaml.Node) Pos { return Pos{File: d.file, Line: n.Line, Column: n.Column} }
@@ -53,6 +54,8 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, key string) {
 	switch {
 	case v.Type() == durationType:
 		d.duration(n, v, key)
+	case v.Type() == operandType:
+		d.operand(n, v.Addr().Interface().(*Operand), key)
 	case v.Kind() == reflect.Pointer:
 		if n.Tag == "!!null" {
 			return
@@ -88,6 +91,20 @@ func (d *decoder) duration(n *yaml.Node, v reflect.Value, key string) {
 		return
 	}
 	v.Set(reflect.ValueOf(Duration{dur}))
+}
+
+// operand decodes a check's limit: a scalar as written, or a mapping
+// naming another figure.
+func (d *decoder) operand(n *yaml.Node, o *Operand, key string) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		o.Value = n.Value
+	case yaml.MappingNode:
+		o.Ref = &FigureRef{}
+		d.structure(n, reflect.ValueOf(o.Ref).Elem(), key, nil)
+	default:
+		d.errorf(n, key, "want a number, a duration or another figure ({figure: NAME, times: …}), got a %s", kindName(n))
+	}
 }
 
 func (d *decoder) scalar(n *yaml.Node, v reflect.Value, key string) {

@@ -29,9 +29,9 @@ func TestThresholdChecksDecode(t *testing.T) {
 	}
 	want := []string{"<= 20ms", "< 100ms", "<= 1.5", ">= 200", "between 0 and 3", "== 5000", "<= 0"}
 	for i, c := range th.Checks {
-		_, lim, err := c.Compile()
-		if err != nil || lim.String() != want[i] {
-			t.Errorf("checks[%d] %s: %q, %v; want %q", i, c.Figure, lim.String(), err, want[i])
+		cc, err := c.Compile()
+		if err != nil || cc.Name() != c.Figure+" "+want[i] {
+			t.Errorf("checks[%d] %s: %q, %v; want %q", i, c.Figure, cc.Name(), err, want[i])
 		}
 	}
 }
@@ -40,7 +40,7 @@ func TestThresholdChecksErrors(t *testing.T) {
 	for _, c := range []struct{ entry, want string }{
 		{`{figure: p95x, "<=": 1}`, `plan.yaml:19:11: group G1: thresholds.checks[0].figure: unknown figure "p95x" (nearest: p95, p50, p90; figures: pNN (any percentile: p50, p95, p99.9, …), max, mean,`},
 		{`{figure: target.leaks, "<=": 1}`, `plan.yaml:19:11: group G1: thresholds.checks[0].figure: unknown figure "target.leaks" (target.X, X: rss_mb.start`},
-		{`{figure: p95, "=<": 20ms}`, `plan.yaml:19:25: groups[0].thresholds.checks[0].=<: unknown key (known: !=, <, <=, ==, >, >=, between, figure)`},
+		{`{figure: p95, "=<": 20ms}`, `plan.yaml:19:25: groups[0].thresholds.checks[0].=<: unknown key (known: !=, <, <=, ==, >, >=, between, figure, steps)`},
 		{`{figure: p95}`, `plan.yaml:19:11: group G1: thresholds.checks[0]: no operator: want one of ==, !=, <, <=, >, >=, between`},
 		{`{figure: errors, between: [1]}`, `plan.yaml:19:11: group G1: thresholds.checks[0]: between wants two values [low, high], got 1`},
 		{`{figure: errors, between: [3, 1]}`, `thresholds.checks[0].between: between [3, 1]: the low end is above the high end`},
