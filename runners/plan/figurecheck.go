@@ -40,26 +40,32 @@ func (c FigureCheck) Compile() (artifacts.Figure, Limit, error) {
 func (t Thresholds) validate(id string) []error {
 	var errs []error
 	for i, c := range t.Checks {
-		key := fmt.Sprintf("group %s: thresholds.checks[%d]", id, i)
-		fig, err := artifacts.ParseFigure(c.Figure)
-		if err != nil {
-			if c.Figure != "" { // a missing figure is the decoder's to report
-				errs = append(errs, Errorf(c.Pos, key+".figure", "%v", err))
-			}
-			continue
-		}
-		op, limits, err := c.Operator()
-		switch {
-		case err != nil:
-			errs = append(errs, Errorf(c.Pos, key, "%v", err))
-			continue
-		case op == "":
-			errs = append(errs, Errorf(c.Pos, key, "%v", errNoOperator))
-			continue
-		}
-		if _, err := CompileLimit(op, limits, fig.Millis()); err != nil {
-			errs = append(errs, Errorf(c.Pos, key+"."+op, "%v", err))
+		if err := c.problem(fmt.Sprintf("group %s: thresholds.checks[%d]", id, i)); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errs
+}
+
+// problem is the check's problem at its line, its key under key; nil when
+// it compiles. A missing figure is the decoder's to report.
+func (c FigureCheck) problem(key string) error {
+	fig, err := artifacts.ParseFigure(c.Figure)
+	if err != nil {
+		if c.Figure != "" {
+			return Errorf(c.Pos, key+".figure", "%v", err)
+		}
+		return nil
+	}
+	op, limits, err := c.Operator()
+	switch {
+	case err != nil:
+		return Errorf(c.Pos, key, "%v", err)
+	case op == "":
+		return Errorf(c.Pos, key, "%v", errNoOperator)
+	}
+	if _, err := CompileLimit(op, limits, fig.Millis()); err != nil {
+		return Errorf(c.Pos, key+"."+op, "%v", err)
+	}
+	return nil
 }
