@@ -85,7 +85,7 @@ type Snapshot struct {
 	ErrorKinds map[string]int64
 	// Counters are the runner's counters so far (reconnects, …).
 	Counters map[string]int64
-	InFlight   int
+	InFlight int
 	// Target is the watched target's latest sample, nil without a target.
 	// TargetName says whose figures they are.
 	Target     *ProcSample
