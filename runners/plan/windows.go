@@ -43,41 +43,46 @@ func (w *Window) Action() string {
 // figures, exactly one of during and after, for with after only, and an
 // action of that name.
 func (g *Group) validateWindows() []error {
-	var errs []error
-	if len(g.Windows) > MaxWindows {
-		errs = append(errs, Errorf(g.Pos, fmt.Sprintf("group %s: windows", g.ID), "want at most %d windows, got %d", MaxWindows, len(g.Windows)))
-	}
-	seen := map[string]bool{}
+	errs, names := g.tooMany("windows", len(g.Windows), MaxWindows), map[string]int{}
 	for i := range g.Windows {
 		w := &g.Windows[i]
-		at := func(field, format string, args ...any) {
-			errs = append(errs, Errorf(w.Pos, fmt.Sprintf("group %s: windows[%d].%s", g.ID, i, field), format, args...))
-		}
-		switch {
-		case !validProbeName.MatchString(w.Name):
-			at("name", "%q: want 1 to 64 letters, digits, '_' or '-', starting with a letter or '_' (it names the window's figures: windows.NAME.p99)", w.Name)
-		case seen[w.Name]:
-			at("name", "window %q given twice", w.Name)
-		}
-		seen[w.Name] = true
-		switch {
-		case (w.During == "") == (w.After == ""):
-			at("during", "give exactly one of during: ACTION (while the action runs) and after: ACTION with for: DURATION")
-		case w.During != "" && w.For.D() != 0:
-			at("for", "for goes with after: a during window ends with its action")
-		case w.After != "" && (w.For.D() <= 0 || w.For.D() > MaxWindowFor):
-			at("for", "after: %s wants for: a duration above 0 and at most %s, got %s", w.After, MaxWindowFor, w.For.D())
-		}
-		field := map[bool]string{true: "during", false: "after"}[w.During != ""]
-		switch name := w.Action(); {
-		case name == "":
-		case g.actionsNamed(name) == 0:
-			at(field, "no action named %q in the group's actions (named: %v)", name, g.actionNames())
-		case g.actionsNamed(name) > 1:
-			at(field, "%d actions are named %q: name the one the window follows apart", g.actionsNamed(name), name)
+		names[w.Name]++
+		for _, e := range g.windowProblems(w, names[w.Name] > 1) {
+			errs = append(errs, Errorf(w.Pos, fmt.Sprintf("group %s: windows[%d].%s", g.ID, i, e[0]), "%s", e[1]))
 		}
 	}
 	return errs
+}
+
+// windowProblems are a window's problems, each a field and a message;
+// again says an earlier window has its name.
+func (g *Group) windowProblems(w *Window, again bool) [][2]string {
+	var out [][2]string
+	bad := func(field, format string, args ...any) {
+		out = append(out, [2]string{field, fmt.Sprintf(format, args...)})
+	}
+	if !validProbeName.MatchString(w.Name) {
+		bad("name", "%q: want 1 to 64 letters, digits, '_' or '-', starting with a letter or '_' (it names the window's figures: windows.NAME.p99)", w.Name)
+	} else if again {
+		bad("name", "window %q given twice", w.Name)
+	}
+	switch {
+	case (w.During == "") == (w.After == ""):
+		bad("during", "give exactly one of during: ACTION (while the action runs) and after: ACTION with for: DURATION")
+	case w.During != "" && w.For.D() != 0:
+		bad("for", "for goes with after: a during window ends with its action")
+	case w.After != "" && (w.For.D() <= 0 || w.For.D() > MaxWindowFor):
+		bad("for", "after: %s wants for: a duration above 0 and at most %s, got %s", w.After, MaxWindowFor, w.For.D())
+	}
+	field := map[bool]string{true: "during", false: "after"}[w.During != ""]
+	switch name := w.Action(); {
+	case name == "":
+	case g.actionsNamed(name) == 0:
+		bad(field, "no action named %q in the group's actions (named: %v)", name, g.actionNames())
+	case g.actionsNamed(name) > 1:
+		bad(field, "%d actions are named %q: name the one the window follows apart", g.actionsNamed(name), name)
+	}
+	return out
 }
 
 // actionsNamed is how many of the group's actions have that name.
@@ -100,4 +105,13 @@ func (g *Group) actionNames() []string {
 		}
 	}
 	return names
+}
+
+// tooMany is the problem of a list of the group's (key: probes, windows)
+// with n entries, more than most; none otherwise.
+func (g *Group) tooMany(key string, n, most int) []error {
+	if n <= most {
+		return nil
+	}
+	return []error{Errorf(g.Pos, fmt.Sprintf("group %s: %s", g.ID, key), "want at most %d %s, got %d", most, key, n)}
 }
