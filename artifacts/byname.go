@@ -5,20 +5,34 @@ package artifacts
 // with the operations by status code of the name's step. Nil when no step
 // has named figures.
 func byNameTable(steps []Step) *table {
+	return stepRowsTable(steps, []string{"request", "requests", "errors", "p50 (ms)", "p99 (ms)", "max (ms)"}, func(s *Step) [][]string {
+		var rows [][]string
+		for _, name := range sortedKeys(s.ByName) {
+			n := s.ByName[name]
+			rows = append(rows, []string{name, FormatNumber(float64(n.Requests)), FormatNumber(float64(n.Errors)),
+				msCell(n.LatencyMS.P50), msCell(n.LatencyMS.P99), msCell(n.LatencyMS.Max)})
+		}
+		return rows
+	})
+}
+
+// stepRowsTable is a table of the rows each step gives, its first column
+// left-aligned and the others right-aligned, the step's label first when
+// there are several steps. Nil without rows.
+func stepRowsTable(steps []Step, header []string, rows func(s *Step) [][]string) *table {
+	t := &table{header: header, right: make([]bool, len(header))}
+	for i := 1; i < len(header); i++ {
+		t.right[i] = true
+	}
 	multi := len(steps) > 1
-	t := &table{header: []string{"request", "requests", "errors", "p50 (ms)", "p99 (ms)", "max (ms)"},
-		right: []bool{false, true, true, true, true, true}}
 	if multi {
 		t.header = append([]string{"step"}, t.header...)
 		t.right = append([]bool{false}, t.right...)
 	}
-	for _, s := range steps {
-		for _, name := range sortedKeys(s.ByName) {
-			n := s.ByName[name]
-			cells := []string{name, FormatNumber(float64(n.Requests)), FormatNumber(float64(n.Errors)),
-				msCell(n.LatencyMS.P50), msCell(n.LatencyMS.P99), msCell(n.LatencyMS.Max)}
+	for i := range steps {
+		for _, cells := range rows(&steps[i]) {
 			if multi {
-				cells = append([]string{s.Label}, cells...)
+				cells = append([]string{steps[i].Label}, cells...)
 			}
 			t.add(cells...)
 		}

@@ -124,6 +124,7 @@ func (c *checker) step(path string, s *Step) {
 	c.histogram(path, s)
 	c.hlogName(path+".hlog", s.HLog)
 	c.byName(path, s)
+	c.windows(path, s)
 	c.target(path+".target", s.Target)
 	c.target(path+".self", s.Self)
 	for _, name := range s.TargetNames() {

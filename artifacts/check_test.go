@@ -124,6 +124,11 @@ func TestLoadRejectsFiguresOutOfRange(t *testing.T) {
 		{"steps.0.by_name", map[string]any{"ping": map[string]any{"requests": 5, "errors": 6}}, "steps[0].by_name.ping.errors"},
 		{"steps.0.by_name", map[string]any{"a": map[string]any{"requests": 3198945}, "b": map[string]any{"requests": 2}}, "steps[0].by_name.b.requests"},
 		{"steps.0.status", map[string]any{"200": 3198946}, "steps[0].status.200"},
+		{"steps.0.windows", map[string]any{"rot": map[string]any{"requests": 5, "errors": 6}}, "steps[0].windows.rot.errors"},
+		{"steps.0.windows", map[string]any{"rot": map[string]any{"requests": 3198946}}, "steps[0].windows.rot.requests"},
+		{"steps.0.windows", map[string]any{"rot": map[string]any{"from_s": 2, "to_s": 1}}, "steps[0].windows.rot.to_s"},
+		{"steps.0.windows", map[string]any{"rot": map[string]any{"latency_ms": map[string]any{"p99": -1}}}, "steps[0].windows.rot.latency_ms.p99"},
+		{"steps.0.windows", map[string]any{"rot": map[string]any{"histogram": "HISTFAAAnotreally"}}, "steps[0].windows.rot.histogram"},
 		// Text that `report` and `compare` print: no escape sequences.
 		{"group.id", "G5\x1b]0;pwned\a", ""},
 		{"group.title", "\x1b[2Jcleared", ""},

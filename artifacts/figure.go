@@ -9,7 +9,8 @@ import (
 
 // Figure is one figure of a step named by its path, as a threshold check
 // writes it: "p95", "p99.9", "error_rate", "target.fds_per_unit",
-// "counters.reconnects", "by_name.ping.p99", "probes.backlog.max". Parse
+// "counters.reconnects", "by_name.ping.p99", "probes.backlog.max",
+// "windows.rotation.p99". Parse
 // it with ParseFigure (which checks its shape) and read it from a step
 // with Of. Latencies and timings are in milliseconds; percentiles of the
 // step and of its named requests come from their HDR histograms, so any
@@ -52,7 +53,8 @@ func KnownFigures() string {
 	return "pNN (any percentile: p50, p95, p99.9, …), " + strings.Join(stepLeaves, ", ") +
 		", service.(p50|p90|p99|p999|max|mean), target.X, self.X, targets.NAME.X and targets_sum.X (X: " + strings.Join(targetLeaves, ", ") +
 		"), counters.NAME, status.CODE, error_kinds.KIND, extra.NAME.(" + strings.Join(storedLeaves, "|") + "), extra.NAME (a runner's own figure)" +
-		", by_name.NAME.(pNN|" + strings.Join(byNameLeaves, "|") + "), probes.NAME.(" + strings.Join(probeLeaves, "|") + ")"
+		", by_name.NAME.(pNN|" + strings.Join(byNameLeaves, "|") + "), probes.NAME.(" + strings.Join(probeLeaves, "|") + ")" +
+		", windows.NAME.(pNN|" + strings.Join(windowLeaves, "|") + ")"
 }
 
 var (
@@ -115,7 +117,7 @@ func ParseFigure(path string) (Figure, error) {
 			return f, fmt.Errorf("figure %q: want %s.NAME", path, family)
 		}
 		f.name = rest
-	case famExtra, famByName, famProbes:
+	case famExtra, famByName, famProbes, famWindows:
 		return namedFigure(f, rest)
 	default:
 		return f, unknown
@@ -125,7 +127,7 @@ func ParseFigure(path string) (Figure, error) {
 
 // namedFigure parses the NAME.LEAF of by_name, extra and probes figures.
 func namedFigure(f Figure, rest string) (Figure, error) {
-	leaves := map[string][]string{famExtra: storedLeaves, famByName: byNameLeaves, famProbes: probeLeaves}[f.family]
+	leaves := map[string][]string{famExtra: storedLeaves, famByName: byNameLeaves, famProbes: probeLeaves, famWindows: windowLeaves}[f.family]
 	m := namedLeafRE.FindStringSubmatch(rest)
 	if f.family == famExtra && (m == nil || !contains(leaves, m[2]) && !percentileRE.MatchString(m[2])) {
 		return runnerValueFigure(f, rest)
@@ -134,7 +136,7 @@ func namedFigure(f Figure, rest string) (Figure, error) {
 		return f, fmt.Errorf("figure %q: want %s.NAME.X (X: %s)", f.Path, f.family, shownLeaves(f.family, leaves))
 	}
 	f.name, f.leaf = m[1], m[2]
-	if f.family == famByName {
+	if f.family == famByName || f.family == famWindows {
 		q, err := parseQuantile(f.leaf)
 		if err != nil {
 			return f, err
@@ -151,7 +153,7 @@ func namedFigure(f Figure, rest string) (Figure, error) {
 }
 
 func shownLeaves(family string, leaves []string) string {
-	if family == famByName {
+	if family == famByName || family == famWindows {
 		return "pNN, " + strings.Join(leaves, ", ")
 	}
 	return strings.Join(leaves, ", ")
@@ -172,7 +174,7 @@ func contains(list []string, s string) bool {
 // write as durations.
 func (f Figure) Millis() bool {
 	switch f.family {
-	case "", famByName:
+	case "", famByName, famWindows:
 		return f.quantile > 0 || msLeaves[f.leaf]
 	case famService:
 		return true
@@ -225,6 +227,8 @@ func (f Figure) Of(s *Step) (float64, error) {
 		return byNameFigure(n, f)
 	case famProbes:
 		return probeFigure(s, f)
+	case famWindows:
+		return windowFigure(s, f)
 	}
 	return 0, fmt.Errorf("unknown figure %q", f.Path)
 }

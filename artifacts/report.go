@@ -86,6 +86,9 @@ func buildSection(runs []*Artifact) section {
 	if t := byNameTable(a.Steps); t != nil {
 		s.tables = append(s.tables, titled{title: "By request", t: t})
 	}
+	if t := windowsTable(a.Steps); t != nil {
+		s.tables = append(s.tables, titled{title: "Windows", t: t})
+	}
 	if t := statusTable(a.Steps); t != nil {
 		s.tables = append(s.tables, titled{title: "Status codes", t: t})
 	}

@@ -143,6 +143,10 @@ type Step struct {
 	Status map[string]int64 `json:"status,omitempty"`
 	// Probes are the figures of the group's probes by name (probes.go).
 	Probes map[string]ProbeStats `json:"probes,omitempty"`
+	// Windows are the figures of the group's windows by name (a plan's
+	// windows:, windows.go): the operations due while an action ran, or
+	// in a time after it.
+	Windows map[string]WindowStep `json:"windows,omitempty"`
 	// Profiles are files saved beside the artifact during the step, by
 	// what they hold: heap_start and heap_end are the target's heap
 	// profiles (`go tool pprof -diff_base heap_start heap_end`), cpu its

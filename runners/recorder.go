@@ -31,6 +31,9 @@ type Recorder struct {
 	// load, when set, names every operation recorded here after one of a
 	// group's several loads (LoadName), and counts its drops under it.
 	load string
+	// windows, when set, are the step's windows, which take their figures
+	// from the operations recorded here too.
+	windows *WindowSet
 }
 
 // NewRecorder returns an empty recorder.
@@ -123,6 +126,7 @@ func (r *Recorder) observeLocked(latency, service time.Duration, errKind string)
 		r.service.RecordValue(micros(service))
 	}
 	r.requests++
+	r.windows.observe(latency, errKind)
 	if errKind != "" {
 		r.errors++
 		if r.kinds == nil {

@@ -51,6 +51,9 @@ type StepEnv struct {
 	// reads them afresh on every tick; they are never removed.
 	recorders atomic.Pointer[[]*Recorder]
 	recMu     sync.Mutex // held to add recorders
+	// windows are the group's windows (windows:), shared by every
+	// recorder of the step; nil without any.
+	windows *WindowSet
 	// parent is the step's env of which this is one load's view (ForLoad):
 	// in-flight counts and units add up there.
 	parent    *StepEnv
@@ -77,19 +80,27 @@ func RecorderCount(workers int) int {
 // most MaxRecorders) and an open gate.
 func NewStepEnv(g *plan.Group, load plan.Load, n int) *StepEnv {
 	env := &StepEnv{Group: g, Load: load, Params: map[string]float64{}, gate: &Gate{}}
-	env.recorders.Store(newRecorders(n, ""))
+	if g != nil && len(g.Windows) > 0 {
+		env.windows = NewWindowSet(len(g.Windows))
+	}
+	env.recorders.Store(newRecorders(n, "", env.windows))
 	return env
 }
 
 // newRecorders returns n recorders (at least one, at most MaxRecorders),
-// each for the load named load ("" for a group's only load).
-func newRecorders(n int, load string) *[]*Recorder {
+// each for the load named load ("" for a group's only load), recording
+// into windows too.
+func newRecorders(n int, load string, windows *WindowSet) *[]*Recorder {
 	recs := make([]*Recorder, min(max(n, 1), MaxRecorders))
 	for i := range recs {
 		recs[i] = NewLoadRecorder(load)
+		recs[i].windows = windows
 	}
 	return &recs
 }
+
+// Windows are the step's windows (the group's windows:), nil without any.
+func (e *StepEnv) Windows() *WindowSet { return e.windows }
 
 // ForLoad returns the view of the step that one of a group's several
 // loads (loads:) runs in: g is the load as a group of its own, load and
@@ -101,9 +112,9 @@ func newRecorders(n int, load string) *[]*Recorder {
 // starts (in Prepare).
 func (e *StepEnv) ForLoad(name string, g *plan.Group, load plan.Load, params map[string]float64, n int) *StepEnv {
 	v := &StepEnv{Group: g, Index: e.Index, Label: e.Label, Params: params, Vars: e.Vars, Load: load, Target: e.Target,
-		OnWatch: e.OnWatch, OnPanic: e.OnPanic, Ops: e.Ops, Shard: e.Shard, gate: e.gate, parent: e}
+		OnWatch: e.OnWatch, OnPanic: e.OnPanic, Ops: e.Ops, Shard: e.Shard, gate: e.gate, parent: e, windows: e.windows}
 	v.OnEvent = func(kind, note string) { e.Event(kind, name+": "+note) }
-	recs := newRecorders(n, name)
+	recs := newRecorders(n, name, e.windows)
 	v.recorders.Store(recs)
 	e.recMu.Lock()
 	all := append(slices.Clone(e.Recorders()), *recs...)

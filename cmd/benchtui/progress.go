@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -142,6 +144,11 @@ func printStepDetails(w io.Writer, s artifacts.Step) {
 			artifacts.TailSlopeText(t.RSSTailSlopeMBMin, t.TailWindowS), t.FDs.Start, t.FDs.End, t.CPUCores)
 	}
 	printTargets(w, s)
+	for _, name := range slices.Sorted(maps.Keys(s.Windows)) {
+		v := s.Windows[name]
+		fmt.Fprintf(w, "  %s window %s: %.3f–%.3fs, %d runs, %d requests, %d errors, p50 %.2fms p99 %.2fms max %.2fms\n",
+			s.Label, name, v.FromS, v.ToS, v.Runs, v.Requests, v.Errors, v.LatencyMS.P50, v.LatencyMS.P99, v.LatencyMS.Max)
+	}
 	for _, e := range s.Events {
 		fmt.Fprintf(w, "  %s event at %.1fs: %s %s\n", s.Label, e.T, e.Kind, e.Note)
 	}

@@ -35,7 +35,15 @@ type actor struct {
 	running   sync.WaitGroup
 	client    *http.Client
 
+	// when are the actions' conditions (nil for one without when:),
+	// read by the clock's goroutine only (onTick).
+	when []*condition
+	// winOf are the windows each action opens and closes; wins where
+	// they lie so far (under mu).
+	winOf [][]int
+
 	mu      sync.Mutex
+	wins    []windowRun
 	busy    []bool
 	ran     []int
 	skipped []int
@@ -51,6 +59,7 @@ func (st *stepRun) startActions(ctx context.Context) *actor {
 	}
 	a := &actor{st: st, acts: acts, busy: make([]bool, len(acts)), ran: make([]int, len(acts)),
 		skipped: make([]int, len(acts)), expect: map[string]ending{},
+		when: conditions(acts), winOf: windowsOf(st.s.group), wins: make([]windowRun, len(st.s.group.Windows)),
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 30 * time.Second}}}
 	a.ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	schedCtx, stop := context.WithCancel(ctx)
@@ -98,6 +107,8 @@ func (a *actor) finish() {
 		switch {
 		case act.At != nil && a.ran[i] == 0:
 			a.st.event(artifacts.EventNote, fmt.Sprintf("action %s at %s not run: past the step's end", label, act.At.D()))
+		case a.when[i] != nil && a.ran[i] == 0:
+			a.st.event(artifacts.EventNote, a.when[i].neverHeld(label))
 		case a.skipped[i] > 0:
 			a.st.event(artifacts.EventNote, fmt.Sprintf("action %s: %d runs, %d skipped (the previous run was still going)", label, a.ran[i], a.skipped[i]))
 		}
@@ -109,10 +120,13 @@ func (a *actor) finish() {
 func (a *actor) schedule(ctx context.Context) {
 	next := make([]time.Duration, len(a.acts)) // due offsets; -1 when done
 	for i, act := range a.acts {
-		if act.At != nil {
+		switch {
+		case act.At != nil:
 			next[i] = act.At.D()
-		} else {
+		case act.Every != nil:
 			next[i] = act.Every.D()
+		default:
+			next[i] = -1 // a condition: the clock's tick starts it (onTick)
 		}
 	}
 	timer := time.NewTimer(0)
@@ -175,13 +189,17 @@ func (a *actor) launch(i int, due time.Duration) {
 			a.busy[i] = false
 			a.mu.Unlock()
 		}()
-		a.run(a.acts[i], due)
+		a.run(i, due)
 	})
 }
 
-// run does one action and records its event.
-func (a *actor) run(act *plan.Action, due time.Duration) {
-	a.runAt(act, due, a.st.measuredActive())
+// run does run of action i due at offset due, opening and closing the
+// windows that follow it, and records its event.
+func (a *actor) run(i int, due time.Duration) {
+	started := a.st.measuredActive()
+	a.actionStarted(i, started)
+	defer func() { a.actionEnded(i, a.st.measuredActive()) }()
+	a.runAt(a.acts[i], due, started)
 }
 
 // runAt does one action and records its event at the step's active time

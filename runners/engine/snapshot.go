@@ -83,7 +83,9 @@ type Snapshot struct {
 	// ByName is Total for each named request (the plan's `name:`).
 	ByName     map[string]Stats
 	ErrorKinds map[string]int64
-	InFlight   int
+	// Counters are the runner's counters so far (reconnects, …).
+	Counters map[string]int64
+	InFlight int
 	// Target is the watched target's latest sample, nil without a target.
 	// TargetName says whose figures they are.
 	Target     *ProcSample

@@ -474,7 +474,9 @@ func (st *stepRun) tick() bool {
 	// memory, so its samples are timed from the phase's start, pauses
 	// included (the load's figures use active time).
 	st.sampleTarget(wall, phase == PhaseMeasure)
-	st.s.publish(st.snapshot(st.state()))
+	snap := st.snapshot(st.state())
+	st.s.publish(snap)
+	st.actions().onTick(&snap)
 	if planned <= 0 || active < planned {
 		return false // no planned time: a Driver ends the step itself
 	}

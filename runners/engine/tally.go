@@ -238,6 +238,7 @@ type tallyView struct {
 	last, total Stats
 	byName      map[string]Stats
 	kinds       map[string]int64
+	counters    map[string]int64
 	series      []artifacts.Point
 	totalHist   string // encoded, when the tally keeps it live (shards)
 }
@@ -246,10 +247,11 @@ func (t *tally) view(measured time.Duration) tallyView {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	v := tallyView{
-		last:   t.last,
-		total:  statsOf(t.latency, t.counts, measured.Seconds()),
-		kinds:  maps.Clone(t.kinds),
-		series: t.series.points(),
+		last:     t.last,
+		total:    statsOf(t.latency, t.counts, measured.Seconds()),
+		kinds:    maps.Clone(t.kinds),
+		counters: maps.Clone(t.counters),
+		series:   t.series.points(),
 	}
 	if t.liveHist {
 		v.totalHist = t.liveEncoding()

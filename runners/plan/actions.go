@@ -1,21 +1,30 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // Action is one entry of a group's `actions:` list: something done at an
-// offset of each measured step (At), or every Every of it, while the load
+// offset of each measured step (At), every Every of it, or once when a
+// figure of the running step first meets a limit (When), while the load
 // runs. Exactly one of Signal, Restart, Exec, HTTP and SQL says what.
 type Action struct {
 	// Name labels the action's events; its kind and argument by default.
+	// A window (windows:) names the action it follows by it.
 	Name  string    `yaml:"name"`
 	At    *Duration `yaml:"at"`
 	Every *Duration `yaml:"every"`
+	// When is a figure of the running step and a limit, as a threshold
+	// check writes them ({figure: requests, ">=": 2000}): the action runs
+	// once, at the first tick the figure meets the limit.
+	When *FigureCheck `yaml:"when"`
 	// Target names the plan target that Signal and Restart act on; the
 	// group's own target by default.
 	Target  string `yaml:"target"`
@@ -166,11 +175,13 @@ func (p *Plan) actionProblems(g *Group, a *Action) [][2]string {
 	bad := func(field, format string, args ...any) {
 		out = append(out, [2]string{field, fmt.Sprintf(format, args...)})
 	}
-	switch {
-	case (a.At == nil) == (a.Every == nil):
-		bad("at", "give exactly one of at (once, at that offset of the step) and every (repeatedly)")
+	switch whens := countSet(a.At != nil, a.Every != nil, a.When != nil); {
+	case whens != 1:
+		bad("at", "give exactly one of at (once, at that offset of the step), every (repeatedly) and when (once, when a figure meets a limit)")
 	case a.Every != nil && a.Every.D() < MinActionEvery:
 		bad("every", "%s is too often: at least %s", a.Every.D(), MinActionEvery)
+	case a.When != nil:
+		out = append(out, whenProblems(a.When)...)
 	}
 	if t := a.Timeout.D(); t > MaxActionTimeout {
 		bad("timeout", "%s is longer than %s", t, MaxActionTimeout)
@@ -178,13 +189,7 @@ func (p *Plan) actionProblems(g *Group, a *Action) [][2]string {
 	if p := NameProblem(a.Name); p != "" {
 		bad("name", "%s", p)
 	}
-	kinds := 0
-	for _, set := range []bool{a.Signal != "", a.Restart, len(a.Exec) > 0, a.HTTP != nil, a.SQL != ""} {
-		if set {
-			kinds++
-		}
-	}
-	if kinds != 1 {
+	if kinds := countSet(a.Signal != "", a.Restart, len(a.Exec) > 0, a.HTTP != nil, a.SQL != ""); kinds != 1 {
 		bad("signal", "give exactly one of signal, restart, exec, http, sql (%d are given)", kinds)
 		return out
 	}
@@ -241,4 +246,35 @@ func (p *Plan) kindProblems(g *Group, a *Action) [][2]string {
 		}
 	}
 	return out
+}
+
+// countSet is how many of given are true.
+func countSet(given ...bool) int {
+	n := 0
+	for _, g := range given {
+		if g {
+			n++
+		}
+	}
+	return n
+}
+
+// whenProblems are the problems of an action's condition: those of a
+// threshold check, and a figure a running step does not have.
+func whenProblems(w *FigureCheck) [][2]string {
+	if err := w.problem("when"); err != nil {
+		var pe *PosError
+		if errors.As(err, &pe) {
+			return [][2]string{{pe.Key, pe.Msg}}
+		}
+		return [][2]string{{"when", err.Error()}}
+	}
+	fig, err := artifacts.ParseFigure(w.Figure)
+	if p := fig.LiveProblem(); err == nil && p != "" {
+		return [][2]string{{"when.figure", p}}
+	}
+	if _, _, err := w.Condition(); err != nil {
+		return [][2]string{{"when", err.Error()}}
+	}
+	return nil
 }

@@ -169,3 +169,38 @@ func (c FigureCheck) validate(key string) []error {
 	}
 	return errs
 }
+
+// problem is the check's first problem at its line, its key under key;
+// nil when it compiles. A missing figure is the decoder's to report.
+func (c FigureCheck) problem(key string) error {
+	if _, err := artifacts.ParseFigure(c.Figure); err != nil {
+		if c.Figure != "" {
+			return Errorf(c.Pos, key+".figure", "%v", err)
+		}
+		return nil
+	}
+	if errs := c.validate(key); len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+// Condition compiles the check as an action's condition (when:): a
+// figure and a constant limit; a limit that is another figure, or
+// steps:, is an error.
+func (c FigureCheck) Condition() (artifacts.Figure, Limit, error) {
+	cc, err := c.Compile()
+	switch {
+	case err != nil:
+		return cc.Figure, Limit{}, err
+	case cc.Relative():
+		return cc.Figure, Limit{}, errors.New("a condition's limit is a number or a duration, not another figure")
+	case c.Steps != nil:
+		return cc.Figure, Limit{}, errors.New("a condition has no steps: (it is judged in every step)")
+	}
+	vals := make([]float64, len(cc.Bounds))
+	for i, b := range cc.Bounds {
+		vals[i] = b.Value
+	}
+	return cc.Figure, cc.Limit(vals), nil
+}

@@ -102,6 +102,9 @@ type Group struct {
 	OnTargetExit string     `yaml:"on_target_exit"`
 	// Actions are done at offsets of each measured step (actions.go).
 	Actions []*Action `yaml:"actions"`
+	// Windows are spans of each step tied to an action, measured apart
+	// (windows.go).
+	Windows []Window `yaml:"windows"`
 	// Setup and Teardown run before the first step and after the last, or
 	// around every step (setup.go).
 	Setup    []*Task `yaml:"setup"`

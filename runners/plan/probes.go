@@ -93,10 +93,7 @@ var validMetricName = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
 // validateProbes checks the group's probes: unique names, exactly one
 // source each, interval and timeout bounds, and each source's own fields.
 func (g *Group) validateProbes() []error {
-	var errs []error
-	if len(g.Probes) > MaxProbes {
-		errs = append(errs, Errorf(g.Pos, fmt.Sprintf("group %s: probes", g.ID), "want at most %d probes, got %d", MaxProbes, len(g.Probes)))
-	}
+	errs := g.tooMany("probes", len(g.Probes), MaxProbes)
 	seen := map[string]bool{}
 	for i := range g.Probes {
 		p := &g.Probes[i]

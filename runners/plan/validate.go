@@ -121,6 +121,7 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 	errs = append(errs, g.Thresholds.validate(g.ID)...)
 	errs = append(errs, p.checkRefProblems(g)...)
 	errs = append(errs, p.validateActions(g)...)
+	errs = append(errs, g.validateWindows()...)
 	errs = append(errs, p.validateTasks(g)...)
 	known, kindErrs := schema.ValidateGroup(g)
 	if !known {

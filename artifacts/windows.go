@@ -1,0 +1,81 @@
+package artifacts
+
+import "fmt"
+
+// WindowStep is the figures of one window of a step (a plan's windows:):
+// the operations due within the spans of a named action's runs (during)
+// or of a time after them (after … for), counted and timed as the step's
+// are, from the same measurements.
+type WindowStep struct {
+	// During or After names the action the window follows.
+	During string `json:"during,omitempty"`
+	After  string `json:"after,omitempty"`
+	// FromS and ToS are the offsets (active seconds) of the first span's
+	// start and the last one's end, the latter at most the step's end;
+	// Runs is how many spans there were (the action's runs, overlapping
+	// ones joined). A window whose action never ran has none, and no
+	// figures.
+	FromS float64 `json:"from_s"`
+	ToS   float64 `json:"to_s"`
+	Runs  int     `json:"runs"`
+	// Requests and Errors count the operations due within the spans;
+	// their latencies (from due time) give LatencyMS and Histogram.
+	Requests  int64       `json:"requests"`
+	Errors    int64       `json:"errors"`
+	LatencyMS Percentiles `json:"latency_ms"`
+	Histogram string      `json:"histogram,omitempty"`
+}
+
+// famWindows names the windows' figures: windows.NAME.p99.
+const famWindows = "windows"
+
+// windowLeaves are a window's figures (percentiles aside).
+var windowLeaves = []string{"max", "mean", "min", "requests", "errors", "error_rate"}
+
+// windowFigure reads windows.NAME.LEAF, as a named request's figure.
+func windowFigure(s *Step, f Figure) (float64, error) {
+	w, ok := s.Windows[f.name]
+	if !ok {
+		return 0, absent(f, sortedKeys(s.Windows))
+	}
+	if w.Runs == 0 {
+		return 0, fmt.Errorf("window %q never opened in this step: its action %s never ran", f.name, w.During+w.After)
+	}
+	return byNameFigure(NamedStep{Requests: w.Requests, Errors: w.Errors, LatencyMS: w.LatencyMS, Histogram: w.Histogram}, f)
+}
+
+// windows checks a step's windows: counts in range (at most the step's),
+// offsets within the step, percentiles and histogram sound.
+func (c *checker) windows(path string, s *Step) {
+	for _, name := range sortedKeys(s.Windows) {
+		w, p := s.Windows[name], path+".windows."+name
+		c.count(p+".requests", w.Requests)
+		c.atMost(p+".requests", w.Requests, path+".requests", s.Requests)
+		c.count(p+".errors", w.Errors)
+		c.atMost(p+".errors", w.Errors, p+".requests", w.Requests)
+		c.count(p+".runs", int64(w.Runs))
+		c.within(p+".from_s", w.FromS, 0, MaxStepSeconds)
+		c.within(p+".to_s", w.ToS, w.FromS, MaxStepSeconds)
+		c.percentiles(p+".latency_ms", w.LatencyMS)
+		if w.Histogram != "" {
+			if _, err := DecodeHistogram(w.Histogram); err != nil {
+				c.fail(p+".histogram", "%v", err)
+			}
+		}
+	}
+}
+
+// windowsTable lists each step's windows: when, how many operations, how
+// many failed and their latency. Nil when no step has windows.
+func windowsTable(steps []Step) *table {
+	header := []string{"window", "from (s)", "to (s)", "runs", "requests", "errors", "p50 (ms)", "p99 (ms)", "max (ms)"}
+	return stepRowsTable(steps, header, func(s *Step) [][]string {
+		var rows [][]string
+		for _, name := range sortedKeys(s.Windows) {
+			w := s.Windows[name]
+			rows = append(rows, []string{name, trimFloat(w.FromS), trimFloat(w.ToS), fmt.Sprint(w.Runs), FormatNumber(float64(w.Requests)),
+				FormatNumber(float64(w.Errors)), msCell(w.LatencyMS.P50), msCell(w.LatencyMS.P99), msCell(w.LatencyMS.Max)})
+		}
+		return rows
+	})
+}
