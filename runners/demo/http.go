@@ -26,15 +26,21 @@ import (
 //	/session         POST opens a session: Mcp-Session-Id header, JSON body
 //	/call            POST with a session's Mcp-Session-Id: 200 token=…, else 401
 //	/ingest, /gate, /publish, /mail   stand-ins for the seed campaigns' routes (standins.go)
+//	/ingest/stats    the /ingest stand-in's delivery queue: pending, oldest age (standins.go)
 //	/metrics         Prometheus exposition: Go runtime, process, demo_sessions_live, demo_leaked_bytes
 //	/debug/pprof/    net/http/pprof (/debug/pprof/heap for heap profiles)
 //	/healthz         200 once serving
+//
+// Options.Faults break it on purpose (faults.go), so that a plan's checks
+// can be seen to fail against it.
 type Handler struct {
 	mu       sync.Mutex
 	retained [][]byte
 	leaked   int64 // bytes in retained
 	sessions sessions
 	mux      *http.ServeMux
+	root     http.Handler // mux behind the faults errors, slow and leak
+	faults   *Faults
 	ending   chan struct{} // closed by EndStreams
 	endOnce  sync.Once
 	slow     time.Duration // CPU each /work burns in slowPath
@@ -50,6 +56,9 @@ type Options struct {
 	// SlowPath is the CPU time each /work request burns in slowPath
 	// before it waits (at most MaxSlowPath); 0: none.
 	SlowPath time.Duration
+	// Faults break behaviours on purpose (demo-target's --fault); nil:
+	// none.
+	Faults *Faults
 }
 
 // NewHandler returns the demo HTTP API with default options.
@@ -60,21 +69,25 @@ func NewHandlerWith(opts Options) *Handler {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	h := &Handler{mux: http.NewServeMux(), ending: make(chan struct{}), slow: min(opts.SlowPath, MaxSlowPath)}
-	h.sessions = sessions{opts: opts.Sessions, log: log.New(opts.Log, "", log.LstdFlags)}
+	if opts.Faults == nil {
+		opts.Faults = &Faults{}
+	}
+	h := &Handler{mux: http.NewServeMux(), ending: make(chan struct{}), slow: min(opts.SlowPath, MaxSlowPath), faults: opts.Faults}
+	h.root = opts.Faults.wrap(h.mux)
+	h.sessions = sessions{opts: opts.Sessions, log: log.New(opts.Log, "", log.LstdFlags), dedupFull: opts.Faults.DedupFull}
 	h.mux.HandleFunc("/ping", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("pong\n")) })
 	h.mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
 	h.mux.HandleFunc("/work", h.work)
 	h.mux.HandleFunc("/leak", h.leak)
-	h.mux.Handle("/events", sseHandler(10, h.ending))
+	h.mux.Handle("/events", sseHandler(10, h.ending, opts.Faults))
 	h.mux.HandleFunc("/session", h.sessions.start)
 	h.mux.HandleFunc("/call", h.sessions.call)
-	registerStandIns(h.mux)   // /ingest, /gate, /publish, /mail: see standins.go
-	h.registerObservability() // /metrics, /debug/pprof/: see observe.go
+	registerStandIns(h.mux, opts.Faults) // /ingest, /gate, /publish, /mail: see standins.go
+	h.registerObservability()            // /metrics, /debug/pprof/: see observe.go
 	return h
 }
 
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.root.ServeHTTP(w, r) }
 
 // EndStreams ends every event stream, each with a proper end of response,
 // as a server draining for shutdown should; ServeHTTP's server calls it
@@ -90,6 +103,9 @@ func queryInt(r *http.Request, key string, def int) int {
 
 func (h *Handler) work(w http.ResponseWriter, r *http.Request) {
 	ms := min(queryInt(r, "ms", 5), 60_000)
+	if h.faults.FastWork {
+		ms = 0
+	}
 	if h.slow > 0 {
 		slowSink.Add(slowPath(h.slow)) // kept, so the loop is not optimised away
 	}
