@@ -68,7 +68,9 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	code := drainHTTP(srv, drain, stderr)
 	if faults.HangExit {
-		select {} // the fault hang-exit: never exits by itself
+		for { // the fault hang-exit: never exits by itself
+			time.Sleep(time.Hour)
+		}
 	}
 	return code
 }
