@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,16 +88,24 @@ func ParseFaults(list string) (*Faults, error) {
 	return f, nil
 }
 
-var faultFlags = []string{"fd-leak", "errors", "unclean-close", "gate-open", "mail-twice", "no-pacing",
-	"fast-work", "stuck-queue", "dedup-full", "no-drain", "hang-exit"}
+// flags are the faults that take no value, by name.
+func (f *Faults) flags() map[string]*bool {
+	return map[string]*bool{"fd-leak": &f.FDLeak, "unclean-close": &f.UncleanClose, "gate-open": &f.GateOpen,
+		"mail-twice": &f.MailTwice, "no-pacing": &f.NoPacing, "fast-work": &f.FastWork, "stuck-queue": &f.StuckQueue,
+		"dedup-full": &f.DedupFull, "no-drain": &f.NoDrain, "hang-exit": &f.HangExit}
+}
 
 // set turns on the fault name with the value val (hasVal: one was given).
 func (f *Faults) set(name, val string, hasVal bool) error {
-	if slices.Contains(faultFlags, name) {
+	if on, ok := f.flags()[name]; ok || name == "errors" {
 		if hasVal {
 			return fmt.Errorf("%s takes no value", name)
 		}
-		f.setFlag(name)
+		if ok {
+			*on = true
+		} else {
+			f.ErrorsEvery = errorsEvery
+		}
 		return nil
 	}
 	var err error
@@ -117,33 +124,6 @@ func (f *Faults) set(name, val string, hasVal bool) error {
 		return fmt.Errorf("no such fault (want one of: leak, fd-leak, errors, slow, stream-cap, unclean-close, gate-open, mail-twice, no-pacing, fast-work, stuck-queue, dedup-full, bloat, slow-start, no-drain, hang-exit)")
 	}
 	return err
-}
-
-func (f *Faults) setFlag(name string) {
-	switch name {
-	case "fd-leak":
-		f.FDLeak = true
-	case "errors":
-		f.ErrorsEvery = errorsEvery
-	case "unclean-close":
-		f.UncleanClose = true
-	case "gate-open":
-		f.GateOpen = true
-	case "mail-twice":
-		f.MailTwice = true
-	case "no-pacing":
-		f.NoPacing = true
-	case "fast-work":
-		f.FastWork = true
-	case "stuck-queue":
-		f.StuckQueue = true
-	case "dedup-full":
-		f.DedupFull = true
-	case "no-drain":
-		f.NoDrain = true
-	case "hang-exit":
-		f.HangExit = true
-	}
 }
 
 func intValue(val string, hasVal bool, def, most int) (int, error) {
