@@ -62,11 +62,12 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	for _, c := range closers {
 		c()
 	}
-	drain := d.drain
+	code := exitOK
 	if faults.NoDrain {
-		drain = 0 // every connection closed at once
+		srv.Close() // every connection closed at once
+	} else {
+		code = drainHTTP(srv, d.drain, stderr)
 	}
-	code := drainHTTP(srv, drain, stderr)
 	if faults.HangExit {
 		for { // the fault hang-exit: never exits by itself
 			time.Sleep(time.Hour)
@@ -80,7 +81,7 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 func drainHTTP(srv *demo.Server, drain time.Duration, stderr io.Writer) int {
 	dctx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
-	if err := srv.Shutdown(dctx); err != nil && drain > 0 {
+	if err := srv.Shutdown(dctx); err != nil {
 		fmt.Fprintln(stderr, "demo-target: drain cut short:", err)
 		return exitFail
 	}

@@ -43,7 +43,7 @@ var faultCases = []faultCase{
 		fail: map[string][]string{"g14-shutdown": {chkErrors, "counters.frozen_in_flight == 50", "counters.streams_closed_clean >= 220"}},
 		pass: map[string][]string{"g14-shutdown": {chkErrors, "counters.frozen_in_flight == 50", "counters.streams_closed_clean >= 220",
 			"counters.completed_after_signal >= 50", "dropped_in_flight == 0", "exited within grace"}}},
-	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "no-drain,slow", duration: "1s",
+	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "no-drain,slow=2s", duration: "1s",
 		fail: map[string][]string{"g14-shutdown": {"dropped_in_flight == 0", "counters.completed_after_signal >= 50"}}},
 	{file: "seed-002.yaml", groups: []string{"mcp-churn"}, fault: "slow,errors,dedup-full", duration: "12s",
 		fail: map[string][]string{"mcp-churn": {chkErrors, "by_name.initialize.p50 <= 10ms", "by_name.initialized.p50 <= 10ms",

@@ -162,6 +162,14 @@ func ServeHTTP(addr string, h http.Handler) (*Server, error) {
 // Addr is the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
+// Close stops accepting and closes every connection at once, cutting the
+// requests in flight (demo-target's fault no-drain).
+func (s *Server) Close() error {
+	err := s.srv.Close()
+	s.wg.Wait()
+	return err
+}
+
 // Shutdown stops accepting, lets in-flight requests finish until ctx ends,
 // then closes what is left.
 func (s *Server) Shutdown(ctx context.Context) error {
