@@ -9,13 +9,16 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/demo"
 )
 
 // cmdDemoTarget serves the built-in demo servers until SIGTERM or SIGINT,
 // then drains in-flight HTTP requests (up to --drain) before exiting. It
 // prints each bound address on stdout ("http 127.0.0.1:PORT") so a plan can
-// wait for it.
+// wait for it. --fault breaks behaviours on purpose (demo.Faults), so that
+// a plan's checks can be seen to fail; slow-start, no-drain and hang-exit
+// are this command's own.
 func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var d demoFlags
 	fs := demoFlagSet(&d)
@@ -35,9 +38,17 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintln(stderr, "demo-target: --token-life is above 0 and at most 24h")
 		return exitUsage
 	}
-	d.opts.Log = stderr
+	faults, err := demo.ParseFaults(d.faults)
+	if err != nil {
+		fmt.Fprintln(stderr, "demo-target: --fault:", err)
+		return exitUsage
+	}
+	d.opts.Faults, d.opts.Log = faults, stderr
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	if faults.SlowStart > 0 && !runners.SleepUntil(ctx, time.Now().Add(faults.SlowStart)) {
+		return exitOK
+	}
 	h := demo.NewHandlerWith(d.opts)
 	srv, err := demo.ServeHTTP(d.http, h)
 	if err != nil {
@@ -45,7 +56,7 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return exitFail
 	}
 	fmt.Fprintln(stdout, "http", srv.Addr())
-	closers, err := serveQUIC(ctx, d.quic, d.h3, h, stdout)
+	closers, err := serveQUIC(ctx, d.quic, d.h3, h, faults, stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		srv.Shutdown(context.Background())
@@ -55,7 +66,24 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	for _, c := range closers {
 		c()
 	}
-	dctx, cancel := context.WithTimeout(context.Background(), d.drain)
+	code := exitOK
+	if faults.NoDrain {
+		srv.Close() // every connection closed at once
+	} else {
+		code = drainHTTP(srv, d.drain, stderr)
+	}
+	if faults.HangExit {
+		for { // the fault hang-exit: never exits by itself
+			time.Sleep(time.Hour)
+		}
+	}
+	return code
+}
+
+// drainHTTP shuts srv down, letting in-flight requests finish for up to
+// drain.
+func drainHTTP(srv *demo.Server, drain time.Duration, stderr io.Writer) int {
+	dctx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
 	if err := srv.Shutdown(dctx); err != nil {
 		fmt.Fprintln(stderr, "demo-target: drain cut short:", err)
@@ -67,6 +95,7 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 // demoFlags are the options of demo-target.
 type demoFlags struct {
 	http, quic, h3 string
+	faults         string // --fault's list
 	drain          time.Duration
 	opts           demo.Options
 }
@@ -82,12 +111,13 @@ func demoFlagSet(d *demoFlags) *flag.FlagSet {
 	fs.IntVar(&d.opts.Sessions.KB, "session-kb", 8, "memory each live session holds, in KiB")
 	fs.DurationVar(&d.opts.SlowPath, "slow-path", 0, "CPU each /work burns in demo.slowPath first: a deliberate regression for a CPU profile to find; 0: none")
 	fs.DurationVar(&d.opts.TokenLife, "token-life", demo.DefaultTokenLife, "how long a POST /token token lives when the request gives no ?life=")
+	fs.StringVar(&d.faults, "fault", "", "faults to break behaviours on purpose, NAME[=VALUE][,NAME…]; empty: none. The faults:\n"+demo.FaultHelp)
 	fs.IntVar(&d.opts.Sessions.DedupCap, "dedup-cap", 0, "sessions a dedup store holds; past it each new session logs a WARN; 0: no store")
 	return fs
 }
 
 // serveQUIC starts the optional QUIC stream and HTTP/3 servers.
-func serveQUIC(ctx context.Context, quicAddr, h3Addr string, h *demo.Handler, stdout io.Writer) ([]func(), error) {
+func serveQUIC(ctx context.Context, quicAddr, h3Addr string, h *demo.Handler, faults *demo.Faults, stdout io.Writer) ([]func(), error) {
 	if quicAddr == "" && h3Addr == "" {
 		return nil, nil
 	}
@@ -97,7 +127,7 @@ func serveQUIC(ctx context.Context, quicAddr, h3Addr string, h *demo.Handler, st
 	}
 	var closers []func()
 	if quicAddr != "" {
-		q, err := demo.ServeQUIC(ctx, quicAddr, tlsConf)
+		q, err := demo.ServeQUICWith(ctx, quicAddr, tlsConf, faults)
 		if err != nil {
 			return nil, err
 		}

@@ -72,6 +72,7 @@ type exampleChunk struct {
 	name, file string
 	groups     []string
 	cost       float64 // the sum of groupCost
+	duration   string  // run's --duration; empty: examplesDuration
 }
 
 // chunkBudget is about how many seconds of steps one process runs: the
@@ -204,7 +205,7 @@ type exampleRun struct {
 func (r *exampleRun) run(bin string, c exampleChunk, env map[string]string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "run", c.file, "-o", r.dir, "--duration", examplesDuration, "-g", strings.Join(c.groups, ","))
+	cmd := exec.CommandContext(ctx, bin, "run", c.file, "-o", r.dir, "--duration", cmp.Or(c.duration, examplesDuration), "-g", strings.Join(c.groups, ","))
 	cmd.Env = os.Environ()
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)

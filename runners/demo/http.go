@@ -27,9 +27,13 @@ import (
 //	/call            POST with a session's Mcp-Session-Id: 200 token=…, else 401
 //	/ingest, /gate, /publish, /mail   stand-ins for the seed campaigns' routes (standins.go)
 //	/token, /auth/   an OAuth token endpoint whose tokens expire, and the API behind it (token.go)
+//	/ingest/stats    the /ingest stand-in's delivery queue: pending, oldest age (standins.go)
 //	/metrics         Prometheus exposition: Go runtime, process, demo_sessions_live, demo_leaked_bytes
 //	/debug/pprof/    net/http/pprof (/debug/pprof/heap for heap profiles)
 //	/healthz         200 once serving
+//
+// Options.Faults break it on purpose (faults.go), so that a plan's checks
+// can be seen to fail against it.
 type Handler struct {
 	mu       sync.Mutex
 	retained [][]byte
@@ -37,6 +41,8 @@ type Handler struct {
 	sessions sessions
 	tokens   *tokens
 	mux      *http.ServeMux
+	root     http.Handler // mux behind the faults errors, slow and leak
+	faults   *Faults
 	ending   chan struct{} // closed by EndStreams
 	endOnce  sync.Once
 	slow     time.Duration // CPU each /work burns in slowPath
@@ -55,6 +61,9 @@ type Options struct {
 	// SlowPath is the CPU time each /work request burns in slowPath
 	// before it waits (at most MaxSlowPath); 0: none.
 	SlowPath time.Duration
+	// Faults break behaviours on purpose (demo-target's --fault); nil:
+	// none.
+	Faults *Faults
 }
 
 // NewHandler returns the demo HTTP API with default options.
@@ -65,22 +74,26 @@ func NewHandlerWith(opts Options) *Handler {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	h := &Handler{mux: http.NewServeMux(), ending: make(chan struct{}), slow: min(opts.SlowPath, MaxSlowPath)}
-	h.sessions = sessions{opts: opts.Sessions, log: log.New(opts.Log, "", log.LstdFlags)}
+	if opts.Faults == nil {
+		opts.Faults = &Faults{}
+	}
+	h := &Handler{mux: http.NewServeMux(), ending: make(chan struct{}), slow: min(opts.SlowPath, MaxSlowPath), faults: opts.Faults}
+	h.root = opts.Faults.wrap(h.mux)
+	h.sessions = sessions{opts: opts.Sessions, log: log.New(opts.Log, "", log.LstdFlags), dedupFull: opts.Faults.DedupFull}
 	h.mux.HandleFunc("/ping", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("pong\n")) })
 	h.mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
 	h.mux.HandleFunc("/work", h.work)
 	h.mux.HandleFunc("/leak", h.leak)
-	h.mux.Handle("/events", sseHandler(10, h.ending))
+	h.mux.Handle("/events", sseHandler(10, h.ending, opts.Faults))
 	h.mux.HandleFunc("/session", h.sessions.start)
 	h.mux.HandleFunc("/call", h.sessions.call)
-	registerStandIns(h.mux)                          // /ingest, /gate, /publish, /mail: see standins.go
+	registerStandIns(h.mux, opts.Faults)             // /ingest, /gate, /publish, /mail: see standins.go
 	h.tokens = registerTokens(h.mux, opts.TokenLife) // /token, /auth/: see token.go
 	h.registerObservability()                        // /metrics, /debug/pprof/: see observe.go
 	return h
 }
 
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.root.ServeHTTP(w, r) }
 
 // EndStreams ends every event stream, each with a proper end of response,
 // as a server draining for shutdown should; ServeHTTP's server calls it
@@ -96,6 +109,9 @@ func queryInt(r *http.Request, key string, def int) int {
 
 func (h *Handler) work(w http.ResponseWriter, r *http.Request) {
 	ms := min(queryInt(r, "ms", 5), 60_000)
+	if h.faults.FastWork {
+		ms = 0
+	}
 	if h.slow > 0 {
 		slowSink.Add(slowPath(h.slow)) // kept, so the loop is not optimised away
 	}
@@ -151,6 +167,14 @@ func ServeHTTP(addr string, h http.Handler) (*Server, error) {
 
 // Addr is the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Close stops accepting and closes every connection at once, cutting the
+// requests in flight (demo-target's fault no-drain).
+func (s *Server) Close() error {
+	err := s.srv.Close()
+	s.wg.Wait()
+	return err
+}
 
 // Shutdown stops accepting, lets in-flight requests finish until ctx ends,
 // then closes what is left.

@@ -47,6 +47,7 @@ type QUICServer struct {
 	done    chan struct{}  // closed when the socket is closed
 	streams atomic.Int64
 	conns   atomic.Int64
+	faults  *Faults // errors resets streams; nil: none
 }
 
 // ServeQUIC starts the demo QUIC stream server on the UDP address addr
@@ -54,6 +55,12 @@ type QUICServer struct {
 // NextProtos are set to QUICALPN on a copy). It serves until ctx is done or
 // Close is called.
 func ServeQUIC(ctx context.Context, addr string, tlsConf *tls.Config) (*QUICServer, error) {
+	return ServeQUICWith(ctx, addr, tlsConf, nil)
+}
+
+// ServeQUICWith is ServeQUIC whose streams f's fault errors breaks: the
+// 1st, 51st, 101st … request is reset with QUICCodeReset. f may be nil.
+func ServeQUICWith(ctx context.Context, addr string, tlsConf *tls.Config, f *Faults) (*QUICServer, error) {
 	pc, err := listenUDP(addr, "QUIC")
 	if err != nil {
 		return nil, err
@@ -70,7 +77,7 @@ func ServeQUIC(ctx context.Context, addr string, tlsConf *tls.Config) (*QUICServ
 		return nil, fmt.Errorf("listening for QUIC on %s: %w", addr, err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &QUICServer{ln: ln, tr: tr, cancel: cancel, done: make(chan struct{})}
+	s := &QUICServer{ln: ln, tr: tr, cancel: cancel, done: make(chan struct{}), faults: f}
 	s.wg.Add(1)
 	go s.acceptLoop(ctx)
 	go func() {
@@ -136,6 +143,9 @@ func (s *QUICServer) serveStream(c *quic.Conn, str *quic.Stream) {
 		return
 	}
 	reply, code, closeCode := answerQUIC(req)
+	if s.faults.fail() {
+		code, closeCode = QUICCodeReset, -1
+	}
 	switch {
 	case closeCode >= 0:
 		_ = c.CloseWithError(quic.ApplicationErrorCode(closeCode), "demo close")

@@ -32,6 +32,7 @@ type sessions struct {
 	live      map[string]*session
 	count     uint64
 	lastSweep time.Time
+	dedupFull bool // the fault dedup-full: the store counts as full
 }
 
 type session struct {
@@ -69,7 +70,7 @@ func (s *sessions) start(w http.ResponseWriter, r *http.Request) {
 	s.forgetOldest()
 	s.count++
 	s.live[id] = &session{opened: s.count, usedAt: now, state: make([]byte, s.opts.KB<<10)}
-	if s.opts.DedupCap > 0 && len(s.live) > s.opts.DedupCap {
+	if s.dedupFull || (s.opts.DedupCap > 0 && len(s.live) > s.opts.DedupCap) {
 		s.log.Printf("WARN fetch dedup store full (%d sessions): evicting the oldest", s.opts.DedupCap)
 	}
 	s.mu.Unlock()

@@ -19,11 +19,13 @@ const maxSSERate = 10000
 // at most 10000); limit, close the stream after that many events (a
 // reconnect storm without killing the server). A Last-Event-ID header
 // continues the numbering after it.
-func SSEHandler(defaultRate float64) http.Handler { return sseHandler(defaultRate, nil) }
+func SSEHandler(defaultRate float64) http.Handler { return sseHandler(defaultRate, nil, nil) }
 
 // sseHandler is SSEHandler whose streams also end, each with a proper end
-// of response, when done is closed (the server is shutting down).
-func sseHandler(defaultRate float64, done <-chan struct{}) http.Handler {
+// of response, when done is closed (the server is shutting down), and
+// which the faults leak, fd-leak, stream-cap and unclean-close break (f
+// may be nil).
+func sseHandler(defaultRate float64, done <-chan struct{}, f *Faults) http.Handler {
 	if defaultRate <= 0 {
 		defaultRate = 10
 	}
@@ -38,7 +40,13 @@ func sseHandler(defaultRate float64, done <-chan struct{}) http.Handler {
 		if last, err := strconv.ParseInt(r.Header.Get("Last-Event-ID"), 10, 64); err == nil {
 			next = last + 1
 		}
-		serveSSE(w, r, time.Duration(float64(time.Second)/rate), next, limit, done)
+		if !f.openStream() {
+			http.Error(w, "demo fault: stream-cap", http.StatusServiceUnavailable)
+			return
+		}
+		defer f.closeStream()
+		f.leakFile()
+		serveSSE(w, r, sseStream{every: time.Duration(float64(time.Second) / rate), next: next, limit: limit, done: done, f: f})
 	})
 }
 
@@ -54,7 +62,15 @@ func queryFloat(r *http.Request, key string, def float64) float64 {
 	return f
 }
 
-func serveSSE(w http.ResponseWriter, r *http.Request, every time.Duration, next, limit int64, done <-chan struct{}) {
+// sseStream is one stream's pacing, numbering and end.
+type sseStream struct {
+	every       time.Duration
+	next, limit int64
+	done        <-chan struct{} // closed: end the stream (cleanly unless f's unclean-close)
+	f           *Faults
+}
+
+func serveSSE(w http.ResponseWriter, r *http.Request, s sseStream) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives any server write timeout
 	h := w.Header()
@@ -64,23 +80,27 @@ func serveSSE(w http.ResponseWriter, r *http.Request, every time.Duration, next,
 	if rc.Flush() != nil {
 		return
 	}
-	tick := time.NewTicker(every)
+	tick := time.NewTicker(s.every)
 	defer tick.Stop()
 	buf := make([]byte, 0, 96)
-	for sent := int64(0); limit <= 0 || sent < limit; sent++ {
+	for sent := int64(0); s.limit <= 0 || sent < s.limit; sent++ {
 		select {
 		case <-r.Context().Done():
 			return
-		case <-done:
+		case <-s.done:
+			if s.f != nil && s.f.UncleanClose {
+				panic(http.ErrAbortHandler) // the connection is cut mid-response
+			}
 			return // a graceful end: the response finishes
 		case <-tick.C:
 			// ts is when the event is written, not when the tick fired.
-			buf = appendSSEEvent(buf[:0], next, time.Now())
+			buf = appendSSEEvent(buf[:0], s.next, time.Now())
 		}
 		if _, err := w.Write(buf); err != nil || rc.Flush() != nil {
 			return
 		}
-		next++
+		s.f.leak()
+		s.next++
 	}
 }
 

@@ -15,10 +15,11 @@ import (
 // Stand-ins for routes of the servers in the seed campaigns, so that the
 // plans in examples/ run against the demo target:
 //
-//	POST /ingest                     202; accepts one event per non-empty line of the body
+//	POST /ingest                     202; accepts one event per non-empty line of the body and
+//	                                 queues it for delivery (delivered ingestDelay after)
 //	GET  /ingest/count               the number of events accepted so far
-//	GET  /ingest/stats               {"accepted":A,"visible":V,"pending":P}: an accepted event is
-//	                                 pending in a delivery queue for 500 ms, then visible
+//	GET  /ingest/stats               the delivery queue: {"accepted":A,"delivered":D,
+//	                                 "pending":P,"oldest_age_ms":M}
 //	GET  /gate?key=K&burst=B&rate=R  a token bucket per key (B tokens, R refilled a second):
 //	                                 200 while it holds a token, else 429
 //	ANY  /publish?world=W&ms=N&interval_ms=I
@@ -31,10 +32,17 @@ import (
 //
 // The QUIC stream server answers LOOKUP and LIST with a short index
 // (answerStandIn).
+//
+// Faults (faults.go) break each stand-in's one behaviour: gate-open (no
+// 429), mail-twice (each message delivered twice), no-pacing (commits not
+// paced), stuck-queue (nothing delivered from /ingest's queue); errors,
+// slow and leak touch every app route, fd-leak, stream-cap and
+// unclean-close the SSE streams of /events, dedup-full the sessions.
 type standIns struct {
+	f        *Faults
 	accepted atomic.Int64
-	store    delivery     // where accepted events become visible
 	mailbox  atomic.Int64 // messages delivered to /mail since its last DELETE
+	queue    ingestQueue
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
@@ -56,13 +64,14 @@ type bucket struct {
 }
 
 // registerStandIns adds the stand-in routes to mux.
-func registerStandIns(mux *http.ServeMux) {
-	s := &standIns{buckets: map[string]*bucket{}, worlds: map[string]*world{}}
+func registerStandIns(mux *http.ServeMux, f *Faults) {
+	s := &standIns{f: f, buckets: map[string]*bucket{}, worlds: map[string]*world{}}
+	s.queue.stuck = f.StuckQueue
 	mux.HandleFunc("/ingest", s.ingest)
 	mux.HandleFunc("/ingest/count", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintf(w, "%d\n", s.accepted.Load())
 	})
-	mux.HandleFunc("GET /ingest/stats", s.store.stats)
+	mux.HandleFunc("/ingest/stats", s.queue.stats)
 	mux.HandleFunc("/gate", s.gate)
 	mux.HandleFunc("/publish", s.publish)
 	mux.HandleFunc("/mail", s.mail)
@@ -76,6 +85,9 @@ func (s *standIns) mail(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
 		s.mailbox.Add(1)
+		if s.f.MailTwice {
+			s.mailbox.Add(1)
+		}
 		w.WriteHeader(http.StatusAccepted)
 	case http.MethodDelete:
 		s.mailbox.Store(0)
@@ -105,7 +117,7 @@ func (s *standIns) ingest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.accepted.Add(n)
-	s.store.add(time.Now(), n)
+	s.queue.add(n, time.Now())
 	w.WriteHeader(http.StatusAccepted)
 	fmt.Fprintf(w, "{\"accepted\":%d}\n", n)
 }
@@ -129,7 +141,7 @@ func (s *standIns) gate(w http.ResponseWriter, r *http.Request) {
 	}
 	b.tokens = min(burst, b.tokens+now.Sub(b.last).Seconds()*rate)
 	b.last = now
-	ok := b.tokens >= 1
+	ok := b.tokens >= 1 || s.f.GateOpen
 	if ok {
 		b.tokens--
 	}
@@ -147,6 +159,9 @@ func (s *standIns) gate(w http.ResponseWriter, r *http.Request) {
 func (s *standIns) publish(w http.ResponseWriter, r *http.Request) {
 	ms := time.Duration(min(queryInt(r, "ms", 60), 60_000)) * time.Millisecond
 	interval := time.Duration(min(queryInt(r, "interval_ms", 1500), 60_000)) * time.Millisecond
+	if s.f.NoPacing {
+		interval = 0
+	}
 	wd := s.world(r.URL.Query().Get("world"))
 	select {
 	case wd.commit <- struct{}{}:

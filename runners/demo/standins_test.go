@@ -133,38 +133,38 @@ func TestMailboxCountsSendsUntilEmptied(t *testing.T) {
 }
 
 // TestIngestStatsDeliversAfterADelay: accepted events are pending in the
-// stand-in's delivery queue, then visible; /ingest/stats's accepted is
+// stand-in's delivery queue, then delivered; /ingest/stats's accepted is
 // what /ingest accepted.
 func TestIngestStatsDeliversAfterADelay(t *testing.T) {
 	srv := httptest.NewServer(NewHandler())
 	defer srv.Close()
 	get(t, http.MethodPost, srv.URL+"/ingest", "{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n")
-	if _, body := get(t, http.MethodGet, srv.URL+"/ingest/stats", ""); body != "{\"accepted\":3,\"visible\":0,\"pending\":3}\n" {
+	if _, body := get(t, http.MethodGet, srv.URL+"/ingest/stats", ""); !strings.HasPrefix(body, "{\"accepted\":3,\"delivered\":0,\"pending\":3,") {
 		t.Errorf("right after the post: %q, want 3 pending", body)
 	}
-	time.Sleep(deliveryDelay + 100*time.Millisecond)
+	time.Sleep(ingestDelay + 100*time.Millisecond)
 	get(t, http.MethodPost, srv.URL+"/ingest", "{\"a\":4}\n")
-	if _, body := get(t, http.MethodGet, srv.URL+"/ingest/stats", ""); body != "{\"accepted\":4,\"visible\":3,\"pending\":1}\n" {
-		t.Errorf("after the delay and one more: %q, want 3 visible, 1 pending", body)
+	if _, body := get(t, http.MethodGet, srv.URL+"/ingest/stats", ""); !strings.HasPrefix(body, "{\"accepted\":4,\"delivered\":3,\"pending\":1,") {
+		t.Errorf("after the delay and one more: %q, want 3 delivered, 1 pending", body)
 	}
 	if _, body := get(t, http.MethodGet, srv.URL+"/ingest/count", ""); body != "4\n" {
 		t.Errorf("count %q, want 4", body)
 	}
 }
 
-// TestDeliveryQueueIsBounded: past maxQueuedBatches, batches join the
-// newest; nothing is lost and all become visible.
+// TestDeliveryQueueIsBounded: past maxQueued, batches join the newest;
+// nothing is lost and all are delivered.
 func TestDeliveryQueueIsBounded(t *testing.T) {
-	var d delivery
+	var q ingestQueue
 	now := time.Now()
-	for i := range maxQueuedBatches + 10 {
-		d.add(now.Add(time.Duration(i)*time.Microsecond), 2)
+	for i := range maxQueued + 10 {
+		q.add(2, now.Add(time.Duration(i)*time.Microsecond))
 	}
-	if len(d.queued) != maxQueuedBatches || d.pending != 2*(maxQueuedBatches+10) {
-		t.Fatalf("%d batches, %d pending", len(d.queued), d.pending)
+	if len(q.batches) != maxQueued || q.pending != 2*(maxQueued+10) {
+		t.Fatalf("%d batches, %d pending", len(q.batches), q.pending)
 	}
-	d.settle(now.Add(time.Second + deliveryDelay))
-	if d.visible != 2*(maxQueuedBatches+10) || d.pending != 0 || len(d.queued) != 0 {
-		t.Errorf("visible %d pending %d batches %d", d.visible, d.pending, len(d.queued))
+	pending, delivered, _ := q.Stats(now.Add(time.Second + ingestDelay))
+	if delivered != 2*(maxQueued+10) || pending != 0 || len(q.batches) != 0 {
+		t.Errorf("delivered %d pending %d batches %d", delivered, pending, len(q.batches))
 	}
 }

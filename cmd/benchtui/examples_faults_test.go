@@ -1,0 +1,223 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// faultCase runs groups of an example plan against the demo target with
+// faults on (demo-target --fault, through the plans' DEMO_FAULT): each
+// check in fail must be reported failed. With pass, the same groups run
+// once more without the fault and those checks must hold, so the check is
+// shown to tell the fault from its absence.
+type faultCase struct {
+	file     string // under examples/
+	groups   []string
+	fault    string // DEMO_FAULT
+	duration string // run's --duration
+	fail     map[string][]string
+	pass     map[string][]string // nil: no run without the fault
+}
+
+// Check names as run reports them (the figure, operator and limit).
+const (
+	chkErrors  = "error_rate <= 0"
+	chkDropped = "dropped <= 0"
+)
+
+// faultCases covers every check of the example groups whose stand-in is
+// the demo target (examples/README.md lists, per check, the fault that
+// fails it, and the checks no fault can fail). The costly first: they
+// start first.
+var faultCases = []faultCase{
+	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "hang-exit", duration: "1s",
+		fail: map[string][]string{"g14-shutdown": {"exited within grace"}}},
+	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "unclean-close,fast-work,errors", duration: "1s",
+		fail: map[string][]string{"g14-shutdown": {chkErrors, "counters.frozen_in_flight == 50", "counters.streams_closed_clean >= 220"}},
+		pass: map[string][]string{"g14-shutdown": {chkErrors, "counters.frozen_in_flight == 50", "counters.streams_closed_clean >= 220",
+			"counters.completed_after_signal >= 50", "dropped_in_flight == 0", "exited within grace"}}},
+	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "no-drain,slow=2s", duration: "1s",
+		fail: map[string][]string{"g14-shutdown": {"dropped_in_flight == 0", "counters.completed_after_signal >= 50"}}},
+	{file: "seed-002.yaml", groups: []string{"mcp-churn"}, fault: "slow,errors,dedup-full", duration: "12s",
+		fail: map[string][]string{"mcp-churn": {chkErrors, "by_name.initialize.p50 <= 10ms", "by_name.initialized.p50 <= 10ms",
+			"by_name.mark_fetch.p50 <= 10ms", "counters.log.warn <= 40"}}},
+	{file: "seed-002.yaml", groups: []string{"writes-soak"}, fault: "slow=3s,errors,bloat=64", duration: "8s",
+		fail: map[string][]string{"writes-soak": {chkErrors, chkDropped, "p99 <= 86ms", "targets.pod-a.rss_mb.peak <= 54"}}},
+	{file: "seed-000.yaml", groups: []string{"g3c-reconnect-storm"}, fault: "slow-start=4s,stream-cap=100", duration: "7s",
+		fail: map[string][]string{"g3c-reconnect-storm": {"counters.disconnects >= 200", "extra.backoff.max <= 2s"}}},
+	{file: "seed-003.yaml", groups: []string{"ingest-soak"}, fault: "stuck-queue", duration: "6s",
+		fail: map[string][]string{"ingest-soak": {"probes.pending.max <= 1000", "probes.oldest_age_ms.max <= 2000", "accepted = visible (delivery queue drained)"}},
+		pass: map[string][]string{"ingest-soak": {"probes.pending.max <= 1000", "probes.oldest_age_ms.max <= 2000", "accepted = visible (delivery queue drained)"}}},
+	{file: "seed-003.yaml", groups: []string{"ingest-soak"}, fault: "slow=2s,errors", duration: "4s",
+		fail: map[string][]string{"ingest-soak": {chkErrors, chkDropped, "by_name.writer/events40.p95 <= 50.617ms",
+			"by_name.reader/count.p95 <= 111.764ms"}}},
+	{file: "seed-002.yaml", groups: []string{"reads-fetch-pooled"}, fault: "errors,bloat=64", duration: "1s",
+		fail: map[string][]string{"reads-fetch-pooled": {chkErrors, "targets.pod-a.rss_mb.peak <= 51", "targets.pod-b.rss_mb.peak <= 51", "targets.pod-c.rss_mb.peak <= 51"}},
+		pass: map[string][]string{"reads-fetch-pooled": {chkErrors, "targets.pod-a.rss_mb.peak <= 51", "targets.pod-b.rss_mb.peak <= 51", "targets.pod-c.rss_mb.peak <= 51"}}},
+	{file: "seed-000.yaml", groups: []string{"g3b-sse-memory"}, fault: "fd-leak,leak,errors", duration: "4s",
+		fail: map[string][]string{"g3b-sse-memory": {chkErrors, "target.fds_per_unit <= 1.5", "target.rss_slope_mb_per_min < 1"}},
+		pass: map[string][]string{"g3b-sse-memory": {chkErrors, "target.fds_per_unit <= 1.5"}}},
+	{file: "seed-000.yaml", groups: []string{"g5-baseline"}, fault: "leak,errors", duration: "4s",
+		fail: map[string][]string{"g5-baseline": {chkErrors, "target.rss_tail_slope_mb_per_min < 1"}}},
+	{file: "seed-000.yaml", groups: []string{"g15-slow-postgres"}, fault: "leak=1024,errors", duration: "3s",
+		fail: map[string][]string{"g15-slow-postgres": {chkErrors, "target.rss_growth_mb <= 23"}}},
+	{file: "seed-002.yaml", groups: []string{"writes-sequential", "writes-concurrent"}, fault: "no-pacing,errors", duration: "3s",
+		fail: map[string][]string{"writes-sequential": {chkErrors, "p50 between 1.4s and 1.6s"}, "writes-concurrent": {"p50 between 5.5s and 6.5s"}}},
+	{file: "seed-002.yaml", groups: []string{"reads-fetch-fresh", "reads-lookup", "reads-list", "reads-mcp-fetch", "reads-mcp-lookup-all"},
+		fault: "errors", duration: "1s",
+		fail: map[string][]string{"reads-fetch-fresh": {chkErrors}, "reads-lookup": {chkErrors}, "reads-list": {chkErrors},
+			"reads-mcp-fetch": {chkErrors}, "reads-mcp-lookup-all": {chkErrors}}},
+	{file: "seed-000.yaml", groups: []string{"g6-mixed", "g10-arm-a", "g10-arm-b"}, fault: "errors", duration: "2s",
+		fail: map[string][]string{"g6-mixed": {"error_rate <= 1e-05"}, "g10-arm-a": {chkErrors}, "g10-arm-b": {chkErrors}}},
+	{file: "seed-000.yaml", groups: []string{"g7b-rotate-under-read", "g13c-json-stream"}, fault: "errors,slow", duration: "2s",
+		fail: map[string][]string{"g7b-rotate-under-read": {chkErrors, "p99 <= 5ms"}, "g13c-json-stream": {chkErrors}},
+		pass: map[string][]string{"g7b-rotate-under-read": {chkErrors}, "g13c-json-stream": {chkErrors}}},
+	{file: "seed-000.yaml", groups: []string{"g13a-gate"}, fault: "gate-open,errors", duration: "30s",
+		fail: map[string][]string{"g13a-gate": {chkErrors, "status.200 == 5000", "status.429 == 5000"}},
+		pass: map[string][]string{"g13a-gate": {chkErrors, "status.200 == 5000", "status.429 == 5000"}}},
+	{file: "seed-000.yaml", groups: []string{"g13d-channel-send"}, fault: "mail-twice,errors", duration: "30s",
+		fail: map[string][]string{"g13d-channel-send": {chkErrors, "status.202 == 150", "mailbox holds exactly 150"}},
+		pass: map[string][]string{"g13d-channel-send": {chkErrors, "status.202 == 150", "mailbox holds exactly 150"}}},
+	{file: "seed-003.yaml", groups: []string{"history-seed"}, fault: "errors", duration: "30s",
+		fail: map[string][]string{"history-seed": {chkErrors}}, pass: map[string][]string{"history-seed": {chkErrors}}},
+	{file: "seed-003.yaml", groups: []string{"history-retry"}, fault: "errors", duration: "30s",
+		fail: map[string][]string{"history-retry": {chkErrors}}},
+	{file: "seed-003.yaml", groups: []string{"ingest-ramp"}, fault: "slow=1s,errors", duration: "3s",
+		fail: map[string][]string{"ingest-ramp": {chkErrors, chkDropped}}},
+	{file: "seed-003.yaml", groups: []string{"history-facts"}, fault: "errors", duration: "2s",
+		fail: map[string][]string{"history-facts": {chkErrors}}},
+}
+
+// faultSample is the targets' sampling in these runs (DEMO_SAMPLE): the
+// plans' 5 s would leave a short step without samples.
+const faultSample = "500ms"
+
+// faultRun is one process of TestExamplesFaults: a case with its fault on
+// or off.
+type faultRun struct {
+	c      faultCase
+	faulty bool
+	exampleRun
+}
+
+// TestExamplesFaults shows that every check of the example plans' demo
+// groups can fail against its stand-in: each case runs with its fault on
+// and must exit 1 with each named check reported failed, on stdout and in
+// the artifact; the cases with pass run again without the fault, where
+// those checks must hold.
+func TestExamplesFaults(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the example plans against a faulty demo target")
+	}
+	bin := benchtuiBinary(t)
+	var runs []*faultRun
+	for _, c := range faultCases {
+		runs = append(runs, &faultRun{c: c, faulty: true})
+		if c.pass != nil {
+			runs = append(runs, &faultRun{c: c})
+		}
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, examplesAtOnce)
+	for _, r := range runs {
+		r.dir = t.TempDir()
+		env := exampleEnv(t, bin)
+		env["DEMO_SAMPLE"], env["DEMO_FAULT"] = faultSample, ""
+		if r.faulty {
+			env["DEMO_FAULT"] = r.c.fault
+		}
+		chunk := exampleChunk{file: "../../examples/" + r.c.file, groups: r.c.groups, duration: r.c.duration}
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			r.run(bin, chunk, env)
+		})
+	}
+	wg.Wait()
+	t.Logf("%d runs in %s", len(runs), time.Since(start).Round(time.Millisecond))
+	for _, r := range runs {
+		t.Run(r.name(), r.check)
+	}
+}
+
+// teardownCheck begins the name of the check a failed teardown adds; one
+// that held adds none, only the event "action teardown: NAME: ok".
+const teardownCheck = "teardown: "
+
+// teardownHeld checks that the teardown check name held in the run.
+func (r *faultRun) teardownHeld(t *testing.T, group, name string) {
+	t.Helper()
+	out := r.stdout.String()
+	if strings.Contains(out, "check FAIL "+name+":") || !strings.Contains(out, "action "+name+": ok") {
+		t.Errorf("group %s without the fault: %q did not hold", group, name)
+	}
+}
+
+func (r *faultRun) name() string {
+	state := "without-fault"
+	if r.faulty {
+		state = "fault=" + r.c.fault
+	}
+	return fmt.Sprintf("%s/%s/%s", strings.TrimSuffix(r.c.file, ".yaml"), strings.Join(r.c.groups, "+"), state)
+}
+
+func (r *faultRun) check(t *testing.T) {
+	t.Logf("took %s", r.took.Round(time.Millisecond))
+	var exit *exec.ExitError
+	if r.faulty && (!errors.As(r.err, &exit) || exit.ExitCode() != exitFail) {
+		t.Errorf("with the fault: %v, want exit %d", r.err, exitFail)
+	}
+	if r.err != nil && (!errors.As(r.err, &exit) || exit.ExitCode() != exitFail) {
+		t.Fatalf("run: %v%s", r.err, r.logs())
+	}
+	arts := loadArtifacts(t, r.dir)
+	want := r.c.pass
+	if r.faulty {
+		want = r.c.fail
+	}
+	for _, group := range slices.Sorted(maps.Keys(want)) {
+		a := arts[group]
+		if a == nil {
+			t.Errorf("group %s: no artifact", group)
+			continue
+		}
+		for _, name := range want[group] {
+			if !r.faulty && strings.HasPrefix(name, teardownCheck) {
+				r.teardownHeld(t, group, name)
+				continue
+			}
+			failed, seen := 0, 0
+			for _, st := range a.Steps {
+				for _, c := range st.Checks {
+					if c.Name == name {
+						seen++
+						if !c.OK {
+							failed++
+						}
+					}
+				}
+			}
+			onStdout := strings.Contains(r.stdout.String(), "check FAIL "+name+":")
+			switch {
+			case seen == 0:
+				t.Errorf("group %s: no check %q in the artifact", group, name)
+			case r.faulty && (failed == 0 || !onStdout):
+				t.Errorf("group %s: check %q failed in %d of %d steps (stdout says FAIL: %v), want it failed", group, name, failed, seen, onStdout)
+			case !r.faulty && failed > 0:
+				t.Errorf("group %s without the fault: check %q failed in %d of %d steps, want it held", group, name, failed, seen)
+			}
+		}
+	}
+	if t.Failed() {
+		t.Log(r.logs())
+	}
+}
