@@ -51,7 +51,7 @@ var faultCases = []faultCase{
 	{file: "seed-002.yaml", groups: []string{"writes-soak"}, fault: "slow=3s,errors,bloat=64", duration: "8s",
 		fail: map[string][]string{"writes-soak": {chkErrors, chkDropped, "p99 <= 86ms", "targets.pod-a.rss_mb.peak <= 54"}}},
 	{file: "seed-000.yaml", groups: []string{"g3c-reconnect-storm"}, fault: "slow-start=4s,stream-cap=100", duration: "7s",
-		fail: map[string][]string{"g3c-reconnect-storm": {"counters.disconnects >= 200", "extra.backoff.max <= 2s"}}},
+		fail: map[string][]string{"g3c-reconnect-storm": {"counters.disconnects >= 200", "counters.reconnects >= 200", "extra.backoff.max <= 2s"}}},
 	{file: "seed-003.yaml", groups: []string{"ingest-soak"}, fault: "stuck-queue", duration: "6s",
 		fail: map[string][]string{"ingest-soak": {"probes.pending.max <= 1000", "probes.oldest_age_ms.max <= 2000", "accepted = visible (delivery queue drained)"}},
 		pass: map[string][]string{"ingest-soak": {"probes.pending.max <= 1000", "probes.oldest_age_ms.max <= 2000", "accepted = visible (delivery queue drained)"}}},

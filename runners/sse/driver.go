@@ -231,7 +231,6 @@ func (d *drive) subscriber(ctx context.Context, i int) {
 		if !d.pause(ctx, wait) {
 			return
 		}
-		rec.Count(CounterReconnects, 1)
 	}
 }
 

@@ -167,8 +167,9 @@ func TestConnectErrors(t *testing.T) {
 	if len(kinds) != 1 {
 		t.Errorf("error kinds %v, want only refused", kinds)
 	}
-	if b, rc := int64(len(extras["backoff"])), counts["reconnects"]; b < rc || b > rc+2 {
-		t.Errorf("%d backoffs for %d reconnects", b, rc)
+	// Every refusal backs off; none is a reconnect: no stream was opened again.
+	if b, rc := int64(len(extras["backoff"])), counts["reconnects"]; b < 6 || rc != 0 {
+		t.Errorf("%d backoffs, %d reconnects; want a backoff per refusal and no reconnect", b, rc)
 	}
 	if counts["disconnects"] != 0 || h.maxUnits.Load() != 0 {
 		t.Errorf("refused connects counted as disconnects (%d) or units (%d)", counts["disconnects"], h.maxUnits.Load())

@@ -40,6 +40,7 @@ type stream struct {
 	long   []byte
 	tpl    connectState
 	user   *httpload.BeforeUser // runs the flow before each connect; nil without one
+	opened bool                 // a stream was open once: the next open is a reconnect
 }
 
 // connect opens the stream and reads it until it ends. It returns the
@@ -62,6 +63,10 @@ func (s *stream) connect(ctx context.Context) int {
 		s.failed(ctx, start, err)
 		return 0
 	}
+	if s.opened {
+		s.rec.Count(CounterReconnects, 1) // opened again: an attempt that failed is no reconnect
+	}
+	s.opened = true
 	s.d.open()
 	defer s.d.closed()
 	defer func() { _ = body.Close() }()
@@ -128,7 +133,8 @@ const (
 	CounterClosedClean = "streams_closed_clean"
 	CounterCut         = "streams_cut"
 	// CounterDisconnects counts streams that ended, however they did;
-	// CounterReconnects the subscriptions opened again after one.
+	// CounterReconnects the streams opened again after one (a reconnect
+	// attempt that failed is an errored operation, not a reconnect).
 	CounterDisconnects = "disconnects"
 	CounterReconnects  = "reconnects"
 )
