@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
@@ -79,16 +78,15 @@ func (s *Sessions) pending() int { return s.keep.Pending() }
 // Shutdown stops every session still running (why goes into the artifact
 // as a stopped event), waits up to wait for them to end, and writes the
 // artifact of each session not yet exported: partial when a step was cut.
-// It returns the paths written and the errors met.
+// It returns the paths it wrote and every final write that failed, this
+// one's or an earlier one's (the figures lost: the console must not exit
+// 0).
 func (s *Sessions) Shutdown(why string, wait time.Duration) ([]string, []error) {
 	var paths []string
-	var errs []error
 	for _, w := range s.keep.Shutdown(why, wait) {
-		if w.Err != nil {
-			errs = append(errs, fmt.Errorf("exporting %s: %w", w.Artifact.Group.ID, w.Err))
-			continue
+		if w.Err == nil {
+			paths = append(paths, w.Path)
 		}
-		paths = append(paths, w.Path)
 	}
-	return paths, errs
+	return paths, s.keep.Errors()
 }
