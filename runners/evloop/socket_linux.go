@@ -76,17 +76,23 @@ func (l *Loop) Ready(s *Socket, c Conn, ev unix.EpollEvent, now time.Time) {
 		return
 	}
 	if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
-		l.ReadSocket(s, c, now)
+		l.readSocket(s, c, ev.Events&closedEvents, now)
 	}
 }
 
-// ReadSocket reads s's socket while c is reading, until it has nothing
-// more (or, after MaxReads, hands it back to the loop for its next pass,
-// ReadAgain), c framing what each read brought.
-func (l *Loop) ReadSocket(s *Socket, c Conn, now time.Time) {
+// closedEvents are the events of a socket the peer closed (or that
+// failed): its reads go on past a short one, to its end or error, which
+// no later edge would bring.
+const closedEvents = unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR
+
+// readSocket reads s's socket while c is reading, until it has nothing
+// more, or, when closed (its events of a close) has any, to its end or
+// error; after MaxReads it hands the socket back to the loop for its next
+// pass (readAgain). c frames what each read brought.
+func (l *Loop) readSocket(s *Socket, c Conn, closed uint32, now time.Time) {
 	for reads := 0; c.Reading(); reads++ {
 		if reads == MaxReads {
-			l.ReadAgain(s.Index, s.Gen)
+			l.readAgain(s, closed)
 			return
 		}
 		space := c.Space()
@@ -103,7 +109,7 @@ func (l *Loop) ReadSocket(s *Socket, c Conn, now time.Time) {
 			c.EOF(now)
 			return
 		}
-		if !c.Frame(n, now) || n < len(space) {
+		if !c.Frame(n, now) || n < len(space) && closed == 0 {
 			return // failed, or drained: the next bytes bring an edge
 		}
 	}

@@ -210,7 +210,7 @@ func TestReadsSplitAndBatchedReplies(t *testing.T) {
 }
 
 // TestMaxReadsHandsBack: a socket with more than MaxReads reads waiting
-// is read MaxReads times and handed back (ReadAgain), so that the loop's
+// is read MaxReads times and handed back (readAgain), so that the loop's
 // other socket is served in the same pass; the handed-back one is
 // drained over the next passes, without a wait, byte for byte, and
 // then waits for its next edge.
@@ -324,11 +324,34 @@ func TestStaleEventsIgnored(t *testing.T) {
 	}
 	pass(t, l) // the new socket's write edge
 	write(t, c.peer, "new\n")
-	l.ReadAgain(c.Index, old)
+	l.again = append(l.again, stale) // as readAgain before the close
 	h.Event(stale, time.Now())
 	pass(t, l)
 	if string(c.got) != "new\n" || len(c.failed) != 0 {
 		t.Errorf("framed %q, failures %v; want the new socket's reply alone", c.got, c.failed)
+	}
+}
+
+// TestReadsPeerClose: the peer's close is the connection's EOF, after
+// the bytes it sent before it, when both came before the loop's wait (one
+// edge: the short read of the bytes does not end the reads), also when
+// the bytes take more than MaxReads reads (the hand-back keeps the close).
+func TestReadsPeerClose(t *testing.T) {
+	for _, size := range []int{5, 3*MaxReads*8 + 5} {
+		l, h := newTestLoop(t, 1, 1, 8)
+		c := h.conns[0]
+		pass(t, l)
+		sent := bytes.Repeat([]byte("x"), size)
+		write(t, c.peer, string(sent))
+		unix.Close(c.peer)
+		c.peer = -1
+		pass(t, l)
+		for i := 0; len(l.again) > 0 && i < 10; i++ {
+			pass(t, l)
+		}
+		if !bytes.Equal(c.got, sent) || c.eofs != 1 || c.FD != -1 {
+			t.Errorf("%d bytes sent: %d framed, %d EOFs, fd %d; want all, 1, closed", size, len(c.got), c.eofs, c.FD)
+		}
 	}
 }
 
