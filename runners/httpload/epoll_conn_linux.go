@@ -197,21 +197,21 @@ func (l *evLoop) Expire(now time.Time, all bool) { evloop.Expire(l.conns, now, a
 
 // Oldest is the deadline of c's oldest request out.
 func (c *evConn) Oldest() (time.Time, bool) {
-	if len(c.out) == 0 {
-		return time.Time{}, false
+	if len(c.out) > 0 {
+		return c.out[0].deadline, true
 	}
-	return c.out[0].deadline, true
+	return time.Time{}, false
 }
 
-// Expire fails c's requests out: timed out, or cut at the step's end. A
-// timeout is never retried.
+// Expire fails c's requests out: timed out, or cut at the step's end
+// (all). A timeout is never retried.
 func (c *evConn) Expire(now time.Time, all bool) {
 	c.retried = true
+	err := errTimedOut
 	if all {
-		c.l.fail(c, now, errCut)
-	} else {
-		c.l.fail(c, now, errTimedOut)
+		err = errCut
 	}
+	c.l.fail(c, now, err)
 }
 
 // errTimedOut is a request past its timeout ("timeout"); errCut one in
