@@ -55,7 +55,7 @@ type Loop struct {
 	ready  []int               // a connection per free slot, to send its next request
 	dirty  []int               // connections with bytes queued to write, each once
 	marked []bool              // per connection: in dirty
-	again  []unix.EpollEvent   // read events handed back for the next pass (ReadAgain)
+	again  []unix.EpollEvent   // read events handed back for the next pass (readAgain)
 	busy   int                 // requests out
 	// stopping: the load ended, nothing more is sent; paused: the step's
 	// gate is closed, read once per wake-up.
@@ -208,19 +208,19 @@ func (l *Loop) writeDirty(now time.Time) {
 	l.dirty = l.dirty[:0]
 }
 
-// MaxReads bounds the reads a handler makes of one socket per event: at
-// 16 KiB each, 1 MiB. A socket still full after them is handed back to
-// the loop (ReadAgain), so that a server that floods one connection
+// MaxReads bounds the reads of one socket per event (Ready): at 16 KiB
+// each, 1 MiB. A socket still full after them is handed back to the loop
+// (readAgain), so that a server that floods one connection
 // cannot keep the loop from the others, their deadlines and the end of
 // the step.
 const MaxReads = 64
 
-// ReadAgain hands a read event of the socket with data and gen (as
-// given to Register) back to the loop, for its next pass, without a wait:
-// the handler stopped reading it before it was drained (MaxReads), and
-// an edge-triggered socket says readable only once.
-func (l *Loop) ReadAgain(data, gen int32) {
-	l.again = append(l.again, unix.EpollEvent{Events: unix.EPOLLIN, Fd: data, Pad: gen})
+// readAgain hands a read event of socket s back to the loop, for its
+// next pass, without a wait: its reads stopped before it was drained
+// (MaxReads), and an edge-triggered socket says readable only once;
+// closed are its events of a close (closedEvents), which go on with it.
+func (l *Loop) readAgain(s *Socket, closed uint32) {
+	l.again = append(l.again, unix.EpollEvent{Events: unix.EPOLLIN | closed, Fd: s.Index, Pad: s.Gen})
 }
 
 // replay hands the events given back since the last pass to the handler.

@@ -16,18 +16,15 @@ import (
 
 // evConn is one worker's connection in a loop.
 type evConn struct {
-	index int32 // in its loop's conns: the epoll events' data
-	gen   int32 // counts its sockets, so that a closed one's events are ignored
-	fd    int   // -1: not connected
-	addr  string
-	rec   *runners.Recorder
-	rnd   *rand.Rand
-	reply *replyReader
+	evloop.Socket // FD -1: not connected
+	l             *evLoop
+	addr          string
+	rec           *runners.Recorder
+	rnd           *rand.Rand
+	reply         *replyReader
 	// out are the requests sent and not yet answered, oldest first: one,
 	// or up to http.pipeline, whose replies come in the order sent.
-	out []sent
-	// queue is what is queued and not yet written.
-	queue      evloop.Outbox
+	out        []sent
 	connecting bool
 	// reused says the request out went on a connection made before it;
 	// retried that it was sent again after finding it closed.
@@ -56,10 +53,10 @@ func (l *evLoop) startAt(c *evConn, due, now time.Time) {
 // send queues lr on c, dialling first when c has no connection to its
 // address (a pipelined mix has one address: epollProblems).
 func (l *evLoop) send(c *evConn, now time.Time, lr *leanRequest) {
-	if c.fd >= 0 && c.addr != lr.addr {
+	if c.FD >= 0 && c.addr != lr.addr {
 		c.closeFD()
 	}
-	if c.fd < 0 {
+	if c.FD < 0 {
 		c.reused = false
 		if err := l.dial(c, lr.addr); err != nil {
 			l.fail(c, now, err)
@@ -68,8 +65,8 @@ func (l *evLoop) send(c *evConn, now time.Time, lr *leanRequest) {
 	} else if len(c.out) == 1 {
 		c.reused = true
 	}
-	c.queue.Buf = append(c.queue.Buf, lr.wire...)
-	l.MarkDirty(int(c.index))
+	c.Out.Buf = append(c.Out.Buf, lr.wire...)
+	l.MarkDirty(int(c.Index))
 }
 
 // dial opens a non-blocking socket to addr and registers it, edge
@@ -90,64 +87,44 @@ func (l *evLoop) dial(c *evConn, addr string) error {
 		unix.Close(fd)
 		return err
 	}
-	c.gen++
-	if err := l.Register(fd, c.index, c.gen); err != nil {
+	connecting := err != nil
+	if err := l.Attach(&c.Socket, fd); err != nil {
 		unix.Close(fd)
 		return err
 	}
-	c.fd, c.addr, c.connecting = fd, addr, err != nil
+	c.addr, c.connecting = addr, connecting
 	c.reply.Reset()
 	return nil
 }
 
 // Write writes what connection conn has queued, once it is connected.
 func (l *evLoop) Write(conn int, now time.Time) {
-	if c := l.conns[conn]; c.fd >= 0 && !c.connecting {
-		l.flush(c, now)
+	if c := l.conns[conn]; c.FD >= 0 && !c.connecting {
+		l.Flush(&c.Socket, c, now)
 	}
 }
 
-// flush writes what the socket takes of c's queue; it reports false when
-// c's requests failed.
-func (l *evLoop) flush(c *evConn, now time.Time) bool {
-	if err := c.queue.Flush(c.fd); err != nil {
-		l.fail(c, now, err)
-		return false
+// Reading: c's socket is read while requests are out (an idle one's
+// event is idleEvent's).
+func (c *evConn) Reading() bool { return len(c.out) > 0 }
+
+// Space is the reply reader's buffer.
+func (c *evConn) Space() []byte { return c.reply.Space() }
+
+// Frame frames the n bytes read.
+func (c *evConn) Frame(n int, now time.Time) bool { return c.l.frame(c, n, now) }
+
+// EOF ends the reply read to the server's close, or fails c.
+func (c *evConn) EOF(now time.Time) {
+	if done, err := c.reply.EOF(); done {
+		c.l.complete(c, now)
+	} else {
+		c.l.fail(c, now, err)
 	}
-	return true
 }
 
-// read reads c's socket until it has nothing more (or, after MaxReads, hands
-// it back to the loop for its next pass), framing replies.
-func (l *evLoop) read(c *evConn, now time.Time) {
-	for reads := 0; len(c.out) > 0; reads++ {
-		if reads == evloop.MaxReads {
-			l.ReadAgain(c.index, c.gen)
-			return
-		}
-		space := c.reply.Space()
-		n, err := evloop.Read(c.fd, space)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EAGAIN:
-			return
-		case err != nil:
-			l.fail(c, now, err)
-			return
-		case n == 0:
-			if done, err := c.reply.EOF(); done {
-				l.complete(c, now)
-			} else {
-				l.fail(c, now, err)
-			}
-			return
-		}
-		if !l.frame(c, n, now) || n < len(space) {
-			return // failed, or drained: the next bytes bring an edge
-		}
-	}
-}
+// Fail fails c's requests out with err.
+func (c *evConn) Fail(err error, now time.Time) { c.l.fail(c, now, err) }
 
 // frame feeds n bytes read to c's reply reader, completing every reply
 // they end; it reports false when c failed.
@@ -210,24 +187,31 @@ func (l *evLoop) fail(c *evConn, now time.Time, err error) {
 // finish records request s of c and frees its slot for the next.
 func (l *evLoop) finish(c *evConn, s sent, now time.Time, out runners.Outcome) {
 	c.rec.Record(s.due, s.sent, now, out)
-	l.Done(int(c.index))
+	l.Done(int(c.Index))
 }
 
 // Expire fails the connections whose oldest request is past its
 // deadline, or every request out when all is set (the grace for them
-// ended). A timeout is never retried.
-func (l *evLoop) Expire(now time.Time, all bool) {
-	for _, c := range l.conns {
-		switch {
-		case len(c.out) == 0:
-		case all:
-			c.retried = true
-			l.fail(c, now, errCut)
-		case now.After(c.out[0].deadline):
-			c.retried = true
-			l.fail(c, now, errTimedOut)
-		}
+// ended).
+func (l *evLoop) Expire(now time.Time, all bool) { evloop.Expire(l.conns, now, all) }
+
+// Oldest is the deadline of c's oldest request out.
+func (c *evConn) Oldest() (time.Time, bool) {
+	if len(c.out) > 0 {
+		return c.out[0].deadline, true
 	}
+	return time.Time{}, false
+}
+
+// Expire fails c's requests out: timed out, or cut at the step's end
+// (all). A timeout is never retried.
+func (c *evConn) Expire(now time.Time, all bool) {
+	c.retried = true
+	err := errTimedOut
+	if all {
+		err = errCut
+	}
+	c.l.fail(c, now, err)
 }
 
 // errTimedOut is a request past its timeout ("timeout"); errCut one in
@@ -240,7 +224,7 @@ var (
 // connected reports how the connect of c's socket ended.
 func (c *evConn) connected() error {
 	c.connecting = false
-	errno, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+	errno, err := unix.GetsockoptInt(c.FD, unix.SOL_SOCKET, unix.SO_ERROR)
 	if err != nil {
 		return err
 	}
@@ -253,10 +237,6 @@ func (c *evConn) connected() error {
 // closeFD closes c's socket, which leaves its loop's epoll with it, and
 // drops what was queued on it.
 func (c *evConn) closeFD() {
-	if c.fd >= 0 {
-		unix.Close(c.fd)
-		c.fd = -1
-	}
+	c.Close()
 	c.connecting = false
-	c.queue.Reset()
 }

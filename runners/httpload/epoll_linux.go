@@ -94,7 +94,7 @@ var _ evloop.Handler = (*evLoop)(nil)
 // requests out at a time (http.pipeline).
 func (l *evLoop) addConn(id, slots int) {
 	index := l.AddConn(id, slots)
-	c := &evConn{index: int32(index), fd: -1, rec: l.Recorder(index), reply: newReplyReader(),
+	c := &evConn{Socket: evloop.Socket{Index: int32(index), FD: -1}, l: l, rec: l.Recorder(index), reply: newReplyReader(),
 		rnd: rand.New(rand.NewPCG(uint64(id)+1, uint64(time.Now().UnixNano())))}
 	l.conns = append(l.conns, c)
 }
@@ -116,7 +116,7 @@ func (l *evLoop) Start(conn int, due, now time.Time) { l.startAt(l.conns[conn], 
 // Event handles one epoll event of a connection's socket.
 func (l *evLoop) Event(ev unix.EpollEvent, now time.Time) {
 	c := l.conns[ev.Fd]
-	if c.fd < 0 || ev.Pad != c.gen {
+	if !c.Current(ev) {
 		return // for a socket closed since
 	}
 	if len(c.out) == 0 {
@@ -132,18 +132,13 @@ func (l *evLoop) Event(ev unix.EpollEvent, now time.Time) {
 			return
 		}
 	}
-	if c.queue.Pending() && !l.flush(c, now) {
-		return
-	}
-	if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
-		l.read(c, now)
-	}
+	l.Ready(&c.Socket, c, ev, now)
 }
 
 // idleEvent: an idle connection is readable: the server closed it (or
 // sent what nobody asked for): it is closed, and the next request dials.
 func (l *evLoop) idleEvent(c *evConn) {
-	if _, err := unix.Read(c.fd, c.reply.Space()); err != unix.EAGAIN {
+	if _, err := unix.Read(c.FD, c.reply.Space()); err != unix.EAGAIN {
 		c.closeFD()
 	}
 }

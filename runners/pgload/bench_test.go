@@ -105,6 +105,16 @@ func BenchmarkEngineSelect1PerWorker(b *testing.B) { benchEngineSelect1(b, ", co
 // `pipeline: 8` (its ops/s and CPU per operation count statements).
 func BenchmarkEngineSelect1Pipeline(b *testing.B) { benchEngineSelect1(b, ", pipeline: 8") }
 
+// BenchmarkEngineSelect1Epoll is BenchmarkEngineSelect1 with `client:
+// epoll`.
+func BenchmarkEngineSelect1Epoll(b *testing.B) { benchEngineSelect1(b, ", client: epoll") }
+
+// BenchmarkEngineSelect1EpollPipeline is BenchmarkEngineSelect1 with
+// `client: epoll, pipeline: 8`.
+func BenchmarkEngineSelect1EpollPipeline(b *testing.B) {
+	benchEngineSelect1(b, ", client: epoll, pipeline: 8")
+}
+
 // benchEngineSelect1 runs the engine benchmark with more keys of the
 // postgres section (", key: value").
 func benchEngineSelect1(b *testing.B, keys string) {

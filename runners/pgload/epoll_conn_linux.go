@@ -16,17 +16,14 @@ import (
 
 // pgConn is one worker's connection in a loop.
 type pgConn struct {
-	index int32 // in its loop's conns: the epoll events' data
-	gen   int32 // counts its sockets, so that a closed one's events are ignored
-	fd    int   // -1: none (being dialled, or to dial at the next statement)
-	w     *worker
-	stmt  []prepared // the mix's statements as prepared on this socket
-	reply *replyReader
+	evloop.Socket // FD -1: none (being dialled, or to dial at the next statement)
+	l             *pgLoop
+	w             *worker
+	stmt          []prepared // the mix's statements as prepared on this socket
+	reply         *replyReader
 	// out are the statements sent (or waiting for a connection) and not
 	// yet answered, oldest first: one, or up to postgres.pipeline.
-	out []pgSent
-	// queue is what is queued and not yet written.
-	queue   evloop.Outbox
+	out     []pgSent
 	dialing bool
 	err     error // why the last dial failed, for the statement waiting on it
 }
@@ -51,7 +48,7 @@ func (l *pgLoop) Start(conn int, due, now time.Time) {
 		err := c.err
 		c.err = nil
 		l.fail(c, now, err)
-	case c.fd >= 0:
+	case c.FD >= 0:
 		l.send(c, len(c.out)-1, now)
 	default:
 		l.dial(c)
@@ -66,14 +63,14 @@ func (l *pgLoop) send(c *pgConn, i int, now time.Time) bool {
 	s.sent = now
 	p := &c.stmt[s.stmt]
 	if p.wire != nil {
-		c.queue.Buf = append(c.queue.Buf, p.wire...)
+		c.Out.Buf = append(c.Out.Buf, p.wire...)
 	} else if err := l.encode(c, p, l.r.stmts[s.stmt]); err != nil {
 		done := *s
 		c.out = append(c.out[:i], c.out[i+1:]...)
 		l.finish(c, done, now, err)
 		return false
 	}
-	l.MarkDirty(int(c.index))
+	l.MarkDirty(int(c.Index))
 	return true
 }
 
@@ -83,42 +80,26 @@ func (l *pgLoop) encode(c *pgConn, p *prepared, st *statement) error {
 	if err := l.eqb.Build(l.tm, p.sd, c.w.makeArgs(st)); err != nil {
 		return err
 	}
-	buf, err := encodeStatement(c.queue.Buf, p, &l.eqb)
+	buf, err := encodeStatement(c.Out.Buf, p, &l.eqb)
 	if err != nil {
 		return err
 	}
-	c.queue.Buf = buf
+	c.Out.Buf = buf
 	return nil
 }
 
 // Write writes what connection conn has queued, once it is connected.
 func (l *pgLoop) Write(conn int, now time.Time) {
-	if c := l.conns[conn]; c.fd >= 0 {
-		l.flush(c, now)
+	if c := l.conns[conn]; c.FD >= 0 {
+		l.Flush(&c.Socket, c, now)
 	}
-}
-
-// flush writes what the socket takes of c's queue; it reports false when
-// c failed.
-func (l *pgLoop) flush(c *pgConn, now time.Time) bool {
-	if err := c.queue.Flush(c.fd); err != nil {
-		l.fail(c, now, err)
-		return false
-	}
-	return true
 }
 
 // Event handles one epoll event of a connection's socket.
 func (l *pgLoop) Event(ev unix.EpollEvent, now time.Time) {
 	c := l.conns[ev.Fd]
-	if c.fd < 0 || ev.Pad != c.gen {
-		return // for a socket closed since
-	}
-	if c.queue.Pending() && !l.flush(c, now) {
-		return
-	}
-	if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
-		l.read(c, now)
+	if c.Current(ev) { // not for a socket closed since
+		l.Ready(&c.Socket, c, ev, now)
 	}
 }
 
@@ -128,39 +109,29 @@ var errClosed = fmt.Errorf("postgres: the server closed the connection: %w", io.
 // errUnasked is a reply with no statement out.
 var errUnasked = errors.New("postgres: a reply to no statement")
 
-// read reads c's socket until it has nothing more (or, after MaxReads,
-// hands it back to the loop for its next pass), framing replies. The
-// server's messages between statements (notices) are dropped; its
-// closing a connection with nothing out only closes it here, and the
-// next statement opens a new one.
-func (l *pgLoop) read(c *pgConn, now time.Time) {
-	for reads := 0; c.fd >= 0; reads++ {
-		if reads == evloop.MaxReads {
-			l.ReadAgain(c.index, c.gen)
-			return
-		}
-		space := c.reply.Space()
-		n, err := evloop.Read(c.fd, space)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EAGAIN:
-			return
-		case err != nil:
-			l.fail(c, now, err)
-			return
-		case n == 0 && len(c.out) == 0:
-			c.closeFD()
-			return
-		case n == 0:
-			l.fail(c, now, errors.Join(errClosed, c.reply.Failed()))
-			return
-		}
-		if !l.frame(c, n, now) || n < len(space) {
-			return // failed, or drained: the next bytes bring an edge
-		}
+// Reading: c's socket is read while it is open, statements out or not.
+// The server's messages between statements (notices) are dropped.
+func (c *pgConn) Reading() bool { return c.FD >= 0 }
+
+// Space is the reply reader's buffer.
+func (c *pgConn) Space() []byte { return c.reply.Space() }
+
+// Frame frames the n bytes read.
+func (c *pgConn) Frame(n int, now time.Time) bool { return c.l.frame(c, n, now) }
+
+// EOF: the server's closing a connection with nothing out only closes
+// it here, and the next statement opens a new one; with statements out,
+// they fail.
+func (c *pgConn) EOF(now time.Time) {
+	if len(c.out) == 0 {
+		c.Close()
+		return
 	}
+	c.l.fail(c, now, errors.Join(errClosed, c.reply.Failed()))
 }
+
+// Fail fails c's statements out with err.
+func (c *pgConn) Fail(err error, now time.Time) { c.l.fail(c, now, err) }
 
 // frame feeds n bytes read to c's reply reader, ending each statement
 // whose reply they complete; it reports false when c failed.
@@ -194,13 +165,13 @@ func (l *pgLoop) finish(c *pgConn, s pgSent, now time.Time, err error) {
 	out := failure(err, false)
 	out.Name = l.r.stmts[s.stmt].name
 	c.w.rec.Record(s.due, sent, now, out)
-	l.Done(int(c.index))
+	l.Done(int(c.Index))
 }
 
 // fail closes c's socket and ends its statements out with err; the next
 // statement opens a new connection.
 func (l *pgLoop) fail(c *pgConn, now time.Time, err error) {
-	c.closeFD()
+	c.Close()
 	out := c.out
 	c.out = c.out[:0]
 	for _, s := range out {
@@ -217,15 +188,23 @@ var (
 
 // Expire fails the connections whose oldest statement is past its
 // deadline, or every statement out when all is set.
-func (l *pgLoop) Expire(now time.Time, all bool) {
-	for _, c := range l.conns {
-		switch {
-		case len(c.out) == 0:
-		case all:
-			l.fail(c, now, errStopped)
-		case !c.out[0].deadline.IsZero() && now.After(c.out[0].deadline):
-			l.fail(c, now, errTimedOut)
-		}
+func (l *pgLoop) Expire(now time.Time, all bool) { evloop.Expire(l.conns, now, all) }
+
+// Oldest is the deadline of c's oldest statement out (zero: none).
+func (c *pgConn) Oldest() (time.Time, bool) {
+	if len(c.out) == 0 {
+		return time.Time{}, false
+	}
+	return c.out[0].deadline, true
+}
+
+// Expire fails c's statements out: timed out, or stopped at the step's
+// end.
+func (c *pgConn) Expire(now time.Time, all bool) {
+	if all {
+		c.l.fail(c, now, errStopped)
+	} else {
+		c.l.fail(c, now, errTimedOut)
 	}
 }
 
@@ -273,23 +252,12 @@ func (l *pgLoop) dialDone(d dialResult, now time.Time) {
 
 // install makes rc's socket c's and registers it with the loop.
 func (l *pgLoop) install(c *pgConn, rc *rawConn) error {
-	c.gen++
-	if err := l.Register(rc.fd, c.index, c.gen); err != nil {
+	if err := l.Attach(&c.Socket, rc.fd); err != nil {
 		rc.close()
 		return err
 	}
-	c.fd, c.stmt = rc.fd, rc.stmt
+	c.stmt = rc.stmt
 	rc.fd = -1 // c's now
 	c.reply.Reset()
 	return nil
-}
-
-// closeFD closes c's socket, which leaves its loop's epoll with it, and
-// drops what was queued on it.
-func (c *pgConn) closeFD() {
-	if c.fd >= 0 {
-		unix.Close(c.fd)
-		c.fd = -1
-	}
-	c.queue.Reset()
 }

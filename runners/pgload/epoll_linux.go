@@ -223,7 +223,7 @@ func newPgLoop(l *evloop.Loop, r *runner, conns int) *pgLoop {
 // socket from here on.
 func (l *pgLoop) addConn(id int, rc *rawConn, slots int) {
 	index := l.AddConn(id, slots)
-	c := &pgConn{index: int32(index), fd: -1, w: newWorker(l.r, id, l.Recorder(index), nil), reply: newReplyReader()}
+	c := &pgConn{Socket: evloop.Socket{Index: int32(index), FD: -1}, l: l, w: newWorker(l.r, id, l.Recorder(index), nil), reply: newReplyReader()}
 	l.conns = append(l.conns, c)
 	if err := l.install(c, rc); err != nil {
 		c.err = err // the first statement fails with it, and dials anew
@@ -240,10 +240,10 @@ func (l *pgLoop) Close() {
 	}
 	bye, _ := (&pgproto3.Terminate{}).Encode(nil)
 	for _, c := range l.conns {
-		if c.fd >= 0 && len(c.out) == 0 && !c.queue.Pending() {
-			unix.Write(c.fd, bye)
+		if c.FD >= 0 && len(c.out) == 0 && !c.Out.Pending() {
+			unix.Write(c.FD, bye)
 		}
-		c.closeFD()
+		c.Close()
 	}
 	l.conns = nil
 }
