@@ -41,6 +41,9 @@ func windowFigure(s *Step, f Figure) (float64, error) {
 	if w.Runs == 0 {
 		return 0, fmt.Errorf("window %q never opened in this step: its action %s never ran", f.name, w.During+w.After)
 	}
+	if w.Requests == 0 && f.Millis() {
+		return 0, fmt.Errorf("window %q held no operation in this step: it has no latency", f.name)
+	}
 	return byNameFigure(NamedStep{Requests: w.Requests, Errors: w.Errors, LatencyMS: w.LatencyMS, Histogram: w.Histogram}, f)
 }
 
