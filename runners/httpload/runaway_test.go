@@ -121,11 +121,15 @@ func testAbsurdRate(t *testing.T, client string, rate float64) {
 	if ratio := offered / (rate * st.DurationS); rate < 1e15 && (ratio < 0.8 || ratio > 1.25) {
 		t.Errorf("sent+dropped = %.4g over %.3fs, %.3f of the %.0g/s offered: want sent+dropped = offered", offered, st.DurationS, ratio, rate)
 	}
-	// The step's clock ends the window; on a machine busy with other
-	// test binaries (and this dispatcher, which has work every pass) it
-	// may tick late (3.07 s measured beside two CPU burners): room of
-	// 100%; the session's end is bounded above by awaitSession.
-	if st.DurationS < 1.9 || st.DurationS > 4 {
+	// The step's clock ends the window when its 250 ms tick notices the
+	// planned end; on a machine busy with other test binaries under the
+	// race detector (and this dispatcher, which has work every pass) the
+	// tick comes late: 3.07 s measured beside two CPU burners, 4.6 s in a
+	// whole -race suite on 2 cores (alone: 2.03–2.19 s). duration_s is the
+	// window's real length, so the rates stay right; the step only runs
+	// longer. Here the window must end within the hang bound awaitSession
+	// holds.
+	if st.DurationS < 1.9 || st.DurationS > 6 {
 		t.Errorf("measured %.3fs, want the step's 2s", st.DurationS)
 	}
 }
