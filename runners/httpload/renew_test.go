@@ -100,11 +100,17 @@ func TestRenewOn401(t *testing.T) {
 			issued, rejected := tt.h.TokenStats()
 			c := st.Counters
 			t.Logf("counters %v; server: %d tokens issued, %d 401s; %d requests, %d errors", c, issued, rejected, st.Requests, st.Errors)
-			if c[flow.CounterRenewals] != issued-4 || c[flow.CounterRetries] != rejected || c[flow.CounterRenewalsFailed] != 0 || rejected < 4 {
-				t.Errorf("counters %v; the server issued %d tokens (4 users) and refused %d requests", c, issued, rejected)
+			// On a slow machine a 300 ms token can expire again before its
+			// retry (a whole -race suite: 1 of 47): that retry's 401 is an
+			// error (status 401), and its user backs off (kind renewal,
+			// recorded under the once step's name). Every other 401 was
+			// retried once.
+			again, backoffs := st.Status["401"], st.ErrorKinds[runners.KindRenewal]
+			if c[flow.CounterRenewals] != issued-4 || c[flow.CounterRetries]+again != rejected || c[flow.CounterRenewalsFailed] != 0 || rejected < 4 {
+				t.Errorf("counters %v; the server issued %d tokens (4 users) and refused %d requests, %d refused again", c, issued, rejected, again)
 			}
 			ingest, token := st.ByName["ingest"], st.ByName["token"]
-			if st.Errors != 0 || ingest.Requests != tt.accepted(t) || token.Requests != issued || st.Status["401"] != 0 {
+			if st.Errors != again+backoffs || st.Errors > 1+c[flow.CounterRetries]/10 || ingest.Requests != tt.accepted(t) || token.Requests != issued+backoffs {
 				t.Errorf("errors %d %v; ingest %d requests, the server accepted %d; token %d, issued %d; status %v",
 					st.Errors, st.ErrorKinds, ingest.Requests, tt.accepted(t), token.Requests, issued, st.Status)
 			}
