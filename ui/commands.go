@@ -91,15 +91,13 @@ func waitSnapshot(i int, sess *engine.Session, ch <-chan engine.Snapshot) tea.Cm
 // starts it.
 func startSession(ctx context.Context, eng Engine, reg *Sessions, i int, g *plan.Group) tea.Cmd {
 	return func() tea.Msg {
-		sess, err := eng.Session(ctx, g)
-		if err != nil {
-			return startedMsg{group: i, err: err}
-		}
 		// Artifact names keep milliseconds: the cut-off for the baseline
 		// must not fall after this run's own start within the same one.
 		at := time.Now().Truncate(time.Millisecond)
-		reg.Add(sess)
-		sess.Start(ctx)
+		sess, err := reg.keep.Start(ctx, eng, g)
+		if err != nil {
+			return startedMsg{group: i, err: err}
+		}
 		return startedMsg{group: i, sess: sess, at: at}
 	}
 }

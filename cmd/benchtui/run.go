@@ -268,14 +268,12 @@ func (h *headless) runAll(ctx context.Context, run *engine.Run, groups []*plan.G
 // the error that ended the session.
 func (h *headless) runGroup(ctx context.Context, run *engine.Run, g *plan.Group, intr *interrupter) (groupResult, bool, error) {
 	res := groupResult{id: g.ID}
-	sess, err := run.Session(ctx, g)
+	sess, err := h.keep.Start(ctx, run, g)
 	if err != nil {
 		return res, false, err
 	}
-	h.keep.Add(sess)
 	intr.watch(sess)
 	defer intr.watch(nil)
-	sess.Start(ctx)
 	p := newProgress(h.stderr, g.ID)
 	for snap := range sess.Snapshots() {
 		p.show(snap)

@@ -14,12 +14,14 @@
 package orchestrate
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // Stored is a session's final artifact: where it was written and how
@@ -60,6 +62,26 @@ func (k *Keeper) Add(sess *engine.Session) {
 	k.mu.Lock()
 	k.list = append(k.list, sess)
 	k.mu.Unlock()
+}
+
+// Sessions makes a group's session, starting its target when needed: an
+// engine.Run, or a front end's stand-in for one.
+type Sessions interface {
+	Session(ctx context.Context, g *plan.Group) (*engine.Session, error)
+}
+
+// Start is how every front end runs a group: it gets g's session from
+// src, registers it (so its artifact is written on every way out) and
+// starts it. The session's snapshots and its end are the caller's to
+// read; Final then gives its artifact.
+func (k *Keeper) Start(ctx context.Context, src Sessions, g *plan.Group) (*engine.Session, error) {
+	sess, err := src.Session(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	k.Add(sess)
+	sess.Start(ctx)
+	return sess, nil
 }
 
 // Final waits for sess to end and returns its final artifact, writing it

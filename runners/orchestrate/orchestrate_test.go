@@ -31,12 +31,10 @@ func session(t *testing.T, k *orchestrate.Keeper, duration string) *engine.Sessi
 		"    http: {requests: [{url: \""+srv.URL+"/ping\"}]}\n    load: {concurrency: 2}\n    duration: "+duration+"\n", nil)
 	run := engine.NewRun(pl, registry, k.Dir(), "test")
 	t.Cleanup(run.Close)
-	sess, err := run.Session(context.Background(), pl.Groups[0])
+	sess, err := k.Start(context.Background(), run, pl.Groups[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	k.Add(sess)
-	sess.Start(context.Background())
 	return sess
 }
 
