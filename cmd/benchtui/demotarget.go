@@ -56,6 +56,7 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return exitFail
 	}
 	fmt.Fprintln(stdout, "http", srv.Addr())
+	go h.Background(ctx) // the loop-lag gauges; the fault stall
 	closers, err := serveQUIC(ctx, d.quic, d.h3, h, faults, stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

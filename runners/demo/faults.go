@@ -32,6 +32,8 @@ type Faults struct {
 	SlowStart    time.Duration // slow-start[=DUR]: demo-target waits DUR before it listens (default 3s)
 	NoDrain      bool          // no-drain: on SIGTERM demo-target closes every connection at once
 	HangExit     bool          // hang-exit: after its drain demo-target does not exit (until SIGKILL)
+	Stall        time.Duration // stall[=DUR]: once a second every P spins for DUR (default 200ms): loop lag grows
+	Torn         bool          // torn: a key rotation rewrites each vault record in two halves, unlocked
 
 	replies atomic.Int64 // the app routes' replies so far (errors)
 	streams atomic.Int64 // the SSE streams open (stream-cap)
@@ -57,6 +59,8 @@ bloat[=MB]       the process holds MB of touched memory from its start (default 
 slow-start[=DUR] demo-target waits DUR before it listens (default 3s): reconnect backoffs fail
 no-drain         on SIGTERM every connection is closed at once: dropped_in_flight fails
 hang-exit        after its drain demo-target does not exit until killed: exited within grace fails
+stall[=DUR]      once a second every P spins for DUR (default 200ms): the loop-lag gauges fail
+torn             a key rotation rewrites each vault record in two halves: reads return torn values
 (app routes: all but /healthz, /metrics, /debug/pprof/, /ingest/stats and GET or DELETE /mail)`
 
 // errorsEvery is the errors fault's period.
@@ -92,7 +96,7 @@ func ParseFaults(list string) (*Faults, error) {
 func (f *Faults) flags() map[string]*bool {
 	return map[string]*bool{"fd-leak": &f.FDLeak, "unclean-close": &f.UncleanClose, "gate-open": &f.GateOpen,
 		"mail-twice": &f.MailTwice, "no-pacing": &f.NoPacing, "fast-work": &f.FastWork, "stuck-queue": &f.StuckQueue,
-		"dedup-full": &f.DedupFull, "no-drain": &f.NoDrain, "hang-exit": &f.HangExit}
+		"dedup-full": &f.DedupFull, "no-drain": &f.NoDrain, "hang-exit": &f.HangExit, "torn": &f.Torn}
 }
 
 // set turns on the fault name with the value val (hasVal: one was given).
@@ -120,8 +124,13 @@ func (f *Faults) set(name, val string, hasVal bool) error {
 		f.BloatMB, err = intValue(val, hasVal, 64, 4<<10)
 	case "slow-start":
 		f.SlowStart, err = durValue(val, hasVal, 3*time.Second)
+	case "stall":
+		f.Stall, err = durValue(val, hasVal, 200*time.Millisecond)
+		if f.Stall >= time.Second {
+			err = fmt.Errorf("want a duration under 1s (a stall a second)")
+		}
 	default:
-		return fmt.Errorf("no such fault (want one of: leak, fd-leak, errors, slow, stream-cap, unclean-close, gate-open, mail-twice, no-pacing, fast-work, stuck-queue, dedup-full, bloat, slow-start, no-drain, hang-exit)")
+		return fmt.Errorf("no such fault (want one of: leak, fd-leak, errors, slow, stream-cap, unclean-close, gate-open, mail-twice, no-pacing, fast-work, stuck-queue, dedup-full, bloat, slow-start, no-drain, hang-exit, stall, torn)")
 	}
 	return err
 }

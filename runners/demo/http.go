@@ -27,8 +27,10 @@ import (
 //	/call            POST with a session's Mcp-Session-Id: 200 token=…, else 401
 //	/ingest, /gate, /publish, /mail   stand-ins for the seed campaigns' routes (standins.go)
 //	/token, /auth/   an OAuth token endpoint whose tokens expire, and the API behind it (token.go)
+//	/vault/          a secrets vault whose master key rotates under reads (vault.go)
 //	/ingest/stats    the /ingest stand-in's delivery queue: pending, oldest age (standins.go)
-//	/metrics         Prometheus exposition: Go runtime, process, demo_sessions_live, demo_leaked_bytes
+//	/metrics         Prometheus exposition: Go runtime, process, demo_sessions_live, demo_leaked_bytes,
+//	                 demo_loop_lag_p99_seconds, demo_loop_lag_max_seconds (looplag.go)
 //	/debug/pprof/    net/http/pprof (/debug/pprof/heap for heap profiles)
 //	/healthz         200 once serving
 //
@@ -46,6 +48,7 @@ type Handler struct {
 	ending   chan struct{} // closed by EndStreams
 	endOnce  sync.Once
 	slow     time.Duration // CPU each /work burns in slowPath
+	lag      *loopLag      // run by Background
 }
 
 // Options shape the demo HTTP API; the zero value is the default.
@@ -77,7 +80,7 @@ func NewHandlerWith(opts Options) *Handler {
 	if opts.Faults == nil {
 		opts.Faults = &Faults{}
 	}
-	h := &Handler{mux: http.NewServeMux(), ending: make(chan struct{}), slow: min(opts.SlowPath, MaxSlowPath), faults: opts.Faults}
+	h := &Handler{mux: http.NewServeMux(), ending: make(chan struct{}), slow: min(opts.SlowPath, MaxSlowPath), faults: opts.Faults, lag: newLoopLag()}
 	h.root = opts.Faults.wrap(h.mux)
 	h.sessions = sessions{opts: opts.Sessions, log: log.New(opts.Log, "", log.LstdFlags), dedupFull: opts.Faults.DedupFull}
 	h.mux.HandleFunc("/ping", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("pong\n")) })
@@ -88,6 +91,7 @@ func NewHandlerWith(opts Options) *Handler {
 	h.mux.HandleFunc("/session", h.sessions.start)
 	h.mux.HandleFunc("/call", h.sessions.call)
 	registerStandIns(h.mux, opts.Faults)             // /ingest, /gate, /publish, /mail: see standins.go
+	registerVault(h.mux, opts.Faults)                // /vault/: see vault.go
 	h.tokens = registerTokens(h.mux, opts.TokenLife) // /token, /auth/: see token.go
 	h.registerObservability()                        // /metrics, /debug/pprof/: see observe.go
 	return h

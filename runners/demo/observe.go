@@ -24,6 +24,7 @@ func (h *Handler) registerObservability() {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "demo_leaked_bytes", Help: "Bytes /leak has retained.",
 		}, func() float64 { h.mu.Lock(); defer h.mu.Unlock(); return float64(h.leaked) }),
+		lagCollector{h.lag},
 	)
 	h.mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	h.mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -31,4 +32,23 @@ func (h *Handler) registerObservability() {
 	h.mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	h.mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	h.mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+}
+
+// lagCollector exports the loop lag since the last scrape as two gauges,
+// read together so that both describe the same interval.
+type lagCollector struct{ lag *loopLag }
+
+var (
+	lagP99Desc = prometheus.NewDesc("demo_loop_lag_p99_seconds",
+		"The 99th percentile of how late a 10 ms timer ran, since the last scrape (event-loop lag).", nil, nil)
+	lagMaxDesc = prometheus.NewDesc("demo_loop_lag_max_seconds",
+		"The most a 10 ms timer ran late, since the last scrape.", nil, nil)
+)
+
+func (c lagCollector) Describe(ch chan<- *prometheus.Desc) { ch <- lagP99Desc; ch <- lagMaxDesc }
+
+func (c lagCollector) Collect(ch chan<- prometheus.Metric) {
+	p99, most := c.lag.read()
+	ch <- prometheus.MustNewConstMetric(lagP99Desc, prometheus.GaugeValue, p99)
+	ch <- prometheus.MustNewConstMetric(lagMaxDesc, prometheus.GaugeValue, most)
 }
