@@ -34,15 +34,15 @@ func (h *Handler) registerObservability() {
 	h.mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 }
 
-// lagCollector exports the loop lag since the last scrape as two gauges,
-// read together so that both describe the same interval.
+// lagCollector exports the loop lag of the last whole second as two
+// gauges, read together so that both describe the same window.
 type lagCollector struct{ lag *loopLag }
 
 var (
 	lagP99Desc = prometheus.NewDesc("demo_loop_lag_p99_seconds",
-		"The 99th percentile of how late a 10 ms timer ran, since the last scrape (event-loop lag).", nil, nil)
+		"The 99th percentile of how late a 10 ms timer ran, over the last whole second (event-loop lag).", nil, nil)
 	lagMaxDesc = prometheus.NewDesc("demo_loop_lag_max_seconds",
-		"The most a 10 ms timer ran late, since the last scrape.", nil, nil)
+		"The most a 10 ms timer ran late, over the last whole second.", nil, nil)
 )
 
 func (c lagCollector) Describe(ch chan<- *prometheus.Desc) { ch <- lagP99Desc; ch <- lagMaxDesc }

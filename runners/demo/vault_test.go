@@ -115,8 +115,8 @@ func lagGauges(t *testing.T, url string) (p99, most float64) {
 }
 
 // TestLoopLag: with Background running, /metrics reports the loop lag of
-// each interval between scrapes; the fault stall (every P spinning 300 ms
-// a second) makes a 10 ms timer run late by at least a few ms. Without
+// the last whole second; the fault stall (8 spinners a P for 300 ms a
+// second) makes a 10 ms timer run late by at least a few ms. Without
 // Background, no lag is recorded (0).
 func TestLoopLag(t *testing.T) {
 	srv, h := faultyServer(t, "stall=300ms")
@@ -126,7 +126,7 @@ func TestLoopLag(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { h.Background(ctx); close(done) }()
-	time.Sleep(2500 * time.Millisecond) // two stalls
+	time.Sleep(2500 * time.Millisecond) // two stalls, so the last whole second had one
 	p99, most := lagGauges(t, srv.URL+"/metrics")
 	cancel()
 	<-done
@@ -134,9 +134,8 @@ func TestLoopLag(t *testing.T) {
 	if most < 0.005 || p99 > most {
 		t.Errorf("with stall=300ms: lag p99 %g s, max %g s: want a max of at least 5 ms", p99, most)
 	}
-	lagGauges(t, srv.URL+"/metrics") // what was recorded before the stop
-	if p99, most = lagGauges(t, srv.URL+"/metrics"); p99 != 0 || most != 0 {
-		t.Errorf("a scrape with nothing recorded since the last: p99 %g max %g, want 0", p99, most)
+	if p2, m2 := lagGauges(t, srv.URL+"/metrics"); p2 != p99 || m2 != most {
+		t.Errorf("a second scrape of the same window: p99 %g max %g, want %g and %g", p2, m2, p99, most)
 	}
 }
 
@@ -145,6 +144,10 @@ func TestLoopLagPercentile(t *testing.T) {
 	for i := range 100 {
 		l.record(time.Duration(i+1) * time.Millisecond)
 	}
+	if p99, most := l.read(); p99 != 0 || most != 0 {
+		t.Errorf("before a window closed: p99 %g max %g, want 0", p99, most)
+	}
+	l.roll()
 	p99, most := l.read()
 	if p99 < 0.0985 || p99 > 0.0995 || most < 0.0999 || most > 0.1001 {
 		t.Errorf("lags 1..100 ms: p99 %g max %g, want 0.099 and 0.1", p99, most)
