@@ -34,6 +34,7 @@ type Faults struct {
 	HangExit     bool          // hang-exit: after its drain demo-target does not exit (until SIGKILL)
 	Stall        time.Duration // stall[=DUR]: once a second every P spins for DUR (default 200ms): loop lag grows
 	Torn         bool          // torn: a key rotation rewrites each vault record in two halves, unlocked
+	FDEstimate   int           // fd-estimate[=N]: the doctor's estimate says N fds an SSE stream (default 64)
 
 	replies atomic.Int64 // the app routes' replies so far (errors)
 	streams atomic.Int64 // the SSE streams open (stream-cap)
@@ -61,6 +62,7 @@ no-drain         on SIGTERM every connection is closed at once: dropped_in_fligh
 hang-exit        after its drain demo-target does not exit until killed: exited within grace fails
 stall[=DUR]      once a second every P spins for DUR (default 200ms): the loop-lag gauges fail
 torn             a key rotation rewrites each vault record in two halves: reads return torn values
+fd-estimate[=N]  the doctor's estimate of fds an SSE stream costs says N (default 64): the cross-check fails
 (app routes: all but /healthz, /metrics, /debug/pprof/, /ingest/stats and GET or DELETE /mail)`
 
 // errorsEvery is the errors fault's period.
@@ -124,13 +126,15 @@ func (f *Faults) set(name, val string, hasVal bool) error {
 		f.BloatMB, err = intValue(val, hasVal, 64, 4<<10)
 	case "slow-start":
 		f.SlowStart, err = durValue(val, hasVal, 3*time.Second)
+	case "fd-estimate":
+		f.FDEstimate, err = intValue(val, hasVal, 64, 1<<10)
 	case "stall":
 		f.Stall, err = durValue(val, hasVal, 200*time.Millisecond)
 		if f.Stall >= time.Second {
 			err = fmt.Errorf("want a duration under 1s (a stall a second)")
 		}
 	default:
-		return fmt.Errorf("no such fault (want one of: leak, fd-leak, errors, slow, stream-cap, unclean-close, gate-open, mail-twice, no-pacing, fast-work, stuck-queue, dedup-full, bloat, slow-start, no-drain, hang-exit, stall, torn)")
+		return fmt.Errorf("no such fault (want one of: leak, fd-leak, errors, slow, stream-cap, unclean-close, gate-open, mail-twice, no-pacing, fast-work, stuck-queue, dedup-full, bloat, slow-start, no-drain, hang-exit, stall, torn, fd-estimate)")
 	}
 	return err
 }

@@ -30,7 +30,8 @@ import (
 //	/vault/          a secrets vault whose master key rotates under reads (vault.go)
 //	/ingest/stats    the /ingest stand-in's delivery queue: pending, oldest age (standins.go)
 //	/metrics         Prometheus exposition: Go runtime, process, demo_sessions_live, demo_leaked_bytes,
-//	                 demo_loop_lag_p99_seconds, demo_loop_lag_max_seconds (looplag.go)
+//	                 demo_loop_lag_p99_seconds, demo_loop_lag_max_seconds (looplag.go),
+//	                 demo_doctor_fd_cost_per_stream (the doctor's fd estimate a stream: 1)
 //	/debug/pprof/    net/http/pprof (/debug/pprof/heap for heap profiles)
 //	/healthz         200 once serving
 //

@@ -25,6 +25,10 @@ func (h *Handler) registerObservability() {
 			Name: "demo_leaked_bytes", Help: "Bytes /leak has retained.",
 		}, func() float64 { h.mu.Lock(); defer h.mu.Unlock(); return float64(h.leaked) }),
 		lagCollector{h.lag},
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "demo_doctor_fd_cost_per_stream",
+			Help: "The doctor's estimate of the file descriptors one SSE stream costs the server (one socket; the fault fd-estimate says otherwise).",
+		}, func() float64 { return float64(max(h.faults.FDEstimate, 1)) }),
 	)
 	h.mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	h.mux.HandleFunc("/debug/pprof/", pprof.Index)

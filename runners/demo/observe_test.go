@@ -72,6 +72,13 @@ func TestObservabilityRoutes(t *testing.T) {
 	if v := metricValue(t, srv.URL+"/metrics", "go_memstats_heap_inuse_bytes"); v <= 0 {
 		t.Errorf("go_memstats_heap_inuse_bytes %v", v)
 	}
+	if v := metricValue(t, srv.URL+"/metrics", "demo_doctor_fd_cost_per_stream"); v != 1 {
+		t.Errorf("demo_doctor_fd_cost_per_stream %v, want 1 (a socket)", v)
+	}
+	faulty, _ := faultyServer(t, "fd-estimate")
+	if v := metricValue(t, faulty.URL+"/metrics", "demo_doctor_fd_cost_per_stream"); v != 64 {
+		t.Errorf("fault fd-estimate: demo_doctor_fd_cost_per_stream %v, want 64", v)
+	}
 	code, body := get(t, http.MethodGet, srv.URL+"/debug/pprof/heap", "")
 	if code != http.StatusOK || !strings.HasPrefix(body, "\x1f\x8b") {
 		t.Errorf("/debug/pprof/heap: %d, %d bytes, want 200 and gzip", code, len(body))
