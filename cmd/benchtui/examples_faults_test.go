@@ -57,10 +57,10 @@ func faultVar(fault string) (name, value string) {
 var faultCases = []faultCase{
 	// The postgres groups' faults are PG_FAULT's (pgFaultPrefix): their
 	// stand-in is the plan's own SQL on a throwaway cluster.
-	{file: "seed-000.yaml", groups: []string{"g3a-once-consumer"}, fault: "pg:consume-unlocked", duration: "1s",
+	{file: "seed-000.yaml", groups: []string{"g3a-once-consumer"}, fault: "pg:consume-unlocked", duration: "30s",
 		fail: map[string][]string{"g3a-once-consumer": {"no message delivered twice", "each of the step's messages delivered", "queue drained"}},
 		pass: map[string][]string{"g3a-once-consumer": {chkErrors, "no message delivered twice", "each of the step's messages delivered", "queue drained"}}},
-	{file: "seed-000.yaml", groups: []string{"g3a-once-consumer"}, fault: "pg:consume-nowait", duration: "1s",
+	{file: "seed-000.yaml", groups: []string{"g3a-once-consumer"}, fault: "pg:consume-nowait", duration: "30s",
 		fail: map[string][]string{"g3a-once-consumer": {chkErrors, "each of the step's messages delivered", "queue drained"}}},
 	{file: "seed-000.yaml", groups: []string{"g15-slow-postgres"}, fault: "slow=15s", duration: "14s",
 		fail: map[string][]string{"g15-slow-postgres": {chkErrors, chkDropped, g15InFlightEnd, "in_flight.max <= 61", "in_flight.max <= 122", "in_flight.max <= 239"}},
@@ -75,7 +75,7 @@ var faultCases = []faultCase{
 			"every done run has 3 steps", "steps = 3 x done runs", "backlog at the end at most the workers"}},
 		pass: map[string][]string{"g9-journal": {chkErrors, "probes.backlog.max <= 16",
 			"every done run has 3 steps", "steps = 3 x done runs", "backlog at the end at most the workers"}}},
-	{file: "seed-000.yaml", groups: []string{"g17-search"}, fault: "pg:backfill-lease-ahead", duration: "6s",
+	{file: "seed-000.yaml", groups: []string{"g17-search"}, fault: "pg:backfill-lease-ahead", duration: "12s",
 		fail: map[string][]string{"g17-search": {"backfill resumed to the end", "50000 rows embedded"}},
 		pass: map[string][]string{"g17-search": {chkErrors, "backfill resumed to the end", "50000 rows embedded"}}},
 	{file: "seed-000.yaml", groups: []string{"g2-tenancy", "g8a-sql", "g8b-durable-kv"}, fault: "pg:claim-unlocked,ids-reused,kv-narrow-value", duration: "2s",
