@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/pgload"
 )
 
 // faultCase runs groups of an example plan against the demo target with
@@ -28,15 +30,57 @@ type faultCase struct {
 
 // Check names as run reports them (the figure, operator and limit).
 const (
-	chkErrors  = "error_rate <= 0"
-	chkDropped = "dropped <= 0"
+	chkErrors      = "error_rate <= 0"
+	chkDropped     = "dropped <= 0"
+	g1RPS          = "rps >= 0.8 × previous step's rps"
+	g1Linear2      = "p50 <= 7.5 × previous step's p50"
+	g1Linear3to5   = "p50 <= 3.75 × previous step's p50"
+	g15InFlightEnd = "in_flight.end <= offered_rps"
 )
+
+// pgFaultPrefix marks a case's fault as the postgres groups' (PG_FAULT:
+// a defect in the plan's own SQL), not the demo target's.
+const pgFaultPrefix = "pg:"
+
+// faultVar is the variable a case's fault is passed in and its value.
+func faultVar(fault string) (name, value string) {
+	if v, ok := strings.CutPrefix(fault, pgFaultPrefix); ok {
+		return "PG_FAULT", v
+	}
+	return "DEMO_FAULT", fault
+}
 
 // faultCases covers every check of the example groups whose stand-in is
 // the demo target (examples/README.md lists, per check, the fault that
 // fails it, and the checks no fault can fail). The costly first: they
 // start first.
 var faultCases = []faultCase{
+	// The postgres groups' faults are PG_FAULT's (pgFaultPrefix): their
+	// stand-in is the plan's own SQL on a throwaway cluster.
+	{file: "seed-000.yaml", groups: []string{"g3a-once-consumer"}, fault: "pg:consume-unlocked", duration: "30s",
+		fail: map[string][]string{"g3a-once-consumer": {"no message delivered twice", "each of the step's messages delivered", "queue drained"}},
+		pass: map[string][]string{"g3a-once-consumer": {chkErrors, "no message delivered twice", "each of the step's messages delivered", "queue drained"}}},
+	{file: "seed-000.yaml", groups: []string{"g3a-once-consumer"}, fault: "pg:consume-nowait", duration: "30s",
+		fail: map[string][]string{"g3a-once-consumer": {chkErrors, "each of the step's messages delivered", "queue drained"}}},
+	{file: "seed-000.yaml", groups: []string{"g15-slow-postgres"}, fault: "slow=15s", duration: "14s",
+		fail: map[string][]string{"g15-slow-postgres": {chkErrors, chkDropped, g15InFlightEnd, "in_flight.max <= 61", "in_flight.max <= 122", "in_flight.max <= 239"}},
+		pass: map[string][]string{"g15-slow-postgres": {chkErrors, g15InFlightEnd, "in_flight.max <= 61", "in_flight.max <= 122", "in_flight.max <= 239"}}},
+	{file: "seed-000.yaml", groups: []string{"g1-rls-queue", "g8c-oversubscribe"}, fault: "pg:stamp-collapse", duration: "4s",
+		fail: map[string][]string{"g1-rls-queue": {"p99 <= 400ms", g1RPS, g1Linear2, g1Linear3to5}, "g8c-oversubscribe": {g1RPS}}},
+	{file: "seed-000.yaml", groups: []string{"g1-rls-queue", "g8c-oversubscribe"}, fault: "pg:stamp-leak,stamp-skipped", duration: "2s",
+		fail: map[string][]string{"g1-rls-queue": {chkErrors}, "g8c-oversubscribe": {chkErrors}},
+		pass: map[string][]string{"g1-rls-queue": {chkErrors}, "g8c-oversubscribe": {"error_kinds.sqlstate_53300 == 0"}}},
+	{file: "seed-000.yaml", groups: []string{"g2-tenancy", "g9-journal"}, fault: "pg:claim-nowait,run-fails,step-unjournaled,run-no-retry", duration: "4s",
+		fail: map[string][]string{"g2-tenancy": {chkErrors, "every claim a fire"}, "g9-journal": {chkErrors, "probes.backlog.max <= 16",
+			"every done run has 3 steps", "steps = 3 x done runs", "backlog at the end at most the workers"}},
+		pass: map[string][]string{"g9-journal": {chkErrors, "probes.backlog.max <= 16",
+			"every done run has 3 steps", "steps = 3 x done runs", "backlog at the end at most the workers"}}},
+	{file: "seed-000.yaml", groups: []string{"g17-search"}, fault: "pg:backfill-lease-ahead", duration: "12s",
+		fail: map[string][]string{"g17-search": {"backfill resumed to the end", "50000 rows embedded"}},
+		pass: map[string][]string{"g17-search": {chkErrors, "backfill resumed to the end", "50000 rows embedded"}}},
+	{file: "seed-000.yaml", groups: []string{"g2-tenancy", "g8a-sql", "g8b-durable-kv"}, fault: "pg:claim-unlocked,ids-reused,kv-narrow-value", duration: "2s",
+		fail: map[string][]string{"g2-tenancy": {"zero duplicate fires"}, "g8a-sql": {chkErrors}, "g8b-durable-kv": {chkErrors}},
+		pass: map[string][]string{"g2-tenancy": {chkErrors, "zero duplicate fires", "every claim a fire"}, "g8a-sql": {chkErrors}, "g8b-durable-kv": {chkErrors}}},
 	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "hang-exit", duration: "1s",
 		fail: map[string][]string{"g14-shutdown": {"exited within grace"}}},
 	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "unclean-close,fast-work,errors", duration: "1s",
@@ -115,8 +159,13 @@ func TestExamplesFaults(t *testing.T) {
 		t.Skip("runs the example plans against a faulty demo target")
 	}
 	bin := benchtuiBinary(t)
+	_, noPG := pgload.FindBinDir("")
 	var runs []*faultRun
 	for _, c := range faultCases {
+		if strings.HasPrefix(c.fault, pgFaultPrefix) && noPG != nil {
+			t.Logf("no Postgres binaries (%v): left out %s", noPG, strings.Join(c.groups, ","))
+			continue
+		}
 		runs = append(runs, &faultRun{c: c, faulty: true})
 		if c.pass != nil {
 			runs = append(runs, &faultRun{c: c})
@@ -128,9 +177,10 @@ func TestExamplesFaults(t *testing.T) {
 	for _, r := range runs {
 		r.dir = t.TempDir()
 		env := exampleEnv(t, bin)
-		env["DEMO_SAMPLE"], env["DEMO_FAULT"] = faultSample, ""
+		env["DEMO_SAMPLE"], env["DEMO_FAULT"], env["PG_FAULT"] = faultSample, "", ""
 		if r.faulty {
-			env["DEMO_FAULT"] = r.c.fault
+			name, value := faultVar(r.c.fault)
+			env[name] = value
 		}
 		chunk := exampleChunk{file: "../../examples/" + r.c.file, groups: r.c.groups, duration: r.c.duration}
 		wg.Go(func() {
