@@ -94,13 +94,14 @@ type flowWorker struct {
 	r    *Runner
 	st   *tmpl.State
 	user *flow.User
+	rec  flow.Recorder
 	sink replySink
 }
 
 var _ runners.Iterator = (*flowWorker)(nil)
 
 func (r *Runner) newFlowWorker(st *tmpl.State, rec flow.Recorder) *flowWorker {
-	w := &flowWorker{r: r, st: st, user: r.flow.NewUser(st, rec)}
+	w := &flowWorker{r: r, st: st, user: r.flow.NewUser(st, rec), rec: rec}
 	if r.lean != nil {
 		w.sender = &leanWorker{r: r, st: st, conn: newLeanConn(r.timeout())}
 	} else {
@@ -123,7 +124,10 @@ func (w *flowWorker) Iterate(ctx context.Context, due time.Time) runners.Outcome
 func (w *flowWorker) sendStep(ctx context.Context, i int, r *flow.Reply) runners.Outcome {
 	step := &w.r.flow.Steps[i]
 	w.sink = replySink{reply: r, headers: step.Headers, body: step.WantsBody()}
-	return w.send(ctx, i, &w.sink)
+	if c := w.r.checks[i]; c != nil { // its headers extend the step's
+		w.sink.headers, w.sink.body = c.Headers, w.sink.body || c.WantsBody()
+	}
+	return w.r.judge(i, w.send(ctx, i, &w.sink), r, w.st, w.rec)
 }
 
 // replySink receives what a flow step's captures read of its reply: the
