@@ -230,12 +230,15 @@ func (c *Checks) Counters() []string {
 	return names
 }
 
+// Counter is where tallies count (a Recorder is one).
+type Counter interface{ Count(name string, n int64) }
+
 // Judge judges a reply (one whose status was expected): each tally's
 // matches are counted at rec, and the first entry that does not hold is
 // described by detail (ok false). st renders templated limits.
-func (c *Checks) Judge(r *Reply, st *tmpl.State, rec Recorder) (detail string, ok bool) {
+func (c *Checks) Judge(r *Reply, st *tmpl.State, rec Counter) (detail string, ok bool) {
 	for _, t := range c.tallies {
-		if n := len(t.re.FindAllIndex(r.Body, -1)); n > 0 {
+		if n := countMatches(t.re, r.Body); n > 0 {
 			rec.Count(t.counter, int64(n))
 		}
 	}
@@ -293,3 +296,13 @@ func (a *assertion) comparison(st *tmpl.State) plan.ValueComparison {
 
 // quotePattern shows a pattern in a message, cut as values are.
 func quotePattern(re *regexp.Regexp) string { return plan.QuoteValue(re.String()) }
+
+// countMatches counts re's matches in b as FindAll finds them, without a
+// slice per match (FindAllIndex allocates one each: a pattern matching
+// every byte of a MiB would allocate tens of MiB). ReplaceAllFunc reuses
+// its match buffer; what it builds is at most b's length.
+func countMatches(re *regexp.Regexp, b []byte) int64 {
+	var n int64
+	re.ReplaceAllFunc(b, func([]byte) []byte { n++; return nil })
+	return n
+}
