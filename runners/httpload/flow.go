@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
@@ -172,6 +173,50 @@ func (s *replySink) Write(p []byte) (int, error) {
 	room := flow.MaxBodyBytes - len(s.reply.Body)
 	s.reply.Body = append(s.reply.Body, p[:max(0, min(room, len(p)))]...)
 	return len(p), nil
+}
+
+// sinkScratch is the room past the kept body that ReadFrom reads the
+// rest of a body into, to drop it.
+const sinkScratch = 32 << 10
+
+// ReadFrom reads r to its end: up to flow.MaxBodyBytes into the body,
+// the rest into scratch room past it. The room is the reply's own buffer,
+// kept across replies, so that reading a body of any size allocates
+// nothing once it has grown (io.Copy would allocate a buffer a call, and
+// the lean client copies a chunked body a chunk at a time).
+func (s *replySink) ReadFrom(r io.Reader) (n int64, err error) {
+	for {
+		dst, kept := s.room()
+		m, err := r.Read(dst)
+		n += int64(m)
+		if kept {
+			s.reply.Body = s.reply.Body[:len(s.reply.Body)+m]
+		}
+		switch {
+		case err == io.EOF:
+			return n, nil
+		case err != nil:
+			return n, err
+		}
+	}
+}
+
+// room is where the next bytes of the body go: the free end of the kept
+// body (kept), or, once it holds flow.MaxBodyBytes, the scratch past it.
+func (s *replySink) room() (dst []byte, kept bool) {
+	b := s.reply.Body
+	if keep := flow.MaxBodyBytes - len(b); keep > 0 {
+		if cap(b)-len(b) < min(keep, 4<<10) {
+			b = slices.Grow(b, min(keep, sinkScratch))
+			s.reply.Body = b
+		}
+		return b[len(b):min(cap(b), flow.MaxBodyBytes)], true
+	}
+	if cap(b)-len(b) < sinkScratch {
+		b = slices.Grow(b, sinkScratch)
+		s.reply.Body = b
+	}
+	return b[len(b) : len(b)+sinkScratch], false
 }
 
 // readBody reads the lean client's body into the sink.
