@@ -203,3 +203,57 @@ func TestAssertionEndsAFlowIteration(t *testing.T) {
 		})
 	}
 }
+
+// TestAssertionPlanErrors: each bad assert entry or tally is a plan error
+// at the entry's line (a tally at the section's), naming the field; an
+// assertion's limit may read the group's vars, and one it does not have
+// is refused; epoll refuses assertions at http.client.
+func TestAssertionPlanErrors(t *testing.T) {
+	err := parseErr(`  - id: g
+    runner: http
+    http:
+      requests:
+        - url: "http://127.0.0.1:1/x"
+          assert:
+            - {json: $.a, "==": 1, "!=": 2}
+            - {json: "$[", "==": 0}
+            - {json: $.a}
+            - {json: $.a, header: X, absent: true}
+            - {body: '(', absent: true}
+            - {json: $.a, "==": "{{.nope}}"}
+            - {json: $.a, "<": few}
+          tally: {frames: '(', "bad name": x}
+    load: {concurrency: 1}
+    duration: 1s
+`)
+	wantErrors(t, err,
+		`p.yaml:9:15: group g: http.requests[0].assert[0]: one operator per entry, got == and !=`,
+		`p.yaml:10:15: group g: http.requests[0].assert[1]: json: `,
+		`p.yaml:11:15: group g: http.requests[0].assert[2]: want one check of the value: an operator (==, !=, <, <=, >, >=, between), match, or absent`,
+		`p.yaml:12:15: group g: http.requests[0].assert[3]: want exactly one of json, header or body`,
+		`p.yaml:13:15: group g: http.requests[0].assert[4].body: error parsing regexp`,
+		`p.yaml:14:15: group g: http.requests[0].assert[5].==: template: `,
+		`p.yaml:15:15: group g: http.requests[0].assert[6].<: want a number, got "few"`,
+		`group g: http.requests[0].tally.frames: error parsing regexp`,
+		`group g: http.requests[0].tally.bad name: want a counter name`,
+	)
+	// The operator is the key, as in verify and threshold checks.
+	err = parseErr(`  - id: o
+    runner: http
+    http: {requests: [{url: "http://127.0.0.1:1/x", assert: [{json: $.a, op: "==", value: 0}]}]}
+    load: {concurrency: 1}
+    duration: 1s
+`)
+	wantErrors(t, err, `p.yaml:5:74: groups[0].http.requests[0].assert[0].op: unknown key (known: !=, <, <=, ==, >, >=, absent, between, body, header, json, match)`)
+	if epollSupported {
+		err = parseErr(`  - id: e
+    runner: http
+    http:
+      client: epoll
+      requests: [{url: "http://127.0.0.1:1/x", tally: {frames: x}}]
+    load: {concurrency: 1}
+    duration: 1s
+`)
+		wantErrors(t, err, `group e: http.client: epoll: it judges no replies: no assert or tally; use client: auto`)
+	}
+}
