@@ -84,8 +84,14 @@ func startIngest(t *testing.T) (*ingestServer, string) {
 func TestAssertionsJudgeAMix(t *testing.T) {
 	for _, client := range clients {
 		t.Run(client, func(t *testing.T) {
-			s, url := startIngest(t)
-			st := runGroup(t, fmt.Sprintf(`  - id: mix
+			s, st := runIngest(t, mixGroup, client)
+			defer s.mu.Unlock()
+			judgeMix(t, s, st)
+		})
+	}
+}
+
+const mixGroup = `  - id: mix
     runner: http
     http:
       client: %s
@@ -108,12 +114,15 @@ func TestAssertionsJudgeAMix(t *testing.T) {
     iterations: 400
     max_duration: 30s
     thresholds: {checks: [{figure: counters.frames, ">": 0}]}
-`, client, url), nil).Steps[0]
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			judgeMix(t, s, st)
-		})
-	}
+`
+
+// runIngest runs group (a format of the client and the server's URL)
+// against an ingest server; it returns the server locked, and the step.
+func runIngest(t *testing.T, group, client string) (*ingestServer, artifacts.Step) {
+	s, url := startIngest(t)
+	st := runGroup(t, fmt.Sprintf(group, client, url), nil).Steps[0]
+	s.mu.Lock()
+	return s, st
 }
 
 func judgeMix(t *testing.T, s *ingestServer, st artifacts.Step) {
@@ -166,25 +175,7 @@ func containsSample(samples []string, want string) bool {
 func TestAssertionEndsAFlowIteration(t *testing.T) {
 	for _, client := range clients {
 		t.Run(client, func(t *testing.T) {
-			s, url := startIngest(t)
-			st := runGroup(t, fmt.Sprintf(`  - id: flow
-    runner: http
-    http:
-      client: %s
-      flow:
-        - name: ingest
-          method: POST
-          url: "%[2]s/json"
-          capture: {id: {json: $.id}}
-          assert: [{json: $.duplicates, "==": 20}, {header: content-type, match: json}]
-        - name: ack
-          url: "%[2]s/ack/{{.id}}"
-          assert: [{header: Content-Length, "==": 0}]
-    load: {concurrency: 3}
-    iterations: 150
-    max_duration: 30s
-`, client, url), nil).Steps[0]
-			s.mu.Lock()
+			s, st := runIngest(t, flowAssertGroup, client)
 			defer s.mu.Unlock()
 			ingest, ack := st.ByName["ingest"], st.ByName["ack"]
 			good := s.json - s.badJSON - s.fivexx
@@ -203,6 +194,24 @@ func TestAssertionEndsAFlowIteration(t *testing.T) {
 		})
 	}
 }
+
+const flowAssertGroup = `  - id: flow
+    runner: http
+    http:
+      client: %s
+      flow:
+        - name: ingest
+          method: POST
+          url: "%[2]s/json"
+          capture: {id: {json: $.id}}
+          assert: [{json: $.duplicates, "==": 20}, {header: content-type, match: json}]
+        - name: ack
+          url: "%[2]s/ack/{{.id}}"
+          assert: [{header: Content-Length, "==": 0}]
+    load: {concurrency: 3}
+    iterations: 150
+    max_duration: 30s
+`
 
 // TestAssertionPlanErrors: each bad assert entry or tally is a plan error
 // at the entry's line (a tally at the section's), naming the field; an
