@@ -21,7 +21,7 @@ type ingestServer struct {
 	json, frames, served  int64
 	badJSON, fivexx, torn int64
 	framesWritten, acks   int64
-	ackedIDs, wrongAcks   map[string]int64
+	ackedIDs              map[string]int64
 }
 
 func (s *ingestServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
