@@ -98,6 +98,12 @@ func (c Capture) compile(v int, headers *[]string) (extractor, error) {
 // extract finds the capture's value in r; ok is false when it is not
 // there (or not fit to keep: too long, not UTF-8).
 func (ex *extractor) extract(r *Reply) (string, bool) {
+	v, ok := ex.read(r)
+	return v, ok && len(v) <= MaxValueBytes && utf8.ValidString(v)
+}
+
+// read finds the value in r as it is; ok is false when it is not there.
+func (ex *extractor) read(r *Reply) (string, bool) {
 	var v string
 	switch {
 	case ex.header >= 0:
@@ -123,7 +129,7 @@ func (ex *extractor) extract(r *Reply) (string, bool) {
 		}
 		v = r.Row[i]
 	}
-	return v, len(v) <= MaxValueBytes && utf8.ValidString(v)
+	return v, true
 }
 
 // Reply is what a step's reply offers its captures. The runner that sent

@@ -19,6 +19,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // KindCapture is the error kind of a step whose reply lacked a value
@@ -75,8 +77,12 @@ type Flow struct {
 }
 
 // Problem is what is wrong with a flow's field; Key names it under the
-// runner's section (flow[1].capture.session.json).
-type Problem struct{ Key, Msg string }
+// runner's section (flow[1].capture.session.json). At, when set, is
+// where the entry that has it starts in the plan file.
+type Problem struct {
+	Key, Msg string
+	At       plan.Pos
+}
 
 func (p Problem) Error() string { return p.Key + ": " + p.Msg }
 

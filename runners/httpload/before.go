@@ -33,6 +33,7 @@ func NewBefore(g *plan.Group, steps []Request, insecure bool, timeout time.Durat
 func CheckBefore(g *plan.Group, steps []Request, pos plan.Pos, key string) (vars []string, errs []error) {
 	spec := &Spec{Flow: steps}
 	errs = append(spec.Validate(pos, key), spec.FlowProblems(g, pos, key)...)
+	errs = append(errs, spec.CheckProblems(g, pos, key)...)
 	errs = append(errs, spec.TemplateProblems(g, pos, key)...)
 	if f, _ := flow.Compile(flowDefs(steps), columns(g)); f != nil {
 		vars = f.Vars

@@ -48,6 +48,9 @@ func epollProblems(g *plan.Group, s *Spec, pos plan.Pos, key string) []error {
 			break
 		}
 	}
+	if s.JudgesReplies() {
+		why = append(why, "it judges no replies: no assert or tally")
+	}
 	if g.Data != nil {
 		why = append(why, "it reads no data file")
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/benchtui/benchtui/runners"
@@ -94,13 +95,14 @@ type flowWorker struct {
 	r    *Runner
 	st   *tmpl.State
 	user *flow.User
+	rec  flow.Recorder
 	sink replySink
 }
 
 var _ runners.Iterator = (*flowWorker)(nil)
 
 func (r *Runner) newFlowWorker(st *tmpl.State, rec flow.Recorder) *flowWorker {
-	w := &flowWorker{r: r, st: st, user: r.flow.NewUser(st, rec)}
+	w := &flowWorker{r: r, st: st, user: r.flow.NewUser(st, rec), rec: rec}
 	if r.lean != nil {
 		w.sender = &leanWorker{r: r, st: st, conn: newLeanConn(r.timeout())}
 	} else {
@@ -123,7 +125,10 @@ func (w *flowWorker) Iterate(ctx context.Context, due time.Time) runners.Outcome
 func (w *flowWorker) sendStep(ctx context.Context, i int, r *flow.Reply) runners.Outcome {
 	step := &w.r.flow.Steps[i]
 	w.sink = replySink{reply: r, headers: step.Headers, body: step.WantsBody()}
-	return w.send(ctx, i, &w.sink)
+	if c := w.r.checks[i]; c != nil { // its headers extend the step's
+		w.sink.headers, w.sink.body = c.Headers, w.sink.body || c.WantsBody()
+	}
+	return w.r.judge(i, w.send(ctx, i, &w.sink), r, w.st, w.rec)
 }
 
 // replySink receives what a flow step's captures read of its reply: the
@@ -168,6 +173,50 @@ func (s *replySink) Write(p []byte) (int, error) {
 	room := flow.MaxBodyBytes - len(s.reply.Body)
 	s.reply.Body = append(s.reply.Body, p[:max(0, min(room, len(p)))]...)
 	return len(p), nil
+}
+
+// sinkScratch is the room past the kept body that ReadFrom reads the
+// rest of a body into, to drop it.
+const sinkScratch = 32 << 10
+
+// ReadFrom reads r to its end: up to flow.MaxBodyBytes into the body,
+// the rest into scratch room past it. The room is the reply's own buffer,
+// kept across replies, so that reading a body of any size allocates
+// nothing once it has grown (io.Copy would allocate a buffer a call, and
+// the lean client copies a chunked body a chunk at a time).
+func (s *replySink) ReadFrom(r io.Reader) (n int64, err error) {
+	for {
+		dst, kept := s.room()
+		m, err := r.Read(dst)
+		n += int64(m)
+		if kept {
+			s.reply.Body = s.reply.Body[:len(s.reply.Body)+m]
+		}
+		switch {
+		case err == io.EOF:
+			return n, nil
+		case err != nil:
+			return n, err
+		}
+	}
+}
+
+// room is where the next bytes of the body go: the free end of the kept
+// body (kept), or, once it holds flow.MaxBodyBytes, the scratch past it.
+func (s *replySink) room() (dst []byte, kept bool) {
+	b := s.reply.Body
+	if keep := flow.MaxBodyBytes - len(b); keep > 0 {
+		if cap(b)-len(b) < min(keep, 4<<10) {
+			b = slices.Grow(b, min(keep, sinkScratch))
+			s.reply.Body = b
+		}
+		return b[len(b):min(cap(b), flow.MaxBodyBytes)], true
+	}
+	if cap(b)-len(b) < sinkScratch {
+		b = slices.Grow(b, sinkScratch)
+		s.reply.Body = b
+	}
+	return b[len(b) : len(b)+sinkScratch], false
 }
 
 // readBody reads the lean client's body into the sink.

@@ -61,6 +61,11 @@ type Request struct {
 	Think   plan.Duration           `yaml:"think"`
 	// Renew, on a once step, says when its session is opened again.
 	Renew *flow.Renew `yaml:"renew"`
+	// Assert are conditions the reply must meet (a JSON field's value, a
+	// header, a pattern in the body); Tally counts a pattern's matches in
+	// each reply into a counter of the step, by its name (checks.go).
+	Assert []flow.Assert     `yaml:"assert"`
+	Tally  map[string]string `yaml:"tally"`
 }
 
 // DefaultTimeout bounds a request when the plan sets none.
@@ -79,21 +84,24 @@ func Kind() runners.Kind {
 }
 
 // counters are those of a group whose flow renews a session
-// (flow.Counters), written at 0 when none happened.
+// (flow.Counters) and its requests' tallies, written at 0 when none
+// happened.
 func counters(g *plan.Group) []string {
 	if spec := plan.Section[Spec](g, Section); spec != nil {
-		return FlowCounters(spec.Flow)
+		reqs, _ := spec.sent()
+		return FlowCounters(reqs)
 	}
 	return nil
 }
 
-// FlowCounters are the counters of a flow of steps: flow.Counters when
-// one of them renews, else none.
+// FlowCounters are the counters of a flow of steps (or a mix of
+// requests): flow.Counters when one of them renews, and their tallies'.
 func FlowCounters(steps []Request) []string {
+	names := tallyCounters(steps)
 	if !slices.ContainsFunc(steps, func(r Request) bool { return r.Renew != nil }) {
-		return nil
+		return names
 	}
-	return flow.Counters()
+	return append(flow.Counters(), names...)
 }
 
 func validate(g *plan.Group) []error {
@@ -104,6 +112,7 @@ func validate(g *plan.Group) []error {
 	key := "group " + g.ID + ": http"
 	errs := append(g.LoopProblems(), spec.Validate(g.SectionPos[Section], key)...)
 	errs = append(errs, spec.FlowProblems(g, g.SectionPos[Section], key)...)
+	errs = append(errs, spec.CheckProblems(g, g.SectionPos[Section], key)...)
 	errs = append(errs, epollProblems(g, spec, g.SectionPos[Section], key)...)
 	return append(errs, spec.TemplateProblems(g, g.SectionPos[Section], key)...)
 }
@@ -161,7 +170,8 @@ type Runner struct {
 	// templates or the group has a data file, whose rows data hands out.
 	tpls   []*reqTemplate
 	states bool
-	seq    *tmpl.Seq // {{seq}}: the group's requests (a flow's iterations), numbered
+	checks []*flow.Checks // each request's assert and tally; nil for one without
+	seq    *tmpl.Seq      // {{seq}}: the group's requests (a flow's iterations), numbered
 	data   *tmpl.Source
 	step   []string // the step's values of the group's vars, set in Prepare
 	err    error    // a template that did not compile, returned by Prepare
@@ -229,6 +239,12 @@ func (r *Runner) compile(g *plan.Group) {
 		r.tpls[i], r.err = t, errors.Join(r.err, err)
 		r.states = r.states || t != nil || r.flow != nil
 	}
+	var problems []flow.Problem
+	r.checks, problems = compileChecks(r.reqs, r.flow, g)
+	for _, p := range problems {
+		r.err = errors.Join(r.err, p)
+	}
+	r.states = r.states || slices.ContainsFunc(r.checks, (*flow.Checks).Templated)
 	if g != nil && g.Table != nil {
 		r.data = tmpl.NewSource(g.Table, g.Data.Mode)
 		r.states = true
@@ -289,9 +305,9 @@ func (r *Runner) NewWorker(id int, rec *runners.Recorder) (runners.Worker, error
 		return r.newFlowWorker(st, rec), nil
 	}
 	if r.lean != nil {
-		return &leanWorker{r: r, rnd: rnd, st: st, conn: newLeanConn(r.timeout())}, nil
+		return &leanWorker{r: r, rnd: rnd, st: st, conn: newLeanConn(r.timeout()), replyChecker: replyChecker{rec: rec}}, nil
 	}
-	return &worker{r: r, rnd: rnd, st: st}, nil
+	return &worker{r: r, rnd: rnd, st: st, replyChecker: replyChecker{rec: rec}}, nil
 }
 
 func (r *Runner) timeout() time.Duration {

@@ -24,6 +24,7 @@ type worker struct {
 	rnd *rand.Rand
 	st  *tmpl.State // nil without templates or data
 	buf buffers
+	replyChecker
 }
 
 var _ runners.Worker = (*worker)(nil)
@@ -37,7 +38,7 @@ func (w *worker) Do(ctx context.Context) runners.Outcome {
 	if w.st != nil && !w.st.Next() {
 		return runners.Outcome{Exhausted: true}
 	}
-	return w.send(ctx, w.r.mix[w.rnd.IntN(len(w.r.mix))], nil)
+	return w.sendChecked(ctx, w, w.r, w.r.mix[w.rnd.IntN(len(w.r.mix))], w.st)
 }
 
 // send sends request i with the worker's template state, reads its reply
@@ -174,6 +175,7 @@ type leanWorker struct {
 	st   *tmpl.State // nil without templates or data
 	buf  buffers
 	conn *leanConn
+	replyChecker
 }
 
 var _ runners.Worker = (*leanWorker)(nil)
@@ -182,7 +184,7 @@ func (w *leanWorker) Do(ctx context.Context) runners.Outcome {
 	if w.st != nil && !w.st.Next() {
 		return runners.Outcome{Exhausted: true}
 	}
-	return w.send(ctx, w.r.mix[w.rnd.IntN(len(w.r.mix))], nil)
+	return w.sendChecked(ctx, w, w.r, w.r.mix[w.rnd.IntN(len(w.r.mix))], w.st)
 }
 
 // send sends request i with the worker's template state over its

@@ -193,19 +193,9 @@ func judge(got, expect string, sum runners.Summary) (ok bool, value float64, not
 	}
 	switch {
 	case !ok:
-		note = fmt.Sprintf("got %s, want %s", quoteText(got), quoteText(expect))
+		note = fmt.Sprintf("got %s, want %s", plan.QuoteValue(got), plan.QuoteValue(expect))
 	case gotErr != nil:
-		note = "got " + quoteText(got)
+		note = "got " + plan.QuoteValue(got)
 	}
 	return ok, value, note
-}
-
-func quoteText(s string) string {
-	if _, err := strconv.ParseFloat(s, 64); err == nil {
-		return s
-	}
-	if len(s) > 60 {
-		s = s[:57] + "..."
-	}
-	return strconv.Quote(s)
 }

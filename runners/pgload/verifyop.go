@@ -101,25 +101,5 @@ func (v Verify) judge(got string, sum runners.Summary) (ok bool, value float64, 
 	for i, l := range written {
 		limits[i] = expandVerify(l, sum)
 	}
-	gotNum, gotErr := strconv.ParseFloat(strings.TrimSpace(got), 64)
-	if gotErr == nil {
-		value = gotNum
-	}
-	lim, err := plan.CompileLimit(op, limits, false)
-	switch {
-	case err != nil && (op == plan.OpEQ || op == plan.OpNE):
-		ok = (got == limits[0]) == (op == plan.OpEQ)
-		if !ok {
-			note = fmt.Sprintf("got %s, want %s %s", quoteText(got), op, quoteText(limits[0]))
-		}
-		return ok, value, note
-	case err != nil:
-		return false, value, fmt.Sprintf("limit: %v", err)
-	case gotErr != nil:
-		return false, 0, fmt.Sprintf("got %s, want a number %s", quoteText(got), lim)
-	}
-	if ok = lim.Holds(gotNum); !ok {
-		note = fmt.Sprintf("got %s, want %s", quoteText(got), lim)
-	}
-	return ok, value, note
+	return plan.NewValueComparison(op, limits).Judge(got)
 }

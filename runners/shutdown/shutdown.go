@@ -105,6 +105,8 @@ func validateShutdown(g *plan.Group) []error {
 	switch h := plan.Section[httpload.Spec](g, httpload.Section); {
 	case h != nil && len(h.Flow) > 0:
 		at("http.flow", "runner shutdown sends a mix of requests (http.requests), not a flow")
+	case h != nil && h.JudgesReplies():
+		at("http.requests", "runner shutdown judges replies by their status: no assert or tally")
 	case h != nil:
 		errs = append(errs, h.Validate(g.SectionPos["http"], key+"http")...)
 		errs = append(errs, h.TemplateProblems(g, g.SectionPos["http"], key+"http")...)
