@@ -1,4 +1,4 @@
-package main
+package examples
 
 import (
 	"errors"
@@ -132,7 +132,7 @@ func TestExamplesFaults(t *testing.T) {
 		if r.faulty {
 			env["DEMO_FAULT"] = r.c.fault
 		}
-		chunk := exampleChunk{file: "../../examples/" + r.c.file, groups: r.c.groups, duration: r.c.duration}
+		chunk := exampleChunk{file: r.c.file, groups: r.c.groups, duration: r.c.duration}
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
