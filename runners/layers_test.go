@@ -28,6 +28,7 @@ var layers = [][]string{
 	{"runners/livemetrics", "runners/livemerge", "runners/orchestrate", "runners/runnertest", "runners/pgload/pgtest"},
 	{"ui"},
 	{"cmd/benchtui"},
+	{"examples"}, // the seed plans; its tests run the built cmd/benchtui
 }
 
 // sameLayer are the imports allowed within a layer: sse builds on

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/artifactstest"
 	"github.com/benchtui/benchtui/runners/pgload/pgtest"
 	"github.com/benchtui/benchtui/runners/runnertest"
 	"github.com/benchtui/benchtui/runners/runnertest/testbin"
@@ -50,19 +51,7 @@ func writePlanText(t *testing.T, plan string) string {
 
 func loadArtifacts(t *testing.T, dir string) map[string]*artifacts.Artifact {
 	t.Helper()
-	entries, err := artifacts.List(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]*artifacts.Artifact{}
-	for _, e := range entries {
-		a, err := artifacts.Load(e.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[a.Group.ID] = a
-	}
-	return out
+	return artifactstest.LoadDir(t, dir)
 }
 
 func TestRunWritesArtifactsThatAgreeWithTheServer(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -159,11 +160,15 @@ groups:
 %s`, duration, actions)
 }
 
-// An exec action every 300 ms over a 2 s step runs up to six or seven
-// times (fewer on a starved machine, where a run still going when the
-// next is due makes that one skipped: 4 seen beside other tests), and
-// each event carries the exit code; a hanging command is killed at its
-// timeout.
+// An exec action every 300 ms over a 2 s step runs at 300 ms, 600 ms, …
+// of the step's active time (six times on an idle machine; fewer on a
+// starved one, where a run still going when the next is due makes that
+// one skipped: 4 seen beside other tests), each at a distinct multiple of
+// 300 ms, and each event carries the exit code; a hanging command is
+// killed at its timeout. The count is judged against the step's own
+// measured time, not the planned 2 s: on a starved machine the clock ends
+// the step late and the runs due in that late time are the step's (8 were
+// seen), plus one that may come due as the step turns to its drain.
 func TestActionExecEveryAndTimeout(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "runs")
 	actions := fmt.Sprintf(`      - {every: 300ms, exec: ["sh", "-c", "echo run >> %s"]}
@@ -175,16 +180,23 @@ func TestActionExecEveryAndTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	st := a.Steps[0]
 	runs := strings.Count(string(b), "run\n")
-	if runs < 2 || runs > 7 {
-		t.Errorf("the command ran %d times, want 2 to 7 (6 on an idle machine)", runs)
+	if limit := int(st.DurationS/0.3) + 1; runs < 2 || runs > limit {
+		t.Errorf("the command ran %d times in a step of %.3f s, want 2 to %d (6 on an idle machine)", runs, st.DurationS, limit)
 	}
 	var ok, hung int
-	for _, e := range eventsOf(a.Steps[0], artifacts.EventAction) {
+	due := map[int]bool{} // the every action's runs, by their multiple of 300 ms
+	for _, e := range eventsOf(st, artifacts.EventAction) {
 		r := e.Action
 		switch {
 		case r.ExitCode != nil && *r.ExitCode == 0 && r.OK:
 			ok++
+			k := int(math.Round(r.AtS / 0.3))
+			if k < 1 || math.Abs(r.AtS-0.3*float64(k)) > 0.001 || due[k] {
+				t.Errorf("a run due at %.3f s: want each run at its own multiple of 300 ms (so far %v)", r.AtS, due)
+			}
+			due[k] = true
 		case strings.Contains(r.Error, "timeout after 300ms"):
 			hung++
 			if r.DurationMS > 2000 {
@@ -197,7 +209,7 @@ func TestActionExecEveryAndTimeout(t *testing.T) {
 	if ok != runs || hung != 1 {
 		t.Errorf("%d ok events for %d runs, %d timeouts", ok, runs, hung)
 	}
-	notes := eventsOf(a.Steps[0], artifacts.EventNote)
+	notes := eventsOf(st, artifacts.EventNote)
 	if !slices.ContainsFunc(notes, func(e artifacts.Event) bool { return strings.Contains(e.Note, "not run: past the step's end") }) {
 		t.Errorf("notes %+v: want the action at 10s noted as not run", notes)
 	}

@@ -97,10 +97,12 @@ const flowGroup = `  - id: flow
           url: "%[2]s/use/{{.token}}"
           think: 1ms
     load: {concurrency: 4}
-    duration: 1s
+    per_worker_iterations: 40
+    max_duration: 20s
 `
 
-// runFlowGroup runs flowGroup with client against a session server that
+// runFlowGroup runs flowGroup (4 workers, 40 iterations each: bounded
+// work, not a second of a closed loop's CPU) with client against a session server that
 // answers every tokenlessEvery-th call without a token; it returns the
 // server locked, and the step.
 func runFlowGroup(t *testing.T, client string, tokenlessEvery int) (*sessionServer, artifacts.Step) {
@@ -160,7 +162,8 @@ func TestFlowCountsBrokenCaptures(t *testing.T) {
 // TestFlowCapturesFromLargeBodies: a token at the start of a 3 MiB reply
 // (chunked, or with a length) is captured from the first MiB kept, the
 // rest is read and dropped so that the connection carries the next
-// request, and the step after it gets the token.
+// request, and the step after it gets the token. Two workers do 3
+// iterations each: each connection carries a request after a big reply.
 func TestFlowCapturesFromLargeBodies(t *testing.T) {
 	filler := strings.Repeat("x", 3<<20)
 	var mu sync.Mutex
@@ -191,19 +194,19 @@ func TestFlowCapturesFromLargeBodies(t *testing.T) {
         - {name: big, url: "%s/big?chunked=%s", capture: {tok: {regex: 'token=(\w+)'}}}
         - {name: use, url: "%s/use/{{.tok}}"}
     load: {concurrency: 2}
-    iterations: 20
+    per_worker_iterations: 3
     max_duration: 20s
 `, client, srv.URL, chunked, srv.URL), nil).Steps[0]
-				if st.Errors != 0 || st.ByName["use"].Requests != 20 {
-					t.Errorf("errors %d %v, %d uses; want 20 and none", st.Errors, st.ErrorKinds, st.ByName["use"].Requests)
+				if st.Errors != 0 || st.ByName["use"].Requests != 6 {
+					t.Errorf("errors %d %v, %d uses; want 6 and none", st.Errors, st.ErrorKinds, st.ByName["use"].Requests)
 				}
 			})
 		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(got) != 1 || got["/use/t42"] != 80 {
-		t.Errorf("the server saw %v, want 80 uses of t42", got)
+	if len(got) != 1 || got["/use/t42"] != 24 {
+		t.Errorf("the server saw %v, want 24 uses of t42 (6 in each of 4 runs)", got)
 	}
 }
 

@@ -133,11 +133,19 @@ func testOpenLoopSeesStalls(t *testing.T, client string) {
 	if st.LatencyMS.P50 > st.LatencyMS.P99/5 {
 		t.Errorf("p50 = %.1fms, p99 = %.1fms: want a median far below the stall", st.LatencyMS.P50, st.LatencyMS.P99)
 	}
-	// The stall itself drops nothing (200 may be in flight); an arrival
-	// due in the last moment before the stop, not yet sent, is counted
-	// dropped then, so a few may be.
-	if st.Requests < 480 || st.Dropped > 5 {
-		t.Errorf("requests=%d dropped=%d, want ~500 and at most a few dropped at the stop", st.Requests, st.Dropped)
+	// The stall itself drops nothing: 200 may be in flight and the stall
+	// holds about 50, so the workers are never all busy (in_flight.max
+	// under 200), and every arrival is sent or dropped (about 500). Drops
+	// not for want of a worker are the stop's (an arrival due in its last
+	// moment) and a starved generator's (over 1 s late: a whole -race suite
+	// on 2 cores), which this test is not about; most arrivals are sent.
+	if st.InFlight == nil {
+		t.Fatal("no in_flight figures")
+	}
+	t.Logf("requests=%d dropped=%d late=%d in_flight.max=%d", st.Requests, st.Dropped, st.Late, st.InFlight.Max)
+	if st.Requests+st.Dropped < 480 || st.Requests < 400 || st.InFlight.Max >= 200 {
+		t.Errorf("requests=%d dropped=%d in_flight.max=%d: want ~500 arrivals, most sent, and the workers never all busy",
+			st.Requests, st.Dropped, st.InFlight.Max)
 	}
 }
 

@@ -68,10 +68,11 @@ func awaitSession(t *testing.T, s *engine.Session, cancel context.CancelFunc, fr
 
 // TestOpenLoopAbsurdRateEndsOnTime: `rate: 1e12` used to keep the
 // dispatcher counting missed arrivals one by one, never looking at its
-// context, so a 2 s step never ended (and 1e8 ended at 15 s). It must end
-// within 3x its duration, every arrival due must be either sent (and
-// served) or dropped, and the arrivals must be what the rate offered over
-// the measured time.
+// context, so a 2 s step never ended (and 1e8 ended at 15 s). A 1 s step
+// (the dispatcher burns a core throughout: the second of 2 s proved
+// nothing more) must end within the hang bound, every arrival due must be
+// either sent (and served) or dropped, and the arrivals must be what the
+// rate offered over the measured time.
 func TestOpenLoopAbsurdRateEndsOnTime(t *testing.T) {
 	// 1e300 and +Inf (set past validation, which may refuse them) make
 	// every arrival due at once.
@@ -93,7 +94,7 @@ func testAbsurdRate(t *testing.T, client string, rate float64) {
     runner: http
     http: {requests: [{url: "%s/x"}], client: %s}
     load: {rate: 1, max_in_flight: 8}
-    duration: 2s
+    duration: 1s
 `, srv.URL, client), func(g *plan.Group) { g.Load.Rate = rate })
 	took := awaitSession(t, s, cancel, start, 6*time.Second)
 	if err := s.Err(); err != nil {
@@ -127,10 +128,10 @@ func testAbsurdRate(t *testing.T, client string, rate float64) {
 	// tick comes late: 3.07 s measured beside two CPU burners, 4.6 s in a
 	// whole -race suite on 2 cores (alone: 2.03–2.19 s). duration_s is the
 	// window's real length, so the rates stay right; the step only runs
-	// longer. Here the window must end within the hang bound awaitSession
-	// holds.
-	if st.DurationS < 1.9 || st.DurationS > 6 {
-		t.Errorf("measured %.3fs, want the step's 2s", st.DurationS)
+	// longer (the lateness is the tick's, whatever the step's length).
+	// Here the window must end within the hang bound awaitSession holds.
+	if st.DurationS < 0.95 || st.DurationS > 6 {
+		t.Errorf("measured %.3fs, want the step's 1s", st.DurationS)
 	}
 }
 

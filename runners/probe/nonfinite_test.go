@@ -15,6 +15,10 @@ import (
 // TestNonFiniteReadsAreGaps: NaN and ±Inf, from a command, a JSON reply
 // or a Prometheus page (a summary's empty quantile), are failed reads,
 // counted; reads near the largest float64 are kept, with a finite slope.
+// The reads get the longest timeout and the set runs until each probe has
+// read twice (not a fixed half second; two reads fit a slope): on a loaded machine (load 42) a
+// fork of echo outlived the interval's default timeout, a timeout that
+// this test is not about.
 func TestNonFiniteReadsAreGaps(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
@@ -23,16 +27,16 @@ func TestNonFiniteReadsAreGaps(t *testing.T) {
 	mux.HandleFunc("/stats", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `{"v": "NaN"}`) })
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	tick := every(100 * time.Millisecond)
+	tick, timeout := every(100*time.Millisecond), every(plan.MaxProbeTimeout)
 	specs := []plan.Probe{
-		{Name: "nan", Interval: tick, Command: []string{"echo", "nan"}},
-		{Name: "inf", Interval: tick, Command: []string{"echo", "-Inf"}},
-		{Name: "gauge", Interval: tick, Metric: &plan.ProbeMetric{URL: srv.URL + "/metrics", Name: "g"}},
-		{Name: "quantile", Interval: tick, Metric: &plan.ProbeMetric{URL: srv.URL + "/metrics", Name: "rpc", Labels: map[string]string{"quantile": "0.99"}}},
-		{Name: "json", Interval: tick, HTTP: &plan.ProbeHTTP{URL: srv.URL + "/stats", JSON: "$.v"}},
-		{Name: "huge", Interval: tick, Command: []string{"echo", "1.7e308"}},
+		{Name: "nan", Interval: tick, Timeout: timeout, Command: []string{"echo", "nan"}},
+		{Name: "inf", Interval: tick, Timeout: timeout, Command: []string{"echo", "-Inf"}},
+		{Name: "gauge", Interval: tick, Timeout: timeout, Metric: &plan.ProbeMetric{URL: srv.URL + "/metrics", Name: "g"}},
+		{Name: "quantile", Interval: tick, Timeout: timeout, Metric: &plan.ProbeMetric{URL: srv.URL + "/metrics", Name: "rpc", Labels: map[string]string{"quantile": "0.99"}}},
+		{Name: "json", Interval: tick, Timeout: timeout, HTTP: &plan.ProbeHTTP{URL: srv.URL + "/stats", JSON: "$.v"}},
+		{Name: "huge", Interval: tick, Timeout: timeout, Command: []string{"echo", "1.7e308"}},
 	}
-	stats, errs := runSet(t, specs, 500*time.Millisecond)
+	stats, errs := runSetUntilRead(t, specs, 2, time.Minute)
 	for _, name := range []string{"nan", "inf", "gauge", "quantile", "json"} {
 		s := stats[name]
 		if s.Samples != 0 || s.Errors == 0 || !strings.Contains(errs[name], "not a finite number") {

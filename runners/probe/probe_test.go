@@ -64,6 +64,27 @@ func runSet(t *testing.T, specs []plan.Probe, d time.Duration) (map[string]artif
 	return set.Stop()
 }
 
+// runSetUntilRead reads specs until every probe has read (a sample or a
+// gap) at least reads times, or limit passed, and returns their figures.
+func runSetUntilRead(t *testing.T, specs []plan.Probe, reads int64, limit time.Duration) (map[string]artifacts.ProbeStats, map[string]string) {
+	t.Helper()
+	set := Start(context.Background(), specs, Options{Clock: clockFrom(time.Now())})
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline) && !allRead(set.Live(), reads); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return set.Stop()
+}
+
+// allRead tells whether each probe has read at least reads times.
+func allRead(live []Live, reads int64) bool {
+	for _, l := range live {
+		if l.Stats.Samples+l.Stats.Errors < reads {
+			return false
+		}
+	}
+	return true
+}
+
 func every(d time.Duration) plan.Duration { return plan.Duration{Duration: d} }
 
 func TestHTTPJSONAndMetricProbesRise(t *testing.T) {

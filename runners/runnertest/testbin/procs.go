@@ -24,6 +24,19 @@ func FreeAddr(t testing.TB) string {
 	return addr
 }
 
+// FreeUDPAddr returns a loopback UDP address that was free a moment ago,
+// for a QUIC server to listen on.
+func FreeUDPAddr(t testing.TB) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("finding a free UDP port: %v", err)
+	}
+	addr := pc.LocalAddr().String()
+	pc.Close()
+	return addr
+}
+
 // Proc is the state and parent of a process, from /proc/PID/stat.
 type Proc struct {
 	PID, PPID int

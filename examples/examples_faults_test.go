@@ -1,4 +1,4 @@
-package main
+package examples
 
 import (
 	"errors"
@@ -182,7 +182,7 @@ func TestExamplesFaults(t *testing.T) {
 			name, value := faultVar(r.c.fault)
 			env[name] = value
 		}
-		chunk := exampleChunk{file: "../../examples/" + r.c.file, groups: r.c.groups, duration: r.c.duration}
+		chunk := exampleChunk{file: r.c.file, groups: r.c.groups, duration: r.c.duration}
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()

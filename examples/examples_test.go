@@ -1,4 +1,4 @@
-package main
+package examples
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/redisload"
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
 
 // examplesDuration is the --duration the examples run with in the tests:
@@ -28,7 +29,7 @@ const examplesDuration = "1s"
 // examplePlans are the plans in examples/ (one per seed campaign).
 func examplePlans(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob("../../examples/*.yaml")
+	files, err := filepath.Glob("*.yaml")
 	if err != nil || len(files) < 3 {
 		t.Fatalf("examples: %v, want at least the three seed plans, got %q", err, files)
 	}
@@ -39,32 +40,35 @@ func examplePlans(t *testing.T) []string {
 // free loopback addresses for the demo target.
 func exampleEnv(t *testing.T, bin string) map[string]string {
 	t.Helper()
-	env := map[string]string{"BENCHTUI": bin}
-	for name, network := range map[string]string{"DEMO_HTTP": "tcp", "DEMO_QUIC": "udp", "DEMO_H3": "udp"} {
-		addr, err := freeLoopbackAddr(network)
-		if err != nil {
-			t.Fatal(err)
-		}
-		env[name] = addr
-	}
-	return env
+	return map[string]string{"BENCHTUI": bin, "DEMO_HTTP": testbin.FreeAddr(t),
+		"DEMO_QUIC": testbin.FreeUDPAddr(t), "DEMO_H3": testbin.FreeUDPAddr(t)}
 }
 
-// TestExamplesValidate: every example plan validates, with no warning.
+// TestExamplesValidate: every example plan validates (benchtui validate
+// exits 0 with "ok: "), with no warning on stderr.
 func TestExamplesValidate(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range exampleEnv(t, exe) {
-		t.Setenv(k, v)
-	}
+	t.Parallel()
+	bin := benchtuiBinary(t)
+	env := exampleEnv(t, bin)
 	for _, file := range examplePlans(t) {
-		code, stdout, stderr := runCmd(t, cmdValidate, file)
-		if code != exitOK || !strings.HasPrefix(stdout, "ok: ") || stderr != "" {
-			t.Errorf("validate %s: exit %d\nstdout: %s\nstderr: %s", file, code, stdout, stderr)
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(bin, "validate", file)
+		cmd.Env = withEnv(env)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		if err != nil || !strings.HasPrefix(stdout.String(), "ok: ") || stderr.Len() != 0 {
+			t.Errorf("validate %s: %v\nstdout: %s\nstderr: %s", file, err, &stdout, &stderr)
 		}
 	}
+}
+
+// withEnv is the test's environment with env added.
+func withEnv(env map[string]string) []string {
+	out := os.Environ()
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	return out
 }
 
 // exampleChunk is the groups of one example plan run by one process.
@@ -206,10 +210,7 @@ func (r *exampleRun) run(bin string, c exampleChunk, env map[string]string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "run", c.file, "-o", r.dir, "--duration", cmp.Or(c.duration, examplesDuration), "-g", strings.Join(c.groups, ","))
-	cmd.Env = os.Environ()
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = withEnv(env)
 	cmd.Stdout, cmd.Stderr = &r.stdout, &r.stderr
 	start := time.Now()
 	r.err = cmd.Run()
