@@ -36,6 +36,9 @@ const (
 	g1Linear2      = "p50 <= 7.5 × previous step's p50"
 	g1Linear3to5   = "p50 <= 3.75 × previous step's p50"
 	g15InFlightEnd = "in_flight.end <= offered_rps"
+	g3bDoctor      = "target.fds_per_unit between 0.85 × probes.doctor_fd_cost.last and 1.15 × probes.doctor_fd_cost.last"
+	g7bLoud        = "status.409 >= 1"
+	g13cFrames     = "counters.frames == 33 × requests"
 )
 
 // pgFaultPrefix marks a case's fault as the postgres groups' (PG_FAULT:
@@ -107,7 +110,9 @@ var faultCases = []faultCase{
 		pass: map[string][]string{"reads-fetch-pooled": {chkErrors, "targets.pod-a.rss_mb.peak <= 51", "targets.pod-b.rss_mb.peak <= 51", "targets.pod-c.rss_mb.peak <= 51"}}},
 	{file: "seed-000.yaml", groups: []string{"g3b-sse-memory"}, fault: "fd-leak,leak,errors", duration: "4s",
 		fail: map[string][]string{"g3b-sse-memory": {chkErrors, "target.fds_per_unit <= 1.5", "target.rss_slope_mb_per_min < 1"}},
-		pass: map[string][]string{"g3b-sse-memory": {chkErrors, "target.fds_per_unit <= 1.5"}}},
+		pass: map[string][]string{"g3b-sse-memory": {chkErrors, "target.fds_per_unit <= 1.5", g3bDoctor}}},
+	{file: "seed-000.yaml", groups: []string{"g3b-sse-memory"}, fault: "fd-estimate", duration: "4s",
+		fail: map[string][]string{"g3b-sse-memory": {g3bDoctor}}},
 	{file: "seed-000.yaml", groups: []string{"g5-baseline"}, fault: "leak,errors", duration: "4s",
 		fail: map[string][]string{"g5-baseline": {chkErrors, "target.rss_tail_slope_mb_per_min < 1"}}},
 	{file: "seed-000.yaml", groups: []string{"g15-slow-postgres"}, fault: "leak=1024,errors", duration: "3s",
@@ -118,11 +123,16 @@ var faultCases = []faultCase{
 		fault: "errors", duration: "1s",
 		fail: map[string][]string{"reads-fetch-fresh": {chkErrors}, "reads-lookup": {chkErrors}, "reads-list": {chkErrors},
 			"reads-mcp-fetch": {chkErrors}, "reads-mcp-lookup-all": {chkErrors}}},
-	{file: "seed-000.yaml", groups: []string{"g6-mixed", "g10-arm-a", "g10-arm-b"}, fault: "errors", duration: "2s",
-		fail: map[string][]string{"g6-mixed": {"error_rate <= 1e-05"}, "g10-arm-a": {chkErrors}, "g10-arm-b": {chkErrors}}},
+	{file: "seed-000.yaml", groups: []string{"g6-mixed", "g10-arm-a", "g10-arm-b"}, fault: "errors,stall=300ms,stuck-queue", duration: "4s",
+		fail: map[string][]string{"g6-mixed": {"error_rate <= 1e-05", "probes.loop_lag_p99.max <= 0.01", "probes.loop_lag_max.max <= 0.02",
+			"once-emit drained"}, "g10-arm-a": {chkErrors}, "g10-arm-b": {chkErrors}}},
 	{file: "seed-000.yaml", groups: []string{"g7b-rotate-under-read", "g13c-json-stream"}, fault: "errors,slow", duration: "3s",
-		fail: map[string][]string{"g7b-rotate-under-read": {chkErrors, "windows.rotation.p99 <= 5ms"}, "g13c-json-stream": {chkErrors}},
-		pass: map[string][]string{"g7b-rotate-under-read": {chkErrors}, "g13c-json-stream": {chkErrors}}},
+		fail: map[string][]string{"g7b-rotate-under-read": {chkErrors, "windows.rotation.p99 <= 5ms"}, "g13c-json-stream": {chkErrors, g13cFrames}},
+		pass: map[string][]string{"g7b-rotate-under-read": {chkErrors, g7bLoud}, "g13c-json-stream": {chkErrors, g13cFrames}}},
+	{file: "seed-000.yaml", groups: []string{"g7b-rotate-under-read"}, fault: "torn", duration: "3s",
+		fail: map[string][]string{"g7b-rotate-under-read": {chkErrors}}},
+	{file: "seed-000.yaml", groups: []string{"g7b-rotate-under-read"}, fault: "stale-seal", duration: "3s",
+		fail: map[string][]string{"g7b-rotate-under-read": {g7bLoud}}},
 	{file: "seed-000.yaml", groups: []string{"g13d-channel-send"}, fault: "mail-twice,errors", duration: "30s",
 		fail: map[string][]string{"g13d-channel-send": {chkErrors, "status.202 == 150", "mailbox holds exactly 150"}},
 		pass: map[string][]string{"g13d-channel-send": {chkErrors, "status.202 == 150", "mailbox holds exactly 150"}}},

@@ -34,6 +34,7 @@ type Faults struct {
 	HangExit     bool          // hang-exit: after its drain demo-target does not exit (until SIGKILL)
 	Stall        time.Duration // stall[=DUR]: once a second every P spins for DUR (default 200ms): loop lag grows
 	Torn         bool          // torn: a key rotation rewrites each vault record in two halves, unlocked
+	StaleSeal    bool          // stale-seal: a key rotation reseals no vault record (the old key still unwraps)
 	FDEstimate   int           // fd-estimate[=N]: the doctor's estimate says N fds an SSE stream (default 64)
 
 	replies atomic.Int64 // the app routes' replies so far (errors)
@@ -62,6 +63,7 @@ no-drain         on SIGTERM every connection is closed at once: dropped_in_fligh
 hang-exit        after its drain demo-target does not exit until killed: exited within grace fails
 stall[=DUR]      once a second every P spins for DUR (default 200ms): the loop-lag gauges fail
 torn             a key rotation rewrites each vault record in two halves: reads return torn values
+stale-seal       a key rotation reseals no vault record: the old key never fails loudly
 fd-estimate[=N]  the doctor's estimate of fds an SSE stream costs says N (default 64): the cross-check fails
 (app routes: all but /healthz, /metrics, /debug/pprof/, /ingest/stats and GET or DELETE /mail)`
 
@@ -98,7 +100,7 @@ func ParseFaults(list string) (*Faults, error) {
 func (f *Faults) flags() map[string]*bool {
 	return map[string]*bool{"fd-leak": &f.FDLeak, "unclean-close": &f.UncleanClose, "gate-open": &f.GateOpen,
 		"mail-twice": &f.MailTwice, "no-pacing": &f.NoPacing, "fast-work": &f.FastWork, "stuck-queue": &f.StuckQueue,
-		"dedup-full": &f.DedupFull, "no-drain": &f.NoDrain, "hang-exit": &f.HangExit, "torn": &f.Torn}
+		"dedup-full": &f.DedupFull, "no-drain": &f.NoDrain, "hang-exit": &f.HangExit, "torn": &f.Torn, "stale-seal": &f.StaleSeal}
 }
 
 // set turns on the fault name with the value val (hasVal: one was given).
@@ -134,7 +136,7 @@ func (f *Faults) set(name, val string, hasVal bool) error {
 			err = fmt.Errorf("want a duration under 1s (a stall a second)")
 		}
 	default:
-		return fmt.Errorf("no such fault (want one of: leak, fd-leak, errors, slow, stream-cap, unclean-close, gate-open, mail-twice, no-pacing, fast-work, stuck-queue, dedup-full, bloat, slow-start, no-drain, hang-exit, stall, torn, fd-estimate)")
+		return fmt.Errorf("no such fault (want one of: leak, fd-leak, errors, slow, stream-cap, unclean-close, gate-open, mail-twice, no-pacing, fast-work, stuck-queue, dedup-full, bloat, slow-start, no-drain, hang-exit, stall, torn, stale-seal, fd-estimate)")
 	}
 	return err
 }

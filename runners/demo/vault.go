@@ -39,6 +39,7 @@ const vaultRecords = 64
 // read).
 type vault struct {
 	torn     bool
+	stale    bool       // the fault stale-seal: a rotation reseals nothing
 	rotating sync.Mutex // one rotation at a time
 
 	mu      sync.Mutex // guards current
@@ -58,7 +59,7 @@ type sealedRecord struct {
 // registerVault adds the vault's routes to mux, its records sealed under
 // key 1.
 func registerVault(mux *http.ServeMux, f *Faults) {
-	v := &vault{torn: f.Torn, current: 1}
+	v := &vault{torn: f.Torn, stale: f.StaleSeal, current: 1}
 	for i := range v.records {
 		r := &v.records[i]
 		r.version, r.iv, r.ct = seal(1)
@@ -126,7 +127,9 @@ func (v *vault) rotate(w http.ResponseWriter, r *http.Request) {
 		if !sleepCtx(r, pause) {
 			return
 		}
-		v.reseal(&v.records[i], next, pause)
+		if !v.stale {
+			v.reseal(&v.records[i], next, pause)
+		}
 	}
 	v.mu.Lock()
 	v.current = next

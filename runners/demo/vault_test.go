@@ -67,8 +67,8 @@ func readDuringRotation(t *testing.T, base string) (reads, torn int64) {
 // TestVaultRotationUnderReads: a rotation under 4 readers returns no torn
 // value (each record resealed under its lock), and a reader holding only
 // the old key gets a loud 409 once its record is resealed, never a wrong
-// value; with the fault torn, reads during the rotation return wrong
-// values with 200.
+// value; with the fault stale-seal the old key still unwraps; with the
+// fault torn, reads during the rotation return wrong values with 200.
 func TestVaultRotationUnderReads(t *testing.T) {
 	srv, _ := faultyServer(t, "")
 	if code, r := readVault(t, srv.URL+"/vault/read?id=3&key=1"); code != http.StatusOK || r.Value != VaultSecret || r.Version != 1 {
@@ -86,6 +86,12 @@ func TestVaultRotationUnderReads(t *testing.T) {
 	}
 	if code, body := get(t, http.MethodGet, srv.URL+"/vault/key", ""); code != http.StatusOK || !strings.Contains(body, `"version":2`) {
 		t.Errorf("/vault/key: %d %q", code, body)
+	}
+
+	staleSrv, _ := faultyServer(t, "stale-seal")
+	readDuringRotation(t, staleSrv.URL)
+	if code, r := readVault(t, staleSrv.URL+"/vault/read?id=3&key=1"); code != http.StatusOK || r.Value != VaultSecret {
+		t.Errorf("fault stale-seal: read with the old key after the rotation: %d %+v, want the secret (nothing resealed)", code, r)
 	}
 
 	tornSrv, _ := faultyServer(t, "torn")
