@@ -107,10 +107,15 @@ func scanQuantity(s string) (quantityText, error) {
 	q.suffix = rest
 	var ok bool
 	if q.base, q.exp, q.format, ok = interpretSuffix(rest); !ok {
+		if len(rest) > 1 && strings.ContainsAny(rest[:1], "eE") && isInt(rest[1:]) {
+			return q, fmt.Errorf("exponent %s: want -%d to %d", rest[1:], maxExponent, maxExponent)
+		}
 		return q, errQuantity
 	}
 	return q, nil
 }
+
+func isInt(s string) bool { _, err := strconv.ParseInt(s, 10, 64); return err == nil }
 
 // interpretSuffix is a suffix's base, exponent and format.
 func interpretSuffix(s string) (base, exp, format int, ok bool) {
