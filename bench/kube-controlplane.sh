@@ -47,7 +47,8 @@
 #
 # Knobs (environment):
 #   K8S_VERSION  k8s.io/kubernetes version to build (default v1.37.2, the
-#                k8s.io/api benchtui is built with; its go.mod wants go 1.26)
+#                k8s.io/api benchtui's tests check the manifest with; its go.mod
+#                wants go 1.26)
 #   CACHE        where the builds go (default ${XDG_CACHE_HOME:-$HOME/.cache}/benchtui-kube)
 #   KUBECTL      a kubectl to use instead of building one
 #   ETCD         the etcd server binary (default: Debian's etcd-server, installed

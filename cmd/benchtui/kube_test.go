@@ -10,6 +10,8 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/benchtui/benchtui/runners/kube"
 )
 
 // standInKubectl writes a script that answers the kubectl calls benchtui
@@ -170,19 +172,19 @@ func TestKubeWatchNoLogs(t *testing.T) {
 // reason and message it wrote (a real kube-controller-manager v1.37 writes
 // these on a pod failure policy's FailJob), a complete one without.
 func TestKubeJobFailedWhy(t *testing.T) {
-	j := &batchv1.Job{Status: batchv1.JobStatus{Conditions: []batchv1.JobCondition{
-		{Type: batchv1.JobFailureTarget, Status: "True", Reason: "PodFailurePolicy"},
-		{Type: batchv1.JobFailed, Status: "True", Reason: "PodFailurePolicy",
+	j := &kube.JobState{Status: kube.JobStatus{Conditions: []kube.JobCondition{
+		{Type: string(batchv1.JobFailureTarget), Status: "True", Reason: "PodFailurePolicy"},
+		{Type: string(batchv1.JobFailed), Status: "True", Reason: "PodFailurePolicy",
 			Message: "Container shard for pod bench/benchtui-g1-r1-1-x failed with exit code 3 matching FailJob rule at index 0"},
 	}}}
 	c, ok := jobEnded(j)
-	if want := ": PodFailurePolicy: Container shard for pod bench/benchtui-g1-r1-1-x failed with exit code 3 matching FailJob rule at index 0"; !ok || c.Type != batchv1.JobFailed || conditionWhy(c) != want {
+	if want := ": PodFailurePolicy: Container shard for pod bench/benchtui-g1-r1-1-x failed with exit code 3 matching FailJob rule at index 0"; !ok || c.Type != kube.JobFailed || conditionWhy(c) != want {
 		t.Errorf("jobEnded %v %v, why %q", c.Type, ok, conditionWhy(c))
 	}
-	if why := conditionWhy(batchv1.JobCondition{Type: batchv1.JobComplete, Status: "True", Reason: "CompletionsReached"}); why != "" {
+	if why := conditionWhy(kube.JobCondition{Type: kube.JobComplete, Status: "True", Reason: "CompletionsReached"}); why != "" {
 		t.Errorf("a complete Job's why: %q", why)
 	}
-	if why := conditionWhy(batchv1.JobCondition{Type: batchv1.JobFailed, Status: "True", Reason: "DeadlineExceeded"}); why != ": DeadlineExceeded" {
+	if why := conditionWhy(kube.JobCondition{Type: kube.JobFailed, Status: "True", Reason: "DeadlineExceeded"}); why != ": DeadlineExceeded" {
 		t.Errorf("a Job past its deadline: %q", why)
 	}
 }

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
-
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/kube"
@@ -48,12 +46,12 @@ func (k kubectl) run(ctx context.Context, in io.Reader, args ...string) ([]byte,
 }
 
 // job reads the Job's status.
-func (k kubectl) job(ctx context.Context, name string) (*batchv1.Job, error) {
+func (k kubectl) job(ctx context.Context, name string) (*kube.JobState, error) {
 	b, err := k.run(ctx, nil, "get", "job", name, "-o", "json")
 	if err != nil {
 		return nil, err
 	}
-	var j batchv1.Job
+	var j kube.JobState
 	if err := json.Unmarshal(b, &j); err != nil {
 		return nil, fmt.Errorf("kubectl get job %s: %w", name, err)
 	}
@@ -188,7 +186,7 @@ func awaitFinished(ctx context.Context, k kubectl, name string, shards int, dead
 		}
 		if cond, ok := jobEnded(j); ok {
 			fmt.Fprintf(stderr, "job %s: %s (%d of %d shards succeeded)%s\n", name, cond.Type, j.Status.Succeeded, shards, conditionWhy(cond))
-			if cond.Type == batchv1.JobComplete {
+			if cond.Type == kube.JobComplete {
 				return exitOK
 			}
 			return exitFail
@@ -202,20 +200,20 @@ func awaitFinished(ctx context.Context, k kubectl, name string, shards int, dead
 }
 
 // jobEnded is the Job's Complete or Failed condition, when one is true.
-func jobEnded(j *batchv1.Job) (batchv1.JobCondition, bool) {
+func jobEnded(j *kube.JobState) (kube.JobCondition, bool) {
 	for _, c := range j.Status.Conditions {
-		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == "True" {
+		if (c.Type == kube.JobComplete || c.Type == kube.JobFailed) && c.Status == "True" {
 			return c, true
 		}
 	}
-	return batchv1.JobCondition{}, false
+	return kube.JobCondition{}, false
 }
 
 // conditionWhy is a failed Job's reason and message as the Job
 // controller wrote them (": PodFailurePolicy: Container shard for pod …
 // failed with exit code 3 …", the shard that missed its start), or "".
-func conditionWhy(c batchv1.JobCondition) string {
-	if c.Type != batchv1.JobFailed || (c.Reason == "" && c.Message == "") {
+func conditionWhy(c kube.JobCondition) string {
+	if c.Type != kube.JobFailed || (c.Reason == "" && c.Message == "") {
 		return ""
 	}
 	return ": " + strings.Trim(c.Reason+": "+c.Message, ": ")

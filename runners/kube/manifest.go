@@ -12,11 +12,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Paths inside a shard's pod.
@@ -93,7 +88,7 @@ func (o Options) check() error {
 		return fmt.Errorf("plan file %q is not among the files", o.PlanFile)
 	}
 	for _, q := range []string{o.CPU, o.Memory} {
-		if _, err := resource.ParseQuantity(q); err != nil {
+		if _, err := Quantity(q); err != nil {
 			return fmt.Errorf("resource %q: %w", q, err)
 		}
 	}
@@ -113,31 +108,31 @@ func (o Options) Name() string {
 
 // Manifest builds the ConfigMap and the Job that run o.Group on o.Shards
 // pods from o.StartAt.
-func Manifest(o Options) (*corev1.ConfigMap, *batchv1.Job, error) {
+func Manifest(o Options) (*ConfigMap, *Job, error) {
 	if err := o.check(); err != nil {
 		return nil, nil, fmt.Errorf("kube manifest: %w", err)
 	}
 	name := o.Name()
 	labels := map[string]string{"app.kubernetes.io/name": "benchtui", "benchtui.dev/run-id": strings.ToLower(o.RunID), "benchtui.dev/group": labelValue(o.Group)}
-	meta := metav1.ObjectMeta{Name: name, Namespace: o.Namespace, Labels: labels}
-	cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta, Data: o.Files}
+	meta := ObjectMeta{Name: name, Namespace: o.Namespace, Labels: labels}
+	cm := &ConfigMap{TypeMeta: TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta, Data: o.Files}
 	n := int32(o.Shards)
-	job := &batchv1.Job{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+	job := &Job{
+		TypeMeta:   TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: meta,
-		Spec: batchv1.JobSpec{
-			CompletionMode:          ptr(batchv1.IndexedCompletion),
+		Spec: JobSpec{
+			CompletionMode:          ptr("Indexed"),
 			Completions:             &n,
 			Parallelism:             &n,
 			BackoffLimitPerIndex:    ptr(int32(0)),
 			MaxFailedIndexes:        ptr(int32(0)),
 			ActiveDeadlineSeconds:   ptr(int64(o.Deadline.Seconds())),
 			TTLSecondsAfterFinished: ptr(int32(o.TTL.Seconds())),
-			PodFailurePolicy: &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{
-				Action:      batchv1.PodFailurePolicyActionFailJob,
-				OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{Operator: batchv1.PodFailurePolicyOnExitCodesOpIn, Values: []int32{ExitMissedStart}},
+			PodFailurePolicy: &PodFailurePolicy{Rules: []PodFailurePolicyRule{{
+				Action:      "FailJob",
+				OnExitCodes: &PodFailurePolicyOnExitCodesRequirement{Operator: "In", Values: []int32{ExitMissedStart}},
 			}}},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: podSpec(o, name, labels)},
+			Template: PodTemplateSpec{ObjectMeta: ObjectMeta{Labels: labels}, Spec: podSpec(o, name, labels)},
 		},
 	}
 	return cm, job, nil
@@ -145,32 +140,34 @@ func Manifest(o Options) (*corev1.ConfigMap, *batchv1.Job, error) {
 
 // podSpec is a shard's pod: the plan mounted from the ConfigMap, one
 // container running its shard, ready once the shard has prepared.
-func podSpec(o Options, name string, labels map[string]string) corev1.PodSpec {
-	res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(o.CPU), corev1.ResourceMemory: resource.MustParse(o.Memory)}
-	return corev1.PodSpec{
-		RestartPolicy: corev1.RestartPolicyNever, // a pod failure policy needs it
-		TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
-			MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: corev1.ScheduleAnyway,
-			LabelSelector: &metav1.LabelSelector{MatchLabels: labels},
+func podSpec(o Options, name string, labels map[string]string) PodSpec {
+	cpu, _ := Quantity(o.CPU) // checked
+	memory, _ := Quantity(o.Memory)
+	res := ResourceList{"cpu": cpu, "memory": memory}
+	return PodSpec{
+		RestartPolicy: "Never", // a pod failure policy needs it
+		TopologySpreadConstraints: []TopologySpreadConstraint{{
+			MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: "ScheduleAnyway",
+			LabelSelector: &LabelSelector{MatchLabels: labels},
 		}},
-		Volumes: []corev1.Volume{
-			{Name: "plan", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: name}}}},
-			{Name: "out", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		Volumes: []Volume{
+			{Name: "plan", ConfigMap: &ConfigMapVolumeSource{Name: name}},
+			{Name: "out", EmptyDir: &EmptyDirVolumeSource{}},
 		},
-		Containers: []corev1.Container{{
+		Containers: []Container{{
 			Name:  "shard",
 			Image: o.Image,
 			Args: []string{"run", PlanDir + "/" + o.PlanFile, "-g", o.Group,
 				"--shard", fmt.Sprintf("/%d", o.Shards), "--run-id", o.RunID,
 				"--start-at", o.StartAt.UTC().Format(time.RFC3339), "--ready-file", ReadyFile, "-o", OutDir},
 			Env:       envOf(o),
-			Resources: corev1.ResourceRequirements{Requests: res, Limits: res},
-			VolumeMounts: []corev1.VolumeMount{
+			Resources: ResourceRequirements{Requests: res, Limits: res},
+			VolumeMounts: []VolumeMount{
 				{Name: "plan", MountPath: PlanDir, ReadOnly: true},
 				{Name: "out", MountPath: OutDir},
 			},
-			ReadinessProbe: &corev1.Probe{
-				ProbeHandler:  corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"test", "-f", ReadyFile}}},
+			ReadinessProbe: &Probe{
+				Exec:          &ExecAction{Command: []string{"test", "-f", ReadyFile}},
 				PeriodSeconds: 1, FailureThreshold: 1,
 			},
 		}},
@@ -179,14 +176,14 @@ func podSpec(o Options, name string, labels map[string]string) corev1.PodSpec {
 
 // envOf is the shard container's environment: the plain variables by
 // value, the secret ones from the Secret, in name order.
-func envOf(o Options) []corev1.EnvVar {
-	var out []corev1.EnvVar
+func envOf(o Options) []EnvVar {
+	var out []EnvVar
 	for _, name := range slices.Sorted(maps.Keys(o.Env)) {
-		out = append(out, corev1.EnvVar{Name: name, Value: o.Env[name]})
+		out = append(out, EnvVar{Name: name, Value: o.Env[name]})
 	}
 	for _, name := range slices.Sorted(slices.Values(o.SecretEnv)) {
-		out = append(out, corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{
-			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: o.Secret}, Key: name},
+		out = append(out, EnvVar{Name: name, ValueFrom: &EnvVarSource{
+			SecretKeyRef: &SecretKeySelector{Name: o.Secret, Key: name},
 		}})
 	}
 	return out

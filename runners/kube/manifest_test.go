@@ -106,6 +106,9 @@ func TestManifestRefusesBadOptions(t *testing.T) {
 		{func(o *Options) { o.Image = "" }, "--image"},
 		{func(o *Options) { o.Namespace = "Bench_NS" }, "--namespace"},
 		{func(o *Options) { o.Memory = "lots" }, `resource "lots"`},
+		{func(o *Options) { o.CPU = "-500m" }, `quantity "-500m": want at least 0`},
+		{func(o *Options) { o.Memory = "1e50" }, "exponent 50: want -40 to 40"},
+		{func(o *Options) { o.Memory = "8Ei" }, "want less than 2^63"},
 		{func(o *Options) { o.Files = map[string]string{"plan.yaml": "", "data/x.csv": ""} }, "data/x.csv"},
 		{func(o *Options) { o.RunID = "has space" }, "--run-id"},
 	} {

@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -9,20 +8,11 @@ import (
 )
 
 // Render writes objs as one YAML stream (documents separated by ---),
-// ready for `kubectl apply -f -`. Fields only the API server fills (an
-// empty status, a null creationTimestamp) are left out.
+// ready for `kubectl apply -f -`: each object's JSON (keys in order) as
+// YAML.
 func Render(w io.Writer, objs ...any) error {
 	for i, o := range objs {
-		m, err := asMap(o)
-		if err != nil {
-			return err
-		}
-		delete(m, "status")
-		if meta, ok := m["metadata"].(map[string]any); ok {
-			delete(meta, "creationTimestamp")
-		}
-		dropNullTimestamps(m)
-		b, err := yaml.Marshal(m)
+		b, err := yaml.Marshal(o)
 		if err != nil {
 			return fmt.Errorf("kube manifest: %w", err)
 		}
@@ -36,35 +26,4 @@ func Render(w io.Writer, objs ...any) error {
 		}
 	}
 	return nil
-}
-
-// asMap is o as its JSON object.
-func asMap(o any) (map[string]any, error) {
-	b, err := json.Marshal(o)
-	if err != nil {
-		return nil, fmt.Errorf("kube manifest: %w", err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("kube manifest: %w", err)
-	}
-	return m, nil
-}
-
-// dropNullTimestamps removes every creationTimestamp: null (a pod
-// template's metadata has one too).
-func dropNullTimestamps(v any) {
-	switch x := v.(type) {
-	case map[string]any:
-		if t, ok := x["creationTimestamp"]; ok && t == nil {
-			delete(x, "creationTimestamp")
-		}
-		for _, c := range x {
-			dropNullTimestamps(c)
-		}
-	case []any:
-		for _, c := range x {
-			dropNullTimestamps(c)
-		}
-	}
 }
