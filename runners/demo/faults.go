@@ -27,6 +27,8 @@ type Faults struct {
 	NoPacing     bool          // no-pacing: /publish commits at once, ignoring interval_ms
 	FastWork     bool          // fast-work: /work answers at once, ignoring ms
 	StuckQueue   bool          // stuck-queue: /ingest's delivery queue never drains
+	NoDedup      bool          // no-dedup: /ingest stores every copy of an event UUID, none a duplicate
+	StoreGrowth  bool          // store-growth: /ingest's store never checkpoints, its WAL grows
 	DedupFull    bool          // dedup-full: the dedup store counts as full: every new session WARNs
 	BloatMB      int           // bloat[=MB]: the process holds MB of touched memory from its start (default 64)
 	SlowStart    time.Duration // slow-start[=DUR]: demo-target waits DUR before it listens (default 3s)
@@ -52,12 +54,14 @@ mail-twice       POST /mail delivers each message twice: the mailbox count fails
 no-pacing        /publish commits at once, ignoring interval_ms: the paced p50 ranges fail
 fast-work        /work answers at once, ignoring ms: frozen_in_flight fails
 stuck-queue      /ingest's delivery queue never drains: pending and oldest age fail
+no-dedup         /ingest stores every copy of an event UUID, none is a duplicate: the retried UUIDs' count fails
+store-growth     /ingest's store never checkpoints, its WAL grows with every batch: the store's tail slope fails
 dedup-full       the dedup store counts as full, every new session WARNs: the WARN count fails
 bloat[=MB]       the process holds MB of touched memory from its start (default 64): RSS peaks fail
 slow-start[=DUR] demo-target waits DUR before it listens (default 3s): reconnect backoffs fail
 no-drain         on SIGTERM every connection is closed at once: dropped_in_flight fails
 hang-exit        after its drain demo-target does not exit until killed: exited within grace fails
-(app routes: all but /healthz, /metrics, /debug/pprof/, /ingest/stats and GET or DELETE /mail)`
+(app routes: all but /healthz, /metrics, /debug/pprof/, /ingest/stats, /ingest/count and GET or DELETE /mail)`
 
 // errorsEvery is the errors fault's period.
 const errorsEvery = 50
@@ -92,7 +96,7 @@ func ParseFaults(list string) (*Faults, error) {
 func (f *Faults) flags() map[string]*bool {
 	return map[string]*bool{"fd-leak": &f.FDLeak, "unclean-close": &f.UncleanClose, "gate-open": &f.GateOpen,
 		"mail-twice": &f.MailTwice, "no-pacing": &f.NoPacing, "fast-work": &f.FastWork, "stuck-queue": &f.StuckQueue,
-		"dedup-full": &f.DedupFull, "no-drain": &f.NoDrain, "hang-exit": &f.HangExit}
+		"no-dedup": &f.NoDedup, "store-growth": &f.StoreGrowth, "dedup-full": &f.DedupFull, "no-drain": &f.NoDrain, "hang-exit": &f.HangExit}
 }
 
 // set turns on the fault name with the value val (hasVal: one was given).
@@ -121,7 +125,7 @@ func (f *Faults) set(name, val string, hasVal bool) error {
 	case "slow-start":
 		f.SlowStart, err = durValue(val, hasVal, 3*time.Second)
 	default:
-		return fmt.Errorf("no such fault (want one of: leak, fd-leak, errors, slow, stream-cap, unclean-close, gate-open, mail-twice, no-pacing, fast-work, stuck-queue, dedup-full, bloat, slow-start, no-drain, hang-exit)")
+		return fmt.Errorf("no such fault (want one of: leak, fd-leak, errors, slow, stream-cap, unclean-close, gate-open, mail-twice, no-pacing, fast-work, stuck-queue, no-dedup, store-growth, dedup-full, bloat, slow-start, no-drain, hang-exit)")
 	}
 	return err
 }
@@ -149,12 +153,13 @@ func durValue(val string, hasVal bool, def time.Duration) (time.Duration, error)
 }
 
 // appRoute reports whether r is to one of the app's routes, those the
-// faults errors, slow and leak touch: not readiness, observability or the
-// mailbox's reads (a Mailpit stand-in, not the app).
+// faults errors, slow and leak touch: not readiness, observability,
+// /ingest/count (ClickHouse's count, not the app) or the mailbox's reads (a
+// Mailpit stand-in, not the app).
 func appRoute(r *http.Request) bool {
 	p := r.URL.Path
 	switch {
-	case p == "/healthz", p == "/metrics", p == "/ingest/stats", strings.HasPrefix(p, "/debug/"):
+	case p == "/healthz", p == "/metrics", p == "/ingest/stats", p == "/ingest/count", strings.HasPrefix(p, "/debug/"):
 		return false
 	case p == "/mail" && r.Method != http.MethodPost:
 		return false

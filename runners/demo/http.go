@@ -27,7 +27,7 @@ import (
 //	/call            POST with a session's Mcp-Session-Id: 200 token=…, else 401
 //	/ingest, /gate, /publish, /mail   stand-ins for the seed campaigns' routes (standins.go)
 //	/token, /auth/   an OAuth token endpoint whose tokens expire, and the API behind it (token.go)
-//	/ingest/stats    the /ingest stand-in's delivery queue: pending, oldest age (standins.go)
+//	/ingest/stats    the /ingest stand-in's queue, store and fact reads (ingest.go)
 //	/metrics         Prometheus exposition: Go runtime, process, demo_sessions_live, demo_leaked_bytes
 //	/debug/pprof/    net/http/pprof (/debug/pprof/heap for heap profiles)
 //	/healthz         200 once serving
@@ -64,9 +64,13 @@ type Options struct {
 	// Faults break behaviours on purpose (demo-target's --fault); nil:
 	// none.
 	Faults *Faults
+	// Store is what /ingest writes its new events to (OpenStore); nil:
+	// no store, and /ingest/stats says 0 for its sizes. Its opener
+	// closes it.
+	Store *Store
 }
 
-// NewHandler returns the demo HTTP API with default options.
+// NewHandler returns the demo HTTP API with default options (no store).
 func NewHandler() *Handler { return NewHandlerWith(Options{}) }
 
 // NewHandlerWith returns the demo HTTP API shaped by opts.
@@ -87,7 +91,7 @@ func NewHandlerWith(opts Options) *Handler {
 	h.mux.Handle("/events", sseHandler(10, h.ending, opts.Faults))
 	h.mux.HandleFunc("/session", h.sessions.start)
 	h.mux.HandleFunc("/call", h.sessions.call)
-	registerStandIns(h.mux, opts.Faults)             // /ingest, /gate, /publish, /mail: see standins.go
+	registerStandIns(h.mux, opts.Faults, opts.Store) // /ingest, /gate, /publish, /mail: see standins.go
 	h.tokens = registerTokens(h.mux, opts.TokenLife) // /token, /auth/: see token.go
 	h.registerObservability()                        // /metrics, /debug/pprof/: see observe.go
 	return h

@@ -1,8 +1,6 @@
 package demo
 
 import (
-	"fmt"
-	"net/http"
 	"sync"
 	"time"
 )
@@ -72,12 +70,4 @@ func (q *ingestQueue) Stats(now time.Time) (pending, delivered int64, oldest tim
 		oldest = now.Sub(q.batches[0].at)
 	}
 	return q.pending, q.delivered, oldest
-}
-
-// stats answers GET /ingest/stats.
-func (q *ingestQueue) stats(w http.ResponseWriter, _ *http.Request) {
-	pending, delivered, oldest := q.Stats(time.Now())
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, "{\"accepted\":%d,\"delivered\":%d,\"pending\":%d,\"oldest_age_ms\":%d}\n",
-		pending+delivered, delivered, pending, oldest.Milliseconds())
 }
