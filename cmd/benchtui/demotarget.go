@@ -82,7 +82,7 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if faults.HangExit {
 		cleanup() // the deferred one never runs
-		for { // the fault hang-exit: never exits by itself
+		for {     // the fault hang-exit: never exits by itself
 			time.Sleep(time.Hour)
 		}
 	}
