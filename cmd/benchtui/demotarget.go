@@ -81,8 +81,8 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 		code = drainHTTP(srv, d.drain, stderr)
 	}
 	if faults.HangExit {
-		cleanup() // the deferred one never runs
-		for {     // the fault hang-exit: never exits by itself
+		cleanup() // the deferred one never runs: the fault hang-exit never exits by itself
+		for {
 			time.Sleep(time.Hour)
 		}
 	}
