@@ -35,16 +35,19 @@ func parseUUID(s string) (u [16]byte, ok bool) {
 	return u, true
 }
 
-// eventUUID is the "uuid" of an event line; ok is false when the line is
-// not a JSON object with a UUID there (such an event is never a duplicate).
-func eventUUID(line []byte) (u [16]byte, ok bool) {
+// eventFields are the "uuid" and "run" of an event line; ok is false
+// when the line is not a JSON object with a UUID there (such an event is
+// never a duplicate).
+func eventFields(line []byte) (u [16]byte, ok bool, run string) {
 	var ev struct {
 		UUID string `json:"uuid"`
+		Run  string `json:"run"`
 	}
 	if json.Unmarshal(line, &ev) != nil {
-		return u, false
+		return u, false, ""
 	}
-	return parseUUID(ev.UUID)
+	u, ok = parseUUID(ev.UUID)
+	return u, ok, ev.Run
 }
 
 // store records one copy of u and reports whether it is new. With keep

@@ -97,8 +97,8 @@ func TestIngestQueue(t *testing.T) {
 	now := time.Now()
 	for _, stuck := range []bool{false, true} {
 		q := ingestQueue{stuck: stuck}
-		q.add(40, now)
-		q.add(2, now.Add(10*time.Millisecond))
+		q.add("", 40, now)
+		q.add("", 2, now.Add(10*time.Millisecond))
 		if p, d, age := q.Stats(now.Add(20 * time.Millisecond)); p != 42 || d != 0 || age != 20*time.Millisecond {
 			t.Errorf("stuck %v at 20 ms: pending %d delivered %d oldest %s, want 42, 0, 20ms", stuck, p, d, age)
 		}

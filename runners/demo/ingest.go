@@ -56,16 +56,19 @@ func (in *ingest) post(w http.ResponseWriter, r *http.Request) {
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	var frame []byte
 	var n, dups int64
+	runs := map[string]int64{} // the new events by their "run"
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
 		}
-		if u, ok := eventUUID(line); ok && !in.uuids.store(u, in.f.NoDedup) {
+		u, ok, run := eventFields(line)
+		if ok && !in.uuids.store(u, in.f.NoDedup) {
 			dups++
 			continue
 		}
 		n++
+		runs[run]++
 		frame = append(append(frame, line...), '\n')
 	}
 	if err := sc.Err(); err != nil {
@@ -75,23 +78,31 @@ func (in *ingest) post(w http.ResponseWriter, r *http.Request) {
 	in.store.append(frame, n)
 	in.accepted.Add(n)
 	in.duplicates.Add(dups)
-	in.queue.add(n, time.Now())
+	now := time.Now()
+	for run, k := range runs {
+		in.queue.add(run, k, now)
+	}
 	writeJSON(w, http.StatusAccepted, map[string]int64{"accepted": n, "duplicates": dups})
 }
 
 // count answers GET /ingest/count: {"count":N}, the events delivered so
-// far (ClickHouse's count); with uuid=U (repeatable, at most
-// maxCountUUIDs), the stored copies of those UUIDs.
+// far (ClickHouse's count); with run=R, those whose "run" is R; with
+// uuid=U (repeatable, at most maxCountUUIDs), the stored copies of those
+// UUIDs.
 func (in *ingest) count(w http.ResponseWriter, r *http.Request) {
-	uuids := r.URL.Query()["uuid"]
+	q := r.URL.Query()
+	uuids := q["uuid"]
 	if len(uuids) > maxCountUUIDs {
 		http.Error(w, "too many uuid parameters", http.StatusBadRequest)
 		return
 	}
 	var n int64
-	if len(uuids) > 0 {
+	switch {
+	case len(uuids) > 0:
 		n = in.uuids.count(uuids)
-	} else {
+	case q.Has("run"):
+		n = in.queue.Visible(q.Get("run"), time.Now())
+	default:
 		_, n, _ = in.queue.Stats(time.Now())
 	}
 	writeJSON(w, http.StatusOK, map[string]int64{"count": n})

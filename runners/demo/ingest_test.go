@@ -194,3 +194,25 @@ func TestFactQueriesCountTheirReads(t *testing.T) {
 		t.Errorf("stats %+v, want 3 queries reading %d bytes", st, 3*30*factColumnBytes)
 	}
 }
+
+// TestIngestCountsByRun: the count of a run is its delivered events, a
+// batch of mixed runs counted apart; a run never sent counts 0.
+func TestIngestCountsByRun(t *testing.T) {
+	srv := newIngestServer(t, &Faults{})
+	var body strings.Builder
+	for i := range 30 {
+		run := []string{"a", "b", "a"}[i%3]
+		fmt.Fprintf(&body, "{\"uuid\":\"5eed0030-0000-4000-8000-%012x\",\"run\":%q}\n", i+1, run)
+	}
+	var r ingestReply
+	getJSON(t, http.MethodPost, srv.URL+"/ingest", body.String(), http.StatusAccepted, &r)
+	getJSON(t, http.MethodPost, srv.URL+"/ingest", body.String(), http.StatusAccepted, &r) // all duplicates
+	time.Sleep(2 * ingestDelay)
+	for run, want := range map[string]int64{"a": 20, "b": 10, "c": 0} {
+		var count struct{ Count int64 }
+		getJSON(t, http.MethodGet, srv.URL+"/ingest/count?run="+run, "", http.StatusOK, &count)
+		if count.Count != want {
+			t.Errorf("run %s: count %d, want %d", run, count.Count, want)
+		}
+	}
+}

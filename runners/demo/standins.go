@@ -18,8 +18,10 @@ import (
 //	                                 line of the body, deduplicated by its "uuid"; the new ones
 //	                                 are written to the store and queued for delivery (delivered
 //	                                 ingestDelay after): ingest.go
-//	GET  /ingest/count[?uuid=U…]     {"count":N}: the events delivered so far (ClickHouse's
-//	                                 count); with uuid=, the stored copies of those UUIDs
+//	GET  /ingest/count[?run=R|uuid=U…]
+//	                                 {"count":N}: the events delivered so far (ClickHouse's
+//	                                 count); with run=, those whose "run" is R; with uuid=,
+//	                                 the stored copies of those UUIDs
 //	GET  /ingest/facts?uuid=U        a historical fact query: {"uuid":U,"count":C,"read_bytes":B}
 //	GET  /ingest/stats               {"accepted","delivered","pending","oldest_age_ms",
 //	                                 "duplicates","store_bytes","wal_bytes","checkpoints",

@@ -160,7 +160,7 @@ func TestDeliveryQueueIsBounded(t *testing.T) {
 	var q ingestQueue
 	now := time.Now()
 	for i := range maxQueued + 10 {
-		q.add(2, now.Add(time.Duration(i))) // 65 µs in all: none due yet
+		q.add("", 2, now.Add(time.Duration(i))) // 65 µs in all: none due yet
 	}
 	if len(q.batches) != maxQueued || q.pending != 2*(maxQueued+10) {
 		t.Fatalf("%d batches, %d pending", len(q.batches), q.pending)
