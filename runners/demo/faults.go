@@ -29,6 +29,7 @@ type Faults struct {
 	StuckQueue   bool          // stuck-queue: /ingest's delivery queue never drains
 	NoDedup      bool          // no-dedup: /ingest stores every copy of an event UUID, none a duplicate
 	StoreGrowth  bool          // store-growth: /ingest's store never checkpoints, its WAL grows
+	NoMetrics    bool          // no-metrics: /metrics answers 503
 	DedupFull    bool          // dedup-full: the dedup store counts as full: every new session WARNs
 	BloatMB      int           // bloat[=MB]: the process holds MB of touched memory from its start (default 64)
 	SlowStart    time.Duration // slow-start[=DUR]: demo-target waits DUR before it listens (default 3s)
@@ -56,6 +57,7 @@ fast-work        /work answers at once, ignoring ms: frozen_in_flight fails
 stuck-queue      /ingest's delivery queue never drains: pending and oldest age fail
 no-dedup         /ingest stores every copy of an event UUID, none is a duplicate: the retried UUIDs' count fails
 store-growth     /ingest's store never checkpoints, its WAL grows with every batch: the store's tail slope fails
+no-metrics       /metrics answers 503: a metric probe's samples fail
 dedup-full       the dedup store counts as full, every new session WARNs: the WARN count fails
 bloat[=MB]       the process holds MB of touched memory from its start (default 64): RSS peaks fail
 slow-start[=DUR] demo-target waits DUR before it listens (default 3s): reconnect backoffs fail
@@ -96,7 +98,7 @@ func ParseFaults(list string) (*Faults, error) {
 func (f *Faults) flags() map[string]*bool {
 	return map[string]*bool{"fd-leak": &f.FDLeak, "unclean-close": &f.UncleanClose, "gate-open": &f.GateOpen,
 		"mail-twice": &f.MailTwice, "no-pacing": &f.NoPacing, "fast-work": &f.FastWork, "stuck-queue": &f.StuckQueue,
-		"no-dedup": &f.NoDedup, "store-growth": &f.StoreGrowth, "dedup-full": &f.DedupFull, "no-drain": &f.NoDrain, "hang-exit": &f.HangExit}
+		"no-dedup": &f.NoDedup, "store-growth": &f.StoreGrowth, "no-metrics": &f.NoMetrics, "dedup-full": &f.DedupFull, "no-drain": &f.NoDrain, "hang-exit": &f.HangExit}
 }
 
 // set turns on the fault name with the value val (hasVal: one was given).
@@ -125,7 +127,7 @@ func (f *Faults) set(name, val string, hasVal bool) error {
 	case "slow-start":
 		f.SlowStart, err = durValue(val, hasVal, 3*time.Second)
 	default:
-		return fmt.Errorf("no such fault (want one of: leak, fd-leak, errors, slow, stream-cap, unclean-close, gate-open, mail-twice, no-pacing, fast-work, stuck-queue, no-dedup, store-growth, dedup-full, bloat, slow-start, no-drain, hang-exit)")
+		return fmt.Errorf("no such fault (want one of: leak, fd-leak, errors, slow, stream-cap, unclean-close, gate-open, mail-twice, no-pacing, fast-work, stuck-queue, no-dedup, store-growth, no-metrics, dedup-full, bloat, slow-start, no-drain, hang-exit)")
 	}
 	return err
 }

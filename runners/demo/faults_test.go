@@ -33,6 +33,17 @@ func TestParseFaults(t *testing.T) {
 	}
 }
 
+// TestFaultNoMetrics: /metrics is a 503 with no-metrics, the exposition
+// without it.
+func TestFaultNoMetrics(t *testing.T) {
+	for list, want := range map[string]int{"no-metrics": http.StatusServiceUnavailable, "": http.StatusOK} {
+		srv, _ := faultyServer(t, list)
+		if code, body := get(t, http.MethodGet, srv.URL+"/metrics", ""); code != want || want == 200 && !strings.Contains(body, "process_resident_memory_bytes") {
+			t.Errorf("faults %q: GET /metrics %d, want %d (and the process's memory when 200)", list, code, want)
+		}
+	}
+}
+
 func faultyServer(t *testing.T, list string) (*httptest.Server, *Handler) {
 	t.Helper()
 	f, err := ParseFaults(list)
@@ -54,7 +65,7 @@ func TestFaultErrorsEveryFiftieth(t *testing.T) {
 		if code, _ := get(t, http.MethodGet, srv.URL+"/ping", ""); code == http.StatusInternalServerError {
 			failed = append(failed, i)
 		}
-		for _, path := range []string{"/healthz", "/ingest/stats", "/mail"} {
+		for _, path := range []string{"/healthz", "/ingest/stats", "/ingest/count", "/mail"} {
 			if code, _ := get(t, http.MethodGet, srv.URL+path, ""); code != http.StatusOK {
 				t.Fatalf("GET %s: %d, want 200 (no app route)", path, code)
 			}
