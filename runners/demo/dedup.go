@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"sync"
@@ -17,6 +18,7 @@ const maxUUIDs = 1 << 20
 // deduplication (a copy is stored only when the fault no-dedup is on) and
 // the per-UUID counts of /ingest/count?uuid= and /ingest/facts.
 type uuidSet struct {
+	limit  int // the UUIDs remembered at most; 0: maxUUIDs
 	mu     sync.Mutex
 	copies map[[16]byte]uint32
 	full   int64 // new UUIDs not remembered: the set was at maxUUIDs
@@ -61,7 +63,7 @@ func (s *uuidSet) store(u [16]byte, keep bool) (isNew bool) {
 	}
 	n, seen := s.copies[u]
 	switch {
-	case !seen && len(s.copies) >= maxUUIDs:
+	case !seen && len(s.copies) >= cmp.Or(s.limit, maxUUIDs):
 		s.full++
 		return true
 	case seen && !keep:

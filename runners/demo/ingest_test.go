@@ -67,7 +67,7 @@ func TestIngestDeduplicatesByUUID(t *testing.T) {
 			var wg sync.WaitGroup
 			var mu sync.Mutex
 			var sum ingestReply
-			for w := range 10 { // 10 batches of 40, two of them overlapping by 20
+			for w := range 10 { // 10 batches of 40 UUIDs, 400 distinct
 				wg.Go(func() {
 					var r ingestReply
 					getJSON(t, http.MethodPost, srv.URL+"/ingest", eventBatch(1+w*40, 40), http.StatusAccepted, &r)
@@ -214,5 +214,26 @@ func TestIngestCountsByRun(t *testing.T) {
 		if count.Count != want {
 			t.Errorf("run %s: count %d, want %d", run, count.Count, want)
 		}
+	}
+}
+
+// TestUUIDSetCapped: at its limit the set remembers no new UUID (each is
+// accepted, none caught as a copy), and those it holds stay deduplicated.
+func TestUUIDSetCapped(t *testing.T) {
+	const limit = 1000
+	s := uuidSet{limit: limit}
+	var u [16]byte
+	for i := range limit {
+		u[0], u[1] = byte(i), byte(i>>8)
+		if !s.store(u, false) {
+			t.Fatalf("UUID %d: a duplicate before the cap", i)
+		}
+	}
+	u = [16]byte{15: 1} // not among those stored
+	if !s.store(u, false) || !s.store(u, false) || s.count([]string{"00000000-0000-0000-0000-000000000001"}) != 0 || s.full != 2 {
+		t.Errorf("past the cap: want a new UUID accepted twice, not remembered, counted full (%d)", s.full)
+	}
+	if s.store([16]byte{}, false) || len(s.copies) != limit {
+		t.Errorf("a UUID held before the cap: accepted again, or the set grew to %d", len(s.copies))
 	}
 }
