@@ -120,3 +120,16 @@ func LoadName(load, name string) string {
 	}
 	return load + "/" + name
 }
+
+// NamedCountsOf are the counts of a step's named figures (steps[].by_name),
+// as a Summary carries them.
+func NamedCountsOf(byName map[string]artifacts.NamedStep) map[string]NamedCounts {
+	if len(byName) == 0 {
+		return nil
+	}
+	out := make(map[string]NamedCounts, len(byName))
+	for name, n := range byName {
+		out[name] = NamedCounts{Requests: n.Requests, Errors: n.Errors}
+	}
+	return out
+}

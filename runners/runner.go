@@ -125,10 +125,16 @@ type Summary struct {
 	// GroupRequests and GroupErrors are the group's so far: the steps
 	// before this one and this run of it ({{group.requests}}).
 	GroupRequests, GroupErrors int64
+	// ByName are the step's counts of each named request (or load), as
+	// steps[].by_name has them ({{by_name.NAME.requests}}).
+	ByName map[string]NamedCounts
 	// Vars are the step's values of the group's vars (vars:), which a
 	// verify entry reads ({{.N}}).
 	Vars map[string]string
 }
+
+// NamedCounts are one named request's (or load's) counts in a step.
+type NamedCounts struct{ Requests, Errors int64 }
 
 // Findings are what a runner adds to a step's result after its load: checks
 // (verify queries, a signal that never went), runner-specific counters and

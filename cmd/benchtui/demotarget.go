@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -44,6 +45,13 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return exitUsage
 	}
 	d.opts.Faults, d.opts.Log = faults, stderr
+	store, cleanup, err := openDemoStore(d.store, faults.StoreGrowth)
+	if err != nil {
+		fmt.Fprintln(stderr, "demo-target: --store:", err)
+		return exitFail
+	}
+	defer cleanup()
+	d.opts.Store = store
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if faults.SlowStart > 0 && !runners.SleepUntil(ctx, time.Now().Add(faults.SlowStart)) {
@@ -74,7 +82,8 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 		code = drainHTTP(srv, d.drain, stderr)
 	}
 	if faults.HangExit {
-		for { // the fault hang-exit: never exits by itself
+		cleanup() // the deferred one never runs: the fault hang-exit never exits by itself
+		for {
 			time.Sleep(time.Hour)
 		}
 	}
@@ -97,6 +106,7 @@ func drainHTTP(srv *demo.Server, drain time.Duration, stderr io.Writer) int {
 type demoFlags struct {
 	http, quic, h3 string
 	faults         string // --fault's list
+	store          string // --store's directory; empty: a temporary one
 	drain          time.Duration
 	opts           demo.Options
 }
@@ -113,6 +123,7 @@ func demoFlagSet(d *demoFlags) *flag.FlagSet {
 	fs.DurationVar(&d.opts.SlowPath, "slow-path", 0, "CPU each /work burns in demo.slowPath first: a deliberate regression for a CPU profile to find; 0: none")
 	fs.DurationVar(&d.opts.TokenLife, "token-life", demo.DefaultTokenLife, "how long a POST /token token lives when the request gives no ?life=")
 	fs.StringVar(&d.faults, "fault", "", "faults to break behaviours on purpose, NAME[=VALUE][,NAME…]; empty: none. The faults:\n"+demo.FaultHelp)
+	fs.StringVar(&d.store, "store", "", "directory of /ingest's store (ingest.db, ingest.db-wal: a SQLite-in-WAL-mode stand-in), made afresh; empty: a temporary one, removed at exit")
 	fs.IntVar(&d.opts.Sessions.DedupCap, "dedup-cap", 0, "sessions a dedup store holds; past it each new session logs a WARN; 0: no store")
 	return fs
 }
@@ -144,4 +155,28 @@ func serveQUIC(ctx context.Context, quicAddr, h3Addr string, h *demo.Handler, fa
 		closers = append(closers, func() { s.Close() })
 	}
 	return closers, nil
+}
+
+// openDemoStore opens /ingest's store in dir, or in a temporary
+// directory when dir is empty; cleanup closes it (and removes the
+// temporary directory).
+func openDemoStore(dir string, growth bool) (store *demo.Store, cleanup func(), err error) {
+	temp := dir == ""
+	if temp {
+		if dir, err = os.MkdirTemp("", "benchtui-demo-store-"); err != nil {
+			return nil, nil, err
+		}
+	}
+	if store, err = demo.OpenStore(dir, growth); err != nil {
+		if temp {
+			os.RemoveAll(dir)
+		}
+		return nil, nil, err
+	}
+	return store, func() {
+		store.Close()
+		if temp {
+			os.RemoveAll(dir)
+		}
+	}, nil
 }

@@ -42,6 +42,7 @@ func verifyMerged(ctx context.Context, reg *runners.Registry, pl *plan.Plan, a *
 	for i := range a.Steps {
 		s := &a.Steps[i]
 		sum.Requests, sum.Errors, sum.Vars = s.Requests, s.Errors, vars[s.Label]
+		sum.ByName = runners.NamedCountsOf(s.ByName)
 		sum.GroupRequests, sum.GroupErrors = sum.GroupRequests+s.Requests, sum.GroupErrors+s.Errors
 		for _, addon := range reg.Addons() {
 			if addon.Merged == nil {

@@ -27,6 +27,9 @@ type Faults struct {
 	NoPacing     bool          // no-pacing: /publish commits at once, ignoring interval_ms
 	FastWork     bool          // fast-work: /work answers at once, ignoring ms
 	StuckQueue   bool          // stuck-queue: /ingest's delivery queue never drains
+	NoDedup      bool          // no-dedup: /ingest stores every copy of an event UUID, none a duplicate
+	StoreGrowth  bool          // store-growth: /ingest's store never checkpoints, its WAL grows
+	NoMetrics    bool          // no-metrics: /metrics answers 503
 	DedupFull    bool          // dedup-full: the dedup store counts as full: every new session WARNs
 	BloatMB      int           // bloat[=MB]: the process holds MB of touched memory from its start (default 64)
 	SlowStart    time.Duration // slow-start[=DUR]: demo-target waits DUR before it listens (default 3s)
@@ -56,6 +59,9 @@ mail-twice       POST /mail delivers each message twice: the mailbox count fails
 no-pacing        /publish commits at once, ignoring interval_ms: the paced p50 ranges fail
 fast-work        /work answers at once, ignoring ms: frozen_in_flight fails
 stuck-queue      /ingest's delivery queue never drains: pending and oldest age fail
+no-dedup         /ingest stores every copy of an event UUID, none is a duplicate: the retried UUIDs' count fails
+store-growth     /ingest's store never checkpoints, its WAL grows with every batch: the store's tail slope fails
+no-metrics       /metrics answers 503: a metric probe's samples fail
 dedup-full       the dedup store counts as full, every new session WARNs: the WARN count fails
 bloat[=MB]       the process holds MB of touched memory from its start (default 64): RSS peaks fail
 slow-start[=DUR] demo-target waits DUR before it listens (default 3s): reconnect backoffs fail
@@ -65,7 +71,7 @@ stall[=DUR]      once a second every P spins for DUR (default 200ms): the loop-l
 torn             a key rotation rewrites each vault record in two halves: reads return torn values
 stale-seal       a key rotation reseals no vault record: the old key never fails loudly
 fd-estimate[=N]  the doctor's estimate of fds an SSE stream costs says N (default 64): the cross-check fails
-(app routes: all but /healthz, /metrics, /debug/pprof/, /ingest/stats and GET or DELETE /mail)`
+(app routes: all but /healthz, /metrics, /debug/pprof/, /ingest/stats, /ingest/count and GET or DELETE /mail)`
 
 // errorsEvery is the errors fault's period.
 const errorsEvery = 50
@@ -100,7 +106,8 @@ func ParseFaults(list string) (*Faults, error) {
 func (f *Faults) flags() map[string]*bool {
 	return map[string]*bool{"fd-leak": &f.FDLeak, "unclean-close": &f.UncleanClose, "gate-open": &f.GateOpen,
 		"mail-twice": &f.MailTwice, "no-pacing": &f.NoPacing, "fast-work": &f.FastWork, "stuck-queue": &f.StuckQueue,
-		"dedup-full": &f.DedupFull, "no-drain": &f.NoDrain, "hang-exit": &f.HangExit, "torn": &f.Torn, "stale-seal": &f.StaleSeal}
+		"no-dedup": &f.NoDedup, "store-growth": &f.StoreGrowth, "no-metrics": &f.NoMetrics, "dedup-full": &f.DedupFull, "no-drain": &f.NoDrain, "hang-exit": &f.HangExit,
+		"torn": &f.Torn, "stale-seal": &f.StaleSeal}
 }
 
 // set turns on the fault name with the value val (hasVal: one was given).
@@ -136,7 +143,7 @@ func (f *Faults) set(name, val string, hasVal bool) error {
 			err = fmt.Errorf("want a duration under 1s (a stall a second)")
 		}
 	default:
-		return fmt.Errorf("no such fault (want one of: leak, fd-leak, errors, slow, stream-cap, unclean-close, gate-open, mail-twice, no-pacing, fast-work, stuck-queue, dedup-full, bloat, slow-start, no-drain, hang-exit, stall, torn, stale-seal, fd-estimate)")
+		return fmt.Errorf("no such fault (want one of: leak, fd-leak, errors, slow, stream-cap, unclean-close, gate-open, mail-twice, no-pacing, fast-work, stuck-queue, no-dedup, store-growth, no-metrics, dedup-full, bloat, slow-start, no-drain, hang-exit, stall, torn, stale-seal, fd-estimate)")
 	}
 	return err
 }
@@ -164,12 +171,13 @@ func durValue(val string, hasVal bool, def time.Duration) (time.Duration, error)
 }
 
 // appRoute reports whether r is to one of the app's routes, those the
-// faults errors, slow and leak touch: not readiness, observability or the
-// mailbox's reads (a Mailpit stand-in, not the app).
+// faults errors, slow and leak touch: not readiness, observability,
+// /ingest/count (ClickHouse's count, not the app) or the mailbox's reads (a
+// Mailpit stand-in, not the app).
 func appRoute(r *http.Request) bool {
 	p := r.URL.Path
 	switch {
-	case p == "/healthz", p == "/metrics", p == "/ingest/stats", strings.HasPrefix(p, "/debug/"):
+	case p == "/healthz", p == "/metrics", p == "/ingest/stats", p == "/ingest/count", strings.HasPrefix(p, "/debug/"):
 		return false
 	case p == "/mail" && r.Method != http.MethodPost:
 		return false

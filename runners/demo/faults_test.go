@@ -33,6 +33,17 @@ func TestParseFaults(t *testing.T) {
 	}
 }
 
+// TestFaultNoMetrics: /metrics is a 503 with no-metrics, the exposition
+// without it.
+func TestFaultNoMetrics(t *testing.T) {
+	for list, want := range map[string]int{"no-metrics": http.StatusServiceUnavailable, "": http.StatusOK} {
+		srv, _ := faultyServer(t, list)
+		if code, body := get(t, http.MethodGet, srv.URL+"/metrics", ""); code != want || want == 200 && !strings.Contains(body, "process_resident_memory_bytes") {
+			t.Errorf("faults %q: GET /metrics %d, want %d (and the process's memory when 200)", list, code, want)
+		}
+	}
+}
+
 func faultyServer(t *testing.T, list string) (*httptest.Server, *Handler) {
 	t.Helper()
 	f, err := ParseFaults(list)
@@ -54,7 +65,7 @@ func TestFaultErrorsEveryFiftieth(t *testing.T) {
 		if code, _ := get(t, http.MethodGet, srv.URL+"/ping", ""); code == http.StatusInternalServerError {
 			failed = append(failed, i)
 		}
-		for _, path := range []string{"/healthz", "/ingest/stats", "/mail"} {
+		for _, path := range []string{"/healthz", "/ingest/stats", "/ingest/count", "/mail"} {
 			if code, _ := get(t, http.MethodGet, srv.URL+path, ""); code != http.StatusOK {
 				t.Fatalf("GET %s: %d, want 200 (no app route)", path, code)
 			}
@@ -97,8 +108,8 @@ func TestIngestQueue(t *testing.T) {
 	now := time.Now()
 	for _, stuck := range []bool{false, true} {
 		q := ingestQueue{stuck: stuck}
-		q.add(40, now)
-		q.add(2, now.Add(10*time.Millisecond))
+		q.add("", 40, now)
+		q.add("", 2, now.Add(10*time.Millisecond))
 		if p, d, age := q.Stats(now.Add(20 * time.Millisecond)); p != 42 || d != 0 || age != 20*time.Millisecond {
 			t.Errorf("stuck %v at 20 ms: pending %d delivered %d oldest %s, want 42, 0, 20ms", stuck, p, d, age)
 		}

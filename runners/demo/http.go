@@ -28,7 +28,7 @@ import (
 //	/ingest, /gate, /publish, /mail   stand-ins for the seed campaigns' routes (standins.go)
 //	/token, /auth/   an OAuth token endpoint whose tokens expire, and the API behind it (token.go)
 //	/vault/          a secrets vault whose master key rotates under reads (vault.go)
-//	/ingest/stats    the /ingest stand-in's delivery queue: pending, oldest age (standins.go)
+//	/ingest/stats    the /ingest stand-in's queue, store and fact reads (ingest.go)
 //	/metrics         Prometheus exposition: Go runtime, process, demo_sessions_live, demo_leaked_bytes,
 //	                 demo_loop_lag_p99_seconds, demo_loop_lag_max_seconds (looplag.go),
 //	                 demo_doctor_fd_cost_per_stream (the doctor's fd estimate a stream: 1)
@@ -68,9 +68,13 @@ type Options struct {
 	// Faults break behaviours on purpose (demo-target's --fault); nil:
 	// none.
 	Faults *Faults
+	// Store is what /ingest writes its new events to (OpenStore); nil:
+	// no store, and /ingest/stats says 0 for its sizes. Its opener
+	// closes it.
+	Store *Store
 }
 
-// NewHandler returns the demo HTTP API with default options.
+// NewHandler returns the demo HTTP API with default options (no store).
 func NewHandler() *Handler { return NewHandlerWith(Options{}) }
 
 // NewHandlerWith returns the demo HTTP API shaped by opts.
@@ -91,7 +95,7 @@ func NewHandlerWith(opts Options) *Handler {
 	h.mux.Handle("/events", sseHandler(10, h.ending, opts.Faults))
 	h.mux.HandleFunc("/session", h.sessions.start)
 	h.mux.HandleFunc("/call", h.sessions.call)
-	registerStandIns(h.mux, opts.Faults)             // /ingest, /gate, /publish, /mail: see standins.go
+	registerStandIns(h.mux, opts.Faults, opts.Store) // /ingest, /gate, /publish, /mail: see standins.go
 	registerVault(h.mux, opts.Faults)                // /vault/: see vault.go
 	h.tokens = registerTokens(h.mux, opts.TokenLife) // /token, /auth/: see token.go
 	h.registerObservability()                        // /metrics, /debug/pprof/: see observe.go

@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"net/http"
 	"net/http/pprof"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -12,7 +13,7 @@ import (
 // /metrics (the Go runtime's and the process's collectors, and the demo's
 // own gauges, on a registry of this handler's) and net/http/pprof under
 // /debug/pprof/, so a plan's target `metrics:` and `pprof:` have
-// something true to read.
+// something true to read. The fault no-metrics makes /metrics a 503.
 func (h *Handler) registerObservability() {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(
@@ -30,7 +31,13 @@ func (h *Handler) registerObservability() {
 			Help: "The doctor's estimate of the file descriptors one SSE stream costs the server (one socket; the fault fd-estimate says otherwise).",
 		}, func() float64 { return float64(max(h.faults.FDEstimate, 1)) }),
 	)
-	h.mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	if h.faults.NoMetrics {
+		metrics = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, "demo fault: no-metrics", http.StatusServiceUnavailable)
+		})
+	}
+	h.mux.Handle("/metrics", metrics)
 	h.mux.HandleFunc("/debug/pprof/", pprof.Index)
 	h.mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	h.mux.HandleFunc("/debug/pprof/profile", pprof.Profile)

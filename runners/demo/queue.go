@@ -1,8 +1,6 @@
 package demo
 
 import (
-	"fmt"
-	"net/http"
 	"sync"
 	"time"
 )
@@ -11,9 +9,14 @@ import (
 // a drain that keeps up.
 const ingestDelay = 50 * time.Millisecond
 
-// maxQueued bounds the batches the queue keeps apart; past it a new batch
-// joins the newest (the oldest age and the counts stay right).
+// maxQueued bounds the batches the queue keeps apart; past it (only a
+// stuck queue gets there) a new batch joins the newest: the oldest age and
+// the totals stay right, its run's count goes to the newest's run.
 const maxQueued = 1 << 16
+
+// maxRuns bounds the runs whose delivered events are counted apart; the
+// events of a run past it are counted in the total only.
+const maxRuns = 1024
 
 // ingestQueue is the /ingest stand-in's delivery queue (seed 003's API
 // queues originals before ClickHouse): each accepted batch is pending
@@ -26,15 +29,17 @@ type ingestQueue struct {
 	batches   []queued // oldest first
 	pending   int64
 	delivered int64
+	byRun     map[string]int64 // delivered events by their "run"
 }
 
 type queued struct {
-	n  int64
-	at time.Time
+	n   int64
+	at  time.Time
+	run string
 }
 
-// add queues n events accepted at now.
-func (q *ingestQueue) add(n int64, now time.Time) {
+// add queues n events of run accepted at now.
+func (q *ingestQueue) add(run string, n int64, now time.Time) {
 	if n <= 0 {
 		return
 	}
@@ -46,7 +51,7 @@ func (q *ingestQueue) add(n int64, now time.Time) {
 		q.batches[len(q.batches)-1].n += n
 		return
 	}
-	q.batches = append(q.batches, queued{n: n, at: now})
+	q.batches = append(q.batches, queued{n: n, at: now, run: run})
 }
 
 // deliver moves the batches due by now out of the queue.
@@ -56,8 +61,15 @@ func (q *ingestQueue) deliver(now time.Time) {
 	}
 	i := 0
 	for ; i < len(q.batches) && now.Sub(q.batches[i].at) >= ingestDelay; i++ {
-		q.pending -= q.batches[i].n
-		q.delivered += q.batches[i].n
+		b := q.batches[i]
+		q.pending -= b.n
+		q.delivered += b.n
+		if q.byRun == nil {
+			q.byRun = map[string]int64{}
+		}
+		if _, ok := q.byRun[b.run]; ok || len(q.byRun) < maxRuns {
+			q.byRun[b.run] += b.n
+		}
 	}
 	q.batches = q.batches[i:]
 }
@@ -74,10 +86,10 @@ func (q *ingestQueue) Stats(now time.Time) (pending, delivered int64, oldest tim
 	return q.pending, q.delivered, oldest
 }
 
-// stats answers GET /ingest/stats.
-func (q *ingestQueue) stats(w http.ResponseWriter, _ *http.Request) {
-	pending, delivered, oldest := q.Stats(time.Now())
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, "{\"accepted\":%d,\"delivered\":%d,\"pending\":%d,\"oldest_age_ms\":%d}\n",
-		pending+delivered, delivered, pending, oldest.Milliseconds())
+// Visible is the events of run delivered by now.
+func (q *ingestQueue) Visible(run string, now time.Time) int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.deliver(now)
+	return q.byRun[run]
 }

@@ -1,7 +1,6 @@
 package demo
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -15,11 +14,18 @@ import (
 // Stand-ins for routes of the servers in the seed campaigns, so that the
 // plans in examples/ run against the demo target:
 //
-//	POST /ingest                     202; accepts one event per non-empty line of the body and
-//	                                 queues it for delivery (delivered ingestDelay after)
-//	GET  /ingest/count               the number of events accepted so far
-//	GET  /ingest/stats               the delivery queue: {"accepted":A,"delivered":D,
-//	                                 "pending":P,"oldest_age_ms":M}
+//	POST /ingest                     202 {"accepted":A,"duplicates":D}; one event per non-empty
+//	                                 line of the body, deduplicated by its "uuid"; the new ones
+//	                                 are written to the store and queued for delivery (delivered
+//	                                 ingestDelay after): ingest.go
+//	GET  /ingest/count[?run=R|uuid=U…]
+//	                                 {"count":N}: the events delivered so far (ClickHouse's
+//	                                 count); with run=, those whose "run" is R; with uuid=,
+//	                                 the stored copies of those UUIDs
+//	GET  /ingest/facts?uuid=U        a historical fact query: {"uuid":U,"count":C,"read_bytes":B}
+//	GET  /ingest/stats               {"accepted","delivered","pending","oldest_age_ms",
+//	                                 "duplicates","store_bytes","wal_bytes","checkpoints",
+//	                                 "fact_queries","fact_read_bytes"}
 //	GET  /gate?key=K&burst=B&rate=R  a token bucket per key (B tokens, R refilled a second):
 //	                                 200 while it holds a token, else 429
 //	ANY  /publish?world=W&ms=N&interval_ms=I
@@ -35,14 +41,13 @@ import (
 //
 // Faults (faults.go) break each stand-in's one behaviour: gate-open (no
 // 429), mail-twice (each message delivered twice), no-pacing (commits not
-// paced), stuck-queue (nothing delivered from /ingest's queue); errors,
+// paced), stuck-queue (nothing delivered from /ingest's queue), no-dedup
+// (no duplicate refused), store-growth (the store never checkpoints); errors,
 // slow and leak touch every app route, fd-leak, stream-cap and
 // unclean-close the SSE streams of /events, dedup-full the sessions.
 type standIns struct {
-	f        *Faults
-	accepted atomic.Int64
-	mailbox  atomic.Int64 // messages delivered to /mail since its last DELETE
-	queue    ingestQueue
+	f       *Faults
+	mailbox atomic.Int64 // messages delivered to /mail since its last DELETE
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
@@ -63,15 +68,12 @@ type bucket struct {
 	last   time.Time
 }
 
-// registerStandIns adds the stand-in routes to mux.
-func registerStandIns(mux *http.ServeMux, f *Faults) {
+// registerStandIns adds the stand-in routes to mux; /ingest writes to
+// store (nil: none).
+func registerStandIns(mux *http.ServeMux, f *Faults, store *Store) {
 	s := &standIns{f: f, buckets: map[string]*bucket{}, worlds: map[string]*world{}}
-	s.queue.stuck = f.StuckQueue
-	mux.HandleFunc("/ingest", s.ingest)
-	mux.HandleFunc("/ingest/count", func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprintf(w, "%d\n", s.accepted.Load())
-	})
-	mux.HandleFunc("/ingest/stats", s.queue.stats)
+	in := &ingest{f: f, store: store}
+	in.register(mux)
 	mux.HandleFunc("/gate", s.gate)
 	mux.HandleFunc("/publish", s.publish)
 	mux.HandleFunc("/mail", s.mail)
@@ -97,29 +99,6 @@ func (s *standIns) mail(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.Error(w, "POST a message, GET the count, DELETE to empty", http.StatusMethodNotAllowed)
 	}
-}
-
-func (s *standIns) ingest(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		http.Error(w, "POST events, one a line", http.StatusMethodNotAllowed)
-		return
-	}
-	sc := bufio.NewScanner(io.LimitReader(r.Body, 64<<20))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	n := int64(0)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
-			n++
-		}
-	}
-	if err := sc.Err(); err != nil {
-		http.Error(w, "reading events: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	s.accepted.Add(n)
-	s.queue.add(n, time.Now())
-	w.WriteHeader(http.StatusAccepted)
-	fmt.Fprintf(w, "{\"accepted\":%d}\n", n)
 }
 
 func (s *standIns) gate(w http.ResponseWriter, r *http.Request) {

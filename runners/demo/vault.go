@@ -5,7 +5,6 @@ import (
 	"crypto/cipher"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -155,11 +154,4 @@ func (v *vault) reseal(rec *sealedRecord, next int, pause time.Duration) {
 	rec.mu.Lock()
 	rec.ct = ct
 	rec.mu.Unlock()
-}
-
-// writeJSON writes v as the JSON reply with status code.
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
 }

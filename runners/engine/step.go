@@ -282,7 +282,7 @@ func (st *stepRun) closeWindow() {
 // found to res; a failure of either becomes a failed check or a note, so
 // the figures are never lost to it.
 func (st *stepRun) finish(ctx context.Context, res *artifacts.Step) {
-	sum := runners.Summary{Requests: res.Requests, Errors: res.Errors, Vars: st.spec.Vars}
+	sum := runners.Summary{Requests: res.Requests, Errors: res.Errors, ByName: runners.NamedCountsOf(res.ByName), Vars: st.spec.Vars}
 	sum.GroupRequests, sum.GroupErrors = st.s.counts()
 	sum.GroupRequests += res.Requests
 	sum.GroupErrors += res.Errors

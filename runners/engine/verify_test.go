@@ -100,6 +100,9 @@ groups:
       - {name: accepted = stored, http: {url: "%[1]s/stats", json: "$.stored"}, "==": "{{requests}}", until: 30s}
       - {name: queue drained, probe: queue, "==": 0, until: 30s}
       - {name: count unchanged, command: ["sh", "-c", "echo $1", "sh", "{{group.requests}}"], expect: "{{requests}}"}
+      - {name: by name, command: ["sh", "-c", "echo $1", "sh", "{{3 * by_name.post.requests}}"], "==": "{{ 3*by_name.post.requests }}"}
+      - {name: by name's errors, http: {url: "%[1]s/stats", json: "$.lost"}, "<=": "{{by_name.post.errors}}"}
+      - {name: no such name, http: {url: "%[1]s/stats", json: "$.stored"}, "==": "{{by_name.nope.requests}}"}
       - {name: nothing lost, http: {url: "%[1]s/stats", json: "$.lost"}, "==": 0}
       - {name: whoami, http: {url: "%[1]s/stats", json: "$.token", headers: {X-Token: "${API_TOKEN}"}}, expect: nobody}
 `, srv.URL)
@@ -138,6 +141,15 @@ groups:
 		if c := got[name]; !c.OK {
 			t.Errorf("%s: %+v; want ok", name, c)
 		}
+	}
+	if c := got["by name"]; !c.OK || c.Value != 600 {
+		t.Errorf("by name: %+v; want ok with 3 × 200", c)
+	}
+	if c := got["by name's errors"]; c.OK || !strings.Contains(c.Note, "got 2, want <= 0") {
+		t.Errorf("by name's errors: %+v; want failed against post's 0 errors", c)
+	}
+	if c := got["no such name"]; c.OK || !strings.Contains(c.Note, "by_name.nope.requests") {
+		t.Errorf("no such name: %+v; want failed naming the count the step lacks", c)
 	}
 	if c := got["accepted = stored"]; c.Value != 200 || c.TimeToPassS < 0 {
 		t.Errorf("accepted = stored: %+v; want the value 200", c)

@@ -1,11 +1,11 @@
 package httpload
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -40,17 +40,17 @@ func newTokenTarget(t *testing.T, downAfter int64) *tokenTarget {
 	t.Cleanup(srv.Close)
 	tt.url = srv.URL
 	tt.accepted = func(t *testing.T) int64 {
-		resp, err := http.Get(srv.URL + "/ingest/count")
+		resp, err := http.Get(srv.URL + "/ingest/stats") // accepted at once; /ingest/count lags by the delivery
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
-		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-		if err != nil {
-			t.Fatalf("/ingest/count: %q", b)
+		var stats struct{ Accepted *int64 }
+		if err := json.Unmarshal(b, &stats); err != nil || stats.Accepted == nil {
+			t.Fatalf("/ingest/stats: %q %v", b, err)
 		}
-		return n
+		return *stats.Accepted
 	}
 	return tt
 }

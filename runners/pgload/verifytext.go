@@ -27,7 +27,10 @@ var countOf = map[string]func(runners.Summary) int64{
 // expandVerify fills a verify entry's text (its sql, expect or limits):
 // {{requests}} and {{errors}} with the step's counts, {{group.requests}}
 // and {{group.errors}} with the group's so far (the steps before and this
-// one), {{.N}} with the step's value of var N. It is one pass over the
+// one), {{by_name.NAME.requests}} and {{by_name.NAME.errors}} with a named
+// request's (or load's) in the step, each optionally times a whole number
+// ({{40 * by_name.events.requests}}: countAction), {{.N}} with the step's
+// value of var N. It is one pass over the
 // text as written: a value is data, never read for actions itself.
 func expandVerify(s string, sum runners.Summary) string {
 	return strings.TrimSpace(expandRaw(s, sum))
@@ -38,8 +41,11 @@ func expandVerify(s string, sum runners.Summary) string {
 func expandRaw(s string, sum runners.Summary) string {
 	return verifyAction.ReplaceAllStringFunc(s, func(action string) string {
 		name := verifyAction.FindStringSubmatch(action)[1]
-		if count, ok := countOf[name]; ok {
-			return strconv.FormatInt(count(sum), 10)
+		if n, known, ok := countAction(name, sum); known {
+			if !ok {
+				return action // a by_name count the step lacks: its limit fails, naming it
+			}
+			return strconv.FormatInt(n, 10)
 		}
 		if v, ok := sum.Vars[strings.TrimPrefix(name, ".")]; ok && strings.HasPrefix(name, ".") {
 			return v
@@ -53,10 +59,10 @@ func expandRaw(s string, sum runners.Summary) string {
 func verifyTextProblem(s string, vars []string, at plan.Pos, key string) error {
 	for _, m := range verifyAction.FindAllStringSubmatch(s, -1) {
 		name, isVar := strings.CutPrefix(m[1], ".")
-		if _, count := countOf[m[1]]; count || isVar && slices.Contains(vars, name) {
+		if countActionRE.MatchString(m[1]) || isVar && slices.Contains(vars, name) {
 			continue
 		}
-		return plan.Errorf(at, key, "%s: a verify entry reads {{requests}}, {{errors}}, {{group.requests}}, {{group.errors}} and the group's vars ({{.N}})%s",
+		return plan.Errorf(at, key, "%s: a verify entry reads {{requests}}, {{errors}}, {{group.requests}}, {{group.errors}}, {{by_name.NAME.requests}}, {{by_name.NAME.errors}} (each may be times a whole number: {{40 * requests}}) and the group's vars ({{.N}})%s",
 			m[0], varsNamed(vars))
 	}
 	return nil

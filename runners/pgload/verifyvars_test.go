@@ -50,17 +50,23 @@ func TestVerifyTextReadsOnlyCountsAndVars(t *testing.T) {
       dsn: embedded
       statements: [{sql: "SELECT 1", args: ["$var:N"]}]
       verify: [{name: a, sql: "SELECT 1", expect: "{{.M}}"}]
-    verify: [{name: b, sql: "SELECT {{uuid}}", "<=": "{{requests}}", dsn: "postgres://u@127.0.0.1/x"}]
+    verify: [{name: b, sql: "SELECT {{uuid}}", "<=": "{{requests}}", dsn: "postgres://u@127.0.0.1/x"},
+             {name: c, sql: "SELECT 1", "==": "{{by_name.q.status}}", dsn: "postgres://u@127.0.0.1/x"},
+             {name: d, sql: "SELECT 1", "==": "{{40 * by_name.q/r.requests}}", dsn: "postgres://u@127.0.0.1/x"}]
 `)
 	if err == nil {
 		t.Fatal("a verify reading what is no var passed")
 	}
 	for _, want := range []string{
-		"plan.yaml:11:16: group PG: postgres.verify[0].expect: {{.M}}: a verify entry reads {{requests}}, {{errors}}, {{group.requests}}, {{group.errors}} and the group's vars ({{.N}})",
+		"plan.yaml:11:16: group PG: postgres.verify[0].expect: {{.M}}: a verify entry reads {{requests}}, {{errors}}, {{group.requests}}, {{group.errors}}, {{by_name.NAME.requests}}, {{by_name.NAME.errors}} (each may be times a whole number: {{40 * requests}}) and the group's vars ({{.N}})",
 		"plan.yaml:12:14: group PG: verify[0].sql: {{uuid}}:",
+		"group PG: verify[1].==: {{by_name.q.status}}:",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("plan errors lack %q:\n%v", want, err)
 		}
+	}
+	if strings.Contains(err.Error(), "verify[2]") {
+		t.Errorf("a count times a number is refused: %v", err)
 	}
 }
