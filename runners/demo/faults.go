@@ -37,6 +37,7 @@ type Faults struct {
 	HangExit     bool          // hang-exit: after its drain demo-target does not exit (until SIGKILL)
 	Stall        time.Duration // stall[=DUR]: once a second every P spins for DUR (default 200ms): loop lag grows
 	Torn         bool          // torn: a key rotation rewrites each vault record in two halves, unlocked
+	NoMove       bool          // no-move: POST /ingest/move answers as done and moves nothing
 	StaleSeal    bool          // stale-seal: a key rotation reseals no vault record (the old key still unwraps)
 	FDEstimate   int           // fd-estimate[=N]: the doctor's estimate says N fds an SSE stream (default 64)
 
@@ -69,6 +70,7 @@ no-drain         on SIGTERM every connection is closed at once: dropped_in_fligh
 hang-exit        after its drain demo-target does not exit until killed: exited within grace fails
 stall[=DUR]      once a second every P spins for DUR (default 200ms): the loop-lag gauges fail
 torn             a key rotation rewrites each vault record in two halves: reads return torn values
+no-move          POST /ingest/move moves nothing: fact queries read local storage, their tier assertion fails
 stale-seal       a key rotation reseals no vault record: the old key never fails loudly
 fd-estimate[=N]  the doctor's estimate of fds an SSE stream costs says N (default 64): the cross-check fails
 (app routes: all but /healthz, /metrics, /debug/pprof/, /ingest/stats, /ingest/count and GET or DELETE /mail)`
@@ -107,7 +109,7 @@ func (f *Faults) flags() map[string]*bool {
 	return map[string]*bool{"fd-leak": &f.FDLeak, "unclean-close": &f.UncleanClose, "gate-open": &f.GateOpen,
 		"mail-twice": &f.MailTwice, "no-pacing": &f.NoPacing, "fast-work": &f.FastWork, "stuck-queue": &f.StuckQueue,
 		"no-dedup": &f.NoDedup, "store-growth": &f.StoreGrowth, "no-metrics": &f.NoMetrics, "dedup-full": &f.DedupFull, "no-drain": &f.NoDrain, "hang-exit": &f.HangExit,
-		"torn": &f.Torn, "stale-seal": &f.StaleSeal}
+		"torn": &f.Torn, "stale-seal": &f.StaleSeal, "no-move": &f.NoMove}
 }
 
 // set turns on the fault name with the value val (hasVal: one was given).
@@ -143,7 +145,7 @@ func (f *Faults) set(name, val string, hasVal bool) error {
 			err = fmt.Errorf("want a duration under 1s (a stall a second)")
 		}
 	default:
-		return fmt.Errorf("no such fault (want one of: leak, fd-leak, errors, slow, stream-cap, unclean-close, gate-open, mail-twice, no-pacing, fast-work, stuck-queue, no-dedup, store-growth, no-metrics, dedup-full, bloat, slow-start, no-drain, hang-exit, stall, torn, stale-seal, fd-estimate)")
+		return fmt.Errorf("no such fault (want one of: leak, fd-leak, errors, slow, stream-cap, unclean-close, gate-open, mail-twice, no-pacing, fast-work, stuck-queue, no-dedup, store-growth, no-metrics, dedup-full, bloat, slow-start, no-drain, hang-exit, stall, torn, stale-seal, no-move, fd-estimate)")
 	}
 	return err
 }

@@ -33,6 +33,7 @@ type ingest struct {
 	duplicates atomic.Int64
 	facts      atomic.Int64 // fact queries answered
 	factBytes  atomic.Int64 // what they read (factColumnBytes a visible event)
+	moved      atomic.Bool  // the receipts partition is on cold (S3) storage
 }
 
 // register adds the routes to mux.
@@ -41,6 +42,7 @@ func (in *ingest) register(mux *http.ServeMux) {
 	mux.HandleFunc("/ingest", in.post)
 	mux.HandleFunc("/ingest/count", in.count)
 	mux.HandleFunc("/ingest/facts", in.fact)
+	mux.HandleFunc("POST /ingest/move", in.move)
 	mux.HandleFunc("/ingest/stats", in.stats)
 }
 
@@ -108,16 +110,36 @@ func (in *ingest) count(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]int64{"count": n})
 }
 
+// move answers POST /ingest/move, seed 003's "moved a receipt partition
+// to native S3 storage": {"tier":"s3"}; the fact queries read it from
+// there. The fault no-move answers the same and moves nothing.
+func (in *ingest) move(w http.ResponseWriter, _ *http.Request) {
+	if !in.f.NoMove {
+		in.moved.Store(true)
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"tier": "s3"})
+}
+
+// tier is where the fact queries read the receipts: "s3" once moved,
+// else "local".
+func (in *ingest) tier() string {
+	if in.moved.Load() {
+		return "s3"
+	}
+	return "local"
+}
+
 // fact answers GET /ingest/facts?uuid=U, a historical UUID-fact query:
-// {"uuid":U,"count":C,"read_bytes":B}, C the stored copies of U and B what
-// the query read (factColumnBytes for each visible event).
+// {"uuid":U,"count":C,"read_bytes":B,"tier":T}, C the stored copies of U,
+// B what the query read (factColumnBytes for each visible event) and T
+// the storage it read them from.
 func (in *ingest) fact(w http.ResponseWriter, r *http.Request) {
 	u := r.URL.Query().Get("uuid")
 	_, visible, _ := in.queue.Stats(time.Now())
 	read := visible * factColumnBytes
 	in.facts.Add(1)
 	in.factBytes.Add(read)
-	writeJSON(w, http.StatusOK, map[string]any{"uuid": u, "count": in.uuids.count([]string{u}), "read_bytes": read})
+	writeJSON(w, http.StatusOK, map[string]any{"uuid": u, "count": in.uuids.count([]string{u}), "read_bytes": read, "tier": in.tier()})
 }
 
 // ingestStats is GET /ingest/stats's reply.

@@ -195,6 +195,29 @@ func TestFactQueriesCountTheirReads(t *testing.T) {
 	}
 }
 
+// TestMoveToS3: fact queries read local storage until POST /ingest/move,
+// then S3; with the fault no-move the move answers as done and nothing
+// moves.
+func TestMoveToS3(t *testing.T) {
+	for _, tc := range []struct {
+		faults *Faults
+		after  string
+	}{{&Faults{}, "s3"}, {&Faults{NoMove: true}, "local"}} {
+		srv := newIngestServer(t, tc.faults)
+		var fact struct{ Tier string }
+		getJSON(t, http.MethodGet, srv.URL+"/ingest/facts?uuid=x", "", http.StatusOK, &fact)
+		if fact.Tier != "local" {
+			t.Errorf("before the move: tier %q, want local", fact.Tier)
+		}
+		var moved struct{ Tier string }
+		getJSON(t, http.MethodPost, srv.URL+"/ingest/move", "", http.StatusOK, &moved)
+		getJSON(t, http.MethodGet, srv.URL+"/ingest/facts?uuid=x", "", http.StatusOK, &fact)
+		if moved.Tier != "s3" || fact.Tier != tc.after {
+			t.Errorf("faults %+v: move said %q, then tier %q, want s3 and %s", tc.faults, moved.Tier, fact.Tier, tc.after)
+		}
+	}
+}
+
 // TestIngestCountsByRun: the count of a run is its delivered events, a
 // batch of mixed runs counted apart; a run never sent counts 0.
 func TestIngestCountsByRun(t *testing.T) {
