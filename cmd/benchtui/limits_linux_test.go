@@ -18,9 +18,11 @@ import (
 
 // atLimitRun runs plan with the real binary and returns its group's one
 // step, how long the run took and the binary's peak RSS in MiB. The run
-// must exit 0 and end within a generous bound of its 2 s step: the
-// step's time, the 2 s grace for operations in flight, and room for a
-// busy machine.
+// must exit 0 within a bound that only a hang passes: the step's own
+// clock (duration_s, judged by the callers) says whether it ended on
+// time; the whole process, which also makes thousands of workers and
+// writes the artifact, took 44 s for a 2 s step at load 15 in a whole
+// -race suite (14 s alone at load 1), so its wall time is no measure.
 func atLimitRun(t *testing.T, plan, group string) (artifacts.Step, time.Duration, int64) {
 	t.Helper()
 	out := t.TempDir()
@@ -34,7 +36,7 @@ func atLimitRun(t *testing.T, plan, group string) (artifacts.Step, time.Duration
 	code := c.wait()
 	took := time.Since(start)
 	rss := peak()
-	if limit := 2*time.Second + 2*time.Second + 10*time.Second; code != exitOK || took > limit {
+	if limit := 90 * time.Second; code != exitOK || took > limit {
 		t.Fatalf("exit %d after %v, want 0 within %v; stderr:\n%s", code, took, limit, c.stderr)
 	}
 	a := loadArtifacts(t, out)[group]
