@@ -99,7 +99,9 @@ var faultCases = []faultCase{
 		fail: map[string][]string{"writes-soak": {chkErrors, chkDropped, "p99 <= 86ms", "targets.pod-a.rss_mb.peak <= 54"}}},
 	{file: "seed-000.yaml", groups: []string{"g3c-reconnect-storm"}, fault: "slow-start=4s,stream-cap=100", duration: "7s",
 		fail: map[string][]string{"g3c-reconnect-storm": {"counters.disconnects >= 200", "counters.reconnects >= 200", "extra.backoff.max <= 2s"}}},
-	{file: "seed-003.yaml", groups: []string{"ingest-soak"}, fault: "stuck-queue,store-growth,no-metrics", duration: "6s",
+	// 12 s: 1,000 events pending take 5 s of the writer's 200 a second,
+	// and a loaded machine sent half of them in a 6 s try.
+	{file: "seed-003.yaml", groups: []string{"ingest-soak"}, fault: "stuck-queue,store-growth,no-metrics", duration: "12s",
 		fail: map[string][]string{"ingest-soak": {"probes.pending.max <= 1000", "probes.oldest_age_ms.max <= 2000", "accepted = visible (delivery queue drained)",
 			"accepted = SQL-visible (every event sent)", "probes.store_bytes.tail_slope_per_min <= 65536", "probes.api_rss.samples >= 0.18 × duration_s"}},
 		pass: map[string][]string{"ingest-soak": {"probes.pending.max <= 1000", "probes.oldest_age_ms.max <= 2000", "accepted = visible (delivery queue drained)",

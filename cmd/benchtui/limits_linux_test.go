@@ -169,8 +169,11 @@ func TestSubscribersAtTheSummedLimitEndOnTime(t *testing.T) {
 	load := `{name: %s, runner: sse, sse: {url: "` + events.URL + `/events?rate=5", subscribers: 250}}`
 	st, took, rss := atLimitRun(t, loadsAtLimits(16, load), "many")
 	t.Logf("took %v, peak RSS %d MiB: duration_s %.3f, events %d, errors %d %v", took, rss, st.DurationS, st.Requests, st.Errors, st.ErrorKinds)
-	if st.DurationS > 4 || len(st.ByName) != 16 {
-		t.Fatalf("duration_s %.3f, %d loads, want about 2s and 16", st.DurationS, len(st.ByName))
+	// 4,000 subscribers connecting on 2 cores: a 2 s step measured 4.5 s
+	// in a whole -race suite at load 14; a step that did not end would be
+	// far longer.
+	if st.DurationS > 8 || len(st.ByName) != 16 {
+		t.Fatalf("duration_s %.3f, %d loads, want about 2s (at most 8) and 16", st.DurationS, len(st.ByName))
 	}
 	for name, n := range st.ByName {
 		if n.Requests == 0 {

@@ -124,10 +124,13 @@ func TestRunBaselineFoldsVerdictIntoExitCode(t *testing.T) {
 	if code, _, stderr := runCmd(t, cmdRun, writePlan(t, fast.URL, "    block: 500ms"), "-o", base, "-g", "closed", "--duration", "3s"); code != exitOK {
 		t.Fatalf("baseline run: exit %d\n%s", code, stderr)
 	}
-	slow, _ := runnertest.CountingServer(t, 8*time.Millisecond)
+	// 50 ms: a server 50x slower, its latency well above the scheduling
+	// delays of a busy machine (8 ms was judged ~ at load 14: both sides'
+	// p50 were mostly those delays).
+	slow, _ := runnertest.CountingServer(t, 50*time.Millisecond)
 	code, stdout, _ := runCmd(t, cmdRun, writePlan(t, slow.URL, "    block: 500ms"), "-o", t.TempDir(), "-g", "closed", "--duration", "3s", "--baseline", base)
 	if code != exitFail || !strings.Contains(stdout, "worse") {
-		t.Errorf("a server 8x slower: exit %d, want 1 with worse rows:\n%s", code, stdout)
+		t.Errorf("a server 50x slower: exit %d, want 1 with worse rows:\n%s", code, stdout)
 	}
 }
 
@@ -147,9 +150,11 @@ func TestSameServerTwiceIsNoRegression(t *testing.T) {
 	}
 	code, stdout, _ := runCmd(t, cmdRun, append([]string{writePlan(t, srv.URL, ""), "-o", t.TempDir(), "--baseline", base}, args...)...)
 	// 4 s give four 1 s blocks a side; a clock tick late on a busy machine
-	// makes one block longer and the step's blocks three.
-	if code != exitOK || strings.Contains(stdout, "worse") || !regexp.MustCompile(`n=[34](\+[34])? blocks of 1s`).MatchString(stdout) {
-		t.Errorf("the same server twice: exit %d, want 0 with every row ~ on 3 or 4 blocks a side:\n%s", code, stdout)
+	// makes one block longer and the step's blocks three, and a step that
+	// overran its 4 s (the window closes at the tick that sees its end)
+	// five (n=3+5 at load 14).
+	if code != exitOK || strings.Contains(stdout, "worse") || !regexp.MustCompile(`n=[3-5](\+[3-5])? blocks of 1s`).MatchString(stdout) {
+		t.Errorf("the same server twice: exit %d, want 0 with every row ~ on 3 to 5 blocks a side:\n%s", code, stdout)
 	}
 	if strings.Contains(stdout, "config differs") {
 		t.Errorf("the same plan twice warned that its config differs:\n%s", stdout)

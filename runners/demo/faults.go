@@ -73,7 +73,7 @@ torn             a key rotation rewrites each vault record in two halves: reads 
 no-move          POST /ingest/move moves nothing: fact queries read local storage, their tier assertion fails
 stale-seal       a key rotation reseals no vault record: the old key never fails loudly
 fd-estimate[=N]  the doctor's estimate of fds an SSE stream costs says N (default 64): the cross-check fails
-(app routes: all but /healthz, /metrics, /debug/pprof/, /ingest/stats, /ingest/count and GET or DELETE /mail)`
+(app routes: all but /healthz, /metrics, /debug/pprof/, /ingest/stats, /ingest/count, /ingest/move and GET or DELETE /mail)`
 
 // errorsEvery is the errors fault's period.
 const errorsEvery = 50
@@ -174,12 +174,12 @@ func durValue(val string, hasVal bool, def time.Duration) (time.Duration, error)
 
 // appRoute reports whether r is to one of the app's routes, those the
 // faults errors, slow and leak touch: not readiness, observability,
-// /ingest/count (ClickHouse's count, not the app) or the mailbox's reads (a
-// Mailpit stand-in, not the app).
+// /ingest/count and /ingest/move (ClickHouse's count and storage, not the
+// app) or the mailbox's reads (a Mailpit stand-in, not the app).
 func appRoute(r *http.Request) bool {
 	p := r.URL.Path
 	switch {
-	case p == "/healthz", p == "/metrics", p == "/ingest/stats", p == "/ingest/count", strings.HasPrefix(p, "/debug/"):
+	case p == "/healthz", p == "/metrics", p == "/ingest/stats", p == "/ingest/count", p == "/ingest/move", strings.HasPrefix(p, "/debug/"):
 		return false
 	case p == "/mail" && r.Method != http.MethodPost:
 		return false
