@@ -50,7 +50,11 @@ func TestOpenLoopConnectionsMatchConcurrency(t *testing.T) {
 			}
 			// The epoll client keeps a worker stack per event loop (one
 			// per CPU): up to about twice the peak (31 for 23 measured).
-			if n := opened.Load(); n > 2*in.Max+4 || in.Max > 150 {
+			// A starved machine fills every slot (in_flight.max 400, 313
+			// connections for 1,442 requests at load 14): then connections
+			// being reused at all is what tells, at most one for two
+			// requests (one per arrival would be one each).
+			if n := opened.Load(); n > 2*in.Max+4 || n > st.Requests/2 {
 				t.Errorf("%d connections for at most %d requests in flight at once (%d requests, %d dropped): want about as many", n, in.Max, st.Requests, st.Dropped)
 			}
 		})
