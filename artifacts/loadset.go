@@ -48,6 +48,19 @@ func LoadAll(paths ...string) ([]*Artifact, error) {
 	return all, nil
 }
 
+// ShardFile is one shard's artifact and the file it was read from (for
+// messages that name it).
+type ShardFile struct {
+	Path string
+	A    *Artifact
+}
+
+// LoadShardFiles loads every artifact that paths name, each a file or a
+// folder (every artifact file in it), keeping where each came from.
+func LoadShardFiles(paths ...string) ([]ShardFile, error) {
+	return loadFiles(paths, false)
+}
+
 // loadPaths loads the artifact files that paths name (see expand).
 func loadPaths(paths []string, newest bool) ([]*Artifact, error) {
 	files, err := loadFiles(paths, newest)

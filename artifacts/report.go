@@ -257,8 +257,6 @@ func formatFigure(v float64) string {
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
-func roundTo(v, scale float64) float64 { return float64(int64(v*scale+0.5)) / scale }
-
 // beforeAfterTable lays out a comparison for a report: a row per metric
 // with its unit in a column of its own, so that the before and after
 // cells are plain numbers, each beside its spread (± the median's

@@ -1,10 +1,11 @@
-package artifacts
+package merge
 
 import (
 	"fmt"
 	"math"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // sums adds the shards' figures up, keeping the first sum that would
@@ -40,7 +41,7 @@ func (s *sums) rate(field string, a, b float64) float64 {
 		s.fail(field, "%v + %v is out of range [0, %v]", a, b, maxRate)
 		return a
 	}
-	return roundTo(c, 1000)
+	return artifacts.RoundTo(c, 1000)
 }
 
 // ints adds b's counts into a (made when needed) and returns it.

@@ -1,33 +1,22 @@
-package artifacts
+package merge
 
 import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
-// ShardFile is one shard's artifact and the file it was read from (for
-// messages that name it).
-type ShardFile struct {
-	Path string
-	A    *Artifact
-}
-
-// LoadShardFiles loads every artifact that paths name, each a file or a
-// folder (every artifact file in it), keeping where each came from.
-func LoadShardFiles(paths ...string) ([]ShardFile, error) {
-	return loadFiles(paths, false)
-}
-
-// MergeOptions say how Merge treats incomplete input and judges the result.
-type MergeOptions struct {
+// Options say how Merge treats incomplete input and judges the result.
+type Options struct {
 	// AllowPartial merges when shards are missing (or stopped early) and
 	// marks the result partial; otherwise a missing shard is an error.
 	AllowPartial bool
 	// Judge, when set, returns the threshold checks of a step, whose
 	// group's merged steps before it are earlier: they are judged again on
 	// the merged step, and a shard's own are left out.
-	Judge func(s *Step, earlier []Step) []Check
+	Judge func(s *artifacts.Step, earlier []artifacts.Step) []artifacts.Check
 }
 
 // Merge joins the artifacts of one group's shards into the artifact of
@@ -38,7 +27,7 @@ type MergeOptions struct {
 // are kept in shard.shards. Inputs of other runs, plans, tool versions,
 // start times or shard counts, a shard without a step, and missing or
 // duplicate indexes, are errors naming the file.
-func Merge(in []ShardFile, opts MergeOptions) (*Artifact, error) {
+func Merge(in []artifacts.ShardFile, opts Options) (*artifacts.Artifact, error) {
 	parts, missing, err := shardParts(in)
 	if err != nil {
 		return nil, err
@@ -47,13 +36,13 @@ func Merge(in []ShardFile, opts MergeOptions) (*Artifact, error) {
 		return nil, fmt.Errorf("merging run %s: shards %s of %d missing (--allow-partial merges without them)", parts[0].A.Shard.RunID, joinInts(missing), parts[0].A.Shard.Count)
 	}
 	first := parts[0].A
-	out := &Artifact{Schema: Schema, Run: first.Run, Group: first.Group, Notes: mergedNotes(parts, missing)}
+	out := &artifacts.Artifact{Schema: artifacts.Schema, Run: first.Run, Group: first.Group, Notes: mergedNotes(parts, missing)}
 	out.Run.ID = first.Shard.RunID
 	out.Shard = mergedShardInfo(parts)
 	for _, sp := range out.Shard.Shards {
 		if len(sp.Saturated) > 0 {
 			out.Notes = append(out.Notes, fmt.Sprintf("shard %d's generator saturated its %d CPUs (≥ %.0f%%) in %s: its latencies include its own queueing; run more shards",
-				sp.Index, sp.Host.CPUs, SaturatedShare*100, strings.Join(sp.Saturated, ", ")))
+				sp.Index, sp.Host.CPUs, artifacts.SaturatedShare*100, strings.Join(sp.Saturated, ", ")))
 		}
 	}
 	out.Run.Partial = len(missing) > 0
@@ -77,7 +66,7 @@ func Merge(in []ShardFile, opts MergeOptions) (*Artifact, error) {
 
 // shardParts checks that in are shards of one run and returns them by
 // index, with the indexes none of them holds.
-func shardParts(in []ShardFile) ([]ShardFile, []int, error) {
+func shardParts(in []artifacts.ShardFile) ([]artifacts.ShardFile, []int, error) {
 	if len(in) == 0 {
 		return nil, nil, fmt.Errorf("merging: no artifacts")
 	}
@@ -85,14 +74,14 @@ func shardParts(in []ShardFile) ([]ShardFile, []int, error) {
 		switch {
 		case f.A.Shard == nil || f.A.Shard.Merged:
 			return nil, nil, fmt.Errorf("merging: %s is not a shard's artifact (no shard block, or already merged)", f.Path)
-		case f.A.Shard.Count < 1 || f.A.Shard.Count > MaxShards:
-			return nil, nil, fmt.Errorf("merging: %s: shard.count %d out of 1..%d", f.Path, f.A.Shard.Count, MaxShards)
+		case f.A.Shard.Count < 1 || f.A.Shard.Count > artifacts.MaxShards:
+			return nil, nil, fmt.Errorf("merging: %s: shard.count %d out of 1..%d", f.Path, f.A.Shard.Count, artifacts.MaxShards)
 		case len(f.A.Steps) == 0:
 			return nil, nil, fmt.Errorf("merging: %s: shard %d has no step (it stopped before its first step ended): nothing of it to merge; leave it out (with --allow-partial)", f.Path, f.A.Shard.Index)
 		}
 	}
 	ref := in[0]
-	byIndex := map[int]ShardFile{}
+	byIndex := map[int]artifacts.ShardFile{}
 	for _, f := range in {
 		if err := sameRun(ref, f); err != nil {
 			return nil, nil, err
@@ -102,7 +91,7 @@ func shardParts(in []ShardFile) ([]ShardFile, []int, error) {
 		}
 		byIndex[f.A.Shard.Index] = f
 	}
-	var parts []ShardFile
+	var parts []artifacts.ShardFile
 	var missing []int
 	for i := range ref.A.Shard.Count {
 		if f, ok := byIndex[i]; ok {
@@ -116,7 +105,7 @@ func shardParts(in []ShardFile) ([]ShardFile, []int, error) {
 
 // sameRun reports how f differs from ref in what every shard of a run
 // shares.
-func sameRun(ref, f ShardFile) error {
+func sameRun(ref, f artifacts.ShardFile) error {
 	a, b := ref.A.Shard, f.A.Shard
 	for _, d := range []struct{ what, want, got string }{
 		{"run_id", a.RunID, b.RunID},
@@ -138,14 +127,14 @@ func sameRun(ref, f ShardFile) error {
 
 // mergedShardInfo is the merged artifact's shard block: the run's and
 // each input's.
-func mergedShardInfo(parts []ShardFile) *ShardInfo {
+func mergedShardInfo(parts []artifacts.ShardFile) *artifacts.ShardInfo {
 	info := *parts[0].A.Shard
 	info.Index, info.Merged, info.Shards = 0, true, nil
 	for _, p := range parts {
-		sp := ShardPart{Index: p.A.Shard.Index, File: p.Path, Host: p.A.Run.Host, Partial: p.A.Run.Partial}
+		sp := artifacts.ShardPart{Index: p.A.Shard.Index, File: p.Path, Host: p.A.Run.Host, Partial: p.A.Run.Partial}
 		for _, s := range p.A.Steps {
 			sp.Self = append(sp.Self, s.Self)
-			if s.Self != nil && p.A.Run.Host.CPUs > 0 && s.Self.CPUCores >= SaturatedShare*float64(p.A.Run.Host.CPUs) {
+			if s.Self != nil && p.A.Run.Host.CPUs > 0 && s.Self.CPUCores >= artifacts.SaturatedShare*float64(p.A.Run.Host.CPUs) {
 				sp.Saturated = append(sp.Saturated, s.Label)
 			}
 		}
@@ -156,7 +145,7 @@ func mergedShardInfo(parts []ShardFile) *ShardInfo {
 
 // mergedNotes are the shards' notes, each prefixed by its shard, and a
 // note saying what was merged.
-func mergedNotes(parts []ShardFile, missing []int) []string {
+func mergedNotes(parts []artifacts.ShardFile, missing []int) []string {
 	notes := []string{fmt.Sprintf("merged from %d of %d shards", len(parts), parts[0].A.Shard.Count)}
 	if len(missing) > 0 {
 		notes = append(notes, "missing shards: "+joinInts(missing))
@@ -176,7 +165,7 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
-func maxSteps(parts []ShardFile) int {
+func maxSteps(parts []artifacts.ShardFile) int {
 	n := 0
 	for _, p := range parts {
 		n = max(n, len(p.A.Steps))

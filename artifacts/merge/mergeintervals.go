@@ -1,4 +1,4 @@
-package artifacts
+package merge
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // shardIntervals reads one shard's interval log of a step, one interval
@@ -16,9 +17,9 @@ type shardIntervals struct {
 	name   string
 	head   *hdrhistogram.Histogram
 	n      int
-	origin time.Time // the start of the shard's first interval
-	points []Point   // the shard's own series of the step
-	next   int       // its first point not yet given to an interval
+	origin time.Time         // the start of the shard's first interval
+	points []artifacts.Point // the shard's own series of the step
+	next   int               // its first point not yet given to an interval
 }
 
 func (s *shardIntervals) advance() error {
@@ -27,14 +28,14 @@ func (s *shardIntervals) advance() error {
 		return fmt.Errorf("reading interval log of %s: %w", s.name, err)
 	}
 	if h != nil {
-		if s.n++; s.n > maxIntervals {
-			return fmt.Errorf("reading interval log of %s: more than %d intervals", s.name, maxIntervals)
+		if s.n++; s.n > artifacts.MaxIntervals {
+			return fmt.Errorf("reading interval log of %s: more than %d intervals", s.name, artifacts.MaxIntervals)
 		}
 		if s.origin.IsZero() {
 			s.origin = time.UnixMilli(h.StartTimeMs())
 		}
 		from, to := time.UnixMilli(h.StartTimeMs()), time.UnixMilli(h.EndTimeMs())
-		if to.Before(from) || from.Before(s.origin) || to.Sub(s.origin).Seconds() > MaxStepSeconds {
+		if to.Before(from) || from.Before(s.origin) || to.Sub(s.origin).Seconds() > artifacts.MaxStepSeconds {
 			return fmt.Errorf("reading interval log of %s: interval %d (%s to %s) is not within its step", s.name, s.n, from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano))
 		}
 	}
@@ -50,7 +51,7 @@ func (s *shardIntervals) advance() error {
 // in-flight and the target's figures (shard 0's) come from the shards'
 // own series points whose middle falls in its interval. ok is false when
 // a shard kept no interval log (then the series is joined point by point).
-func mergeIntervals(parts []ShardFile, k int) (log *IntervalLog, series []Point, ok bool, err error) {
+func mergeIntervals(parts []artifacts.ShardFile, k int) (log *artifacts.IntervalLog, series []artifacts.Point, ok bool, err error) {
 	shards := make([]*shardIntervals, len(parts))
 	for i, p := range parts {
 		s := p.A.Steps[k]
@@ -70,14 +71,14 @@ func mergeIntervals(parts []ShardFile, k int) (log *IntervalLog, series []Point,
 		}
 	}
 	for _, s := range shards {
-		if s.head != nil && s.origin.Sub(origin).Seconds() > MaxStepSeconds {
+		if s.head != nil && s.origin.Sub(origin).Seconds() > artifacts.MaxStepSeconds {
 			return nil, nil, false, fmt.Errorf("interval log of %s starts %s after another shard's: not the same step", s.name, s.origin.Sub(origin))
 		}
 	}
-	log = NewIntervalLog(origin)
-	var pts []Point
+	log = artifacts.NewIntervalLog(origin)
+	var pts []artifacts.Point
 	var lengths []time.Duration
-	var last Point // the target's figures carry over an interval without a point of shard 0
+	var last artifacts.Point // the target's figures carry over an interval without a point of shard 0
 	for {
 		h, from, to, err := nextMergedInterval(shards)
 		if err != nil {
@@ -104,9 +105,9 @@ func mergeIntervals(parts []ShardFile, k int) (log *IntervalLog, series []Point,
 // interval, is the measure: on a busy machine the first tick of a shard
 // can come late, and a long first interval made every later point look
 // short and vanish.
-func withoutDrain(pts []Point, lengths []time.Duration) []Point {
+func withoutDrain(pts []artifacts.Point, lengths []time.Duration) []artifacts.Point {
 	if len(pts) == 0 {
-		return []Point{}
+		return []artifacts.Point{}
 	}
 	sorted := slices.Clone(lengths)
 	slices.Sort(sorted)
@@ -130,7 +131,7 @@ func nextMergedInterval(shards []*shardIntervals) (*hdrhistogram.Histogram, time
 		return nil, time.Time{}, time.Time{}, nil
 	}
 	start, half := first.StartTimeMs(), max((first.EndTimeMs()-first.StartTimeMs())/2, 1)
-	m := NewHistogram()
+	m := artifacts.NewHistogram()
 	from, to := start, first.EndTimeMs()
 	for _, s := range shards {
 		if s.head == nil || s.head.StartTimeMs()-start >= half {
@@ -150,12 +151,12 @@ func nextMergedInterval(shards []*shardIntervals) (*hdrhistogram.Histogram, time
 
 // intervalPoint is the series point of a merged interval: its rate and
 // exact percentiles, timed from the step's start.
-func intervalPoint(h *hdrhistogram.Histogram, from, to, origin time.Time) Point {
+func intervalPoint(h *hdrhistogram.Histogram, from, to, origin time.Time) artifacts.Point {
 	dt := to.Sub(from).Seconds()
-	p := PercentilesOf(h)
-	pt := Point{T: roundTo(to.Sub(origin).Seconds(), 1000), DT: roundTo(dt, 1000), P50MS: p.P50, P99MS: p.P99}
+	p := artifacts.PercentilesOf(h)
+	pt := artifacts.Point{T: artifacts.RoundTo(to.Sub(origin).Seconds(), 1000), DT: artifacts.RoundTo(dt, 1000), P50MS: p.P50, P99MS: p.P99}
 	if dt > 0 {
-		pt.RPS = roundTo(float64(h.TotalCount())/dt, 1000)
+		pt.RPS = artifacts.RoundTo(float64(h.TotalCount())/dt, 1000)
 	}
 	return pt
 }
@@ -166,7 +167,7 @@ func intervalPoint(h *hdrhistogram.Histogram, from, to, origin time.Time) Point 
 // left), the in-flight of each shard's last such point, and the target's
 // figures of shard 0's last such point, else last's. A sum that
 // overflows is an error naming the shard's step.
-func pointFigures(pt, last *Point, shards []*shardIntervals, to time.Time) error {
+func pointFigures(pt, last *artifacts.Point, shards []*shardIntervals, to time.Time) error {
 	final := true
 	for _, s := range shards {
 		final = final && s.head == nil
