@@ -101,7 +101,7 @@ func rssChart(cur runSeries) string {
 		lines: []line{{name: "RSS", color: colorRSS, xs: ts, ys: ys}}}
 	if slope, icept, ok := fitLine(ts, ys); ok {
 		x0, x1 := ts[0], ts[len(ts)-1]
-		c.lines = append(c.lines, line{name: "fit " + trimFloat(RoundTo(slope*60, 100)) + " MB/min", color: colorFit,
+		c.lines = append(c.lines, line{name: "fit " + TrimFloat(RoundTo(slope*60, 100)) + " MB/min", color: colorFit,
 			xs: []float64{x0, x1}, ys: []float64{icept + slope*x0, icept + slope*x1}, dashed: true})
 	}
 	return c.svg()

@@ -276,12 +276,12 @@ func unionKeys(a, b map[string]*Artifact) []string {
 			ids = append(ids, id)
 		}
 	}
-	sortNatural(ids)
+	SortNatural(ids)
 	return ids
 }
 
-// sortNatural sorts ids so that digit runs compare as numbers: G2 < G10.
-func sortNatural(ids []string) {
+// SortNatural sorts ids so that digit runs compare as numbers: G2 < G10.
+func SortNatural(ids []string) {
 	sort.Slice(ids, func(i, j int) bool { return naturalLess(ids[i], ids[j]) })
 }
 

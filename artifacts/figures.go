@@ -3,7 +3,6 @@ package artifacts
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 )
 
@@ -15,7 +14,7 @@ func figuresTable(s *Step) *table {
 		t.add("Step", s.Label)
 	}
 	t.add("Operations", FormatNumber(float64(s.Requests)))
-	t.add("Duration", trimFloat(s.DurationS)+" s"+pausedNote(s))
+	t.add("Duration", TrimFloat(s.DurationS)+" s"+pausedNote(s))
 	t.add("Throughput", FormatNumber(s.ThroughputRPS)+" ops/s")
 	l := s.LatencyMS
 	t.add("Latency p50 / p90 / p99", FormatMS(l.P50)+" / "+FormatMS(l.P90)+" / "+FormatMS(l.P99))
@@ -24,7 +23,7 @@ func figuresTable(s *Step) *table {
 		t.add("Service time p50 / p99", FormatMS(s.ServiceMS.P50)+" / "+FormatMS(s.ServiceMS.P99))
 	}
 	t.add("Errors", fmt.Sprintf("%s (%s)", FormatNumber(float64(s.Errors)),
-		FormatValue(MetricErrorRate, ratio(s.Errors, s.Requests))))
+		FormatValue(MetricErrorRate, Ratio(s.Errors, s.Requests))))
 	if s.Dropped > 0 {
 		t.add("Dropped", FormatNumber(float64(s.Dropped)))
 	}
@@ -44,7 +43,7 @@ func figuresTable(s *Step) *table {
 
 func pausedNote(s *Step) string {
 	if s.PausedS > 0 {
-		return " (+" + trimFloat(s.PausedS) + " s paused)"
+		return " (+" + TrimFloat(s.PausedS) + " s paused)"
 	}
 	return ""
 }
@@ -56,7 +55,7 @@ func addTargetRows(t *table, ts *TargetStats) {
 	t.add("RSS slope, tail"+spanNote(ts.TailWindowS), slopeCell(ts.RSSTailSlopeMBMin, ts.RSSTailSlopeSE)+" MB/min")
 	t.add("fds start / peak / end", rangeCount(ts.FDs))
 	if ts.FDsPerUnit != 0 {
-		t.add("fds per unit", trimFloat(ts.FDsPerUnit))
+		t.add("fds per unit", TrimFloat(ts.FDsPerUnit))
 	}
 	t.add("Target CPU", fmt.Sprintf("%.2f cores", ts.CPUCores))
 	if ts.CPUCoresPeak > 0 { // not kept in older artifacts
@@ -69,7 +68,7 @@ func spanNote(s float64) string {
 	if s <= 0 {
 		return ""
 	}
-	return " (" + trimFloat(math.Round(s)) + " s)"
+	return " (" + TrimFloat(math.Round(s)) + " s)"
 }
 
 // slopeCell is a slope with its standard error: "+129.21 ± 6.10".
@@ -94,7 +93,7 @@ func rangeMB(r Range) string {
 }
 
 func rangeCount(r Range) string {
-	return trimFloat(r.Start) + " / " + trimFloat(r.Peak) + " / " + trimFloat(r.End)
+	return TrimFloat(r.Start) + " / " + TrimFloat(r.Peak) + " / " + TrimFloat(r.End)
 }
 
 // sweepTargetTable lays out the target's resources per step of a sweep, or
@@ -117,18 +116,9 @@ func sweepTargetTable(steps []Step) *table {
 	return t
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // markdown writes the section under a "## id — title" heading.
 func (s *section) markdown(sb *strings.Builder) {
-	fmt.Fprintf(sb, "\n## %s — %s\n\n%s\n", s.id, orNone(s.title), s.meta)
+	fmt.Fprintf(sb, "\n## %s — %s\n\n%s\n", s.id, OrNone(s.title), s.meta)
 	fmt.Fprintf(sb, "\n**Ended:** %s\n", s.ending)
 	if soak := s.soakLines(); len(soak) > 0 {
 		sb.WriteString("\n")

@@ -48,7 +48,7 @@ func ReportHTML(arts []*Artifact) string {
 
 func (s *section) html(sb *strings.Builder) {
 	fmt.Fprintf(sb, "<section id=\"%s\">\n<h2>%s — %s</h2>\n", html.EscapeString(s.id),
-		html.EscapeString(s.id), html.EscapeString(orNone(s.title)))
+		html.EscapeString(s.id), html.EscapeString(OrNone(s.title)))
 	sb.WriteString("<p class=\"meta\">" + metaHTML(s.meta) + "</p>\n")
 	fmt.Fprintf(sb, "<p class=\"%s\"><b>Ended:</b> %s</p>\n", endingClass(s.ending), html.EscapeString(s.ending.String()))
 	if soak := s.soakLines(); len(soak) > 0 {

@@ -28,7 +28,7 @@ func LoadSet(paths ...string) ([]*Artifact, error) {
 	for id := range byGroup {
 		ids = append(ids, id)
 	}
-	sortNatural(ids)
+	SortNatural(ids)
 	out := make([]*Artifact, len(ids))
 	for i, id := range ids {
 		out[i] = byGroup[id]

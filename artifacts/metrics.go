@@ -1,5 +1,7 @@
 package artifacts
 
+import "fmt"
+
 // Metric names, as they appear in comparison rows, JSON output and the keys
 // of CompareOptions.Threshold.
 const (
@@ -94,7 +96,7 @@ var metrics = []metricDef{
 	latency(MetricP999, func(p Percentiles) float64 { return p.P999 }),
 	latency(MetricMax, func(p Percentiles) float64 { return p.Max }),
 	{name: MetricErrorRate, lowerBetter: true, judge: bySamples, sample: SampleErrorRate,
-		value: func(s *Step) (float64, bool) { return ratio(s.Errors, s.Requests), true }},
+		value: func(s *Step) (float64, bool) { return Ratio(s.Errors, s.Requests), true }},
 	{name: MetricDropped, lowerBetter: true, judge: notJudged,
 		value: func(s *Step) (float64, bool) { return float64(s.Dropped), true }},
 	trendMetric(MetricRSSSlope, false, func(t *TargetStats) trendFigure {
@@ -117,9 +119,19 @@ func MetricNames() []string {
 	return out
 }
 
-func ratio(k, n int64) float64 {
+// Ratio is k/n, 0 when n is not positive.
+func Ratio(k, n int64) float64 {
 	if n <= 0 {
 		return 0
 	}
 	return float64(k) / float64(n)
+}
+
+// TrendNumber formats a trend metric's value (or change): two decimals
+// for CPU and the RSS slope, else three significant digits.
+func TrendNumber(metric string, v float64) string {
+	if metric = BaseMetric(metric); metric == MetricCPU || metric == MetricRSSSlope {
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
 }

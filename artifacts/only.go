@@ -7,7 +7,7 @@ package artifacts
 func (c Comparison) Only(metric string) Comparison {
 	out := Comparison{Warnings: c.Warnings}
 	for _, r := range c.Rows {
-		if baseMetric(r.Metric) == metric {
+		if BaseMetric(r.Metric) == metric {
 			out.Rows = append(out.Rows, r)
 		}
 	}

@@ -183,7 +183,7 @@ func sideCell(r Row, v, ciPct, se float64) string {
 	case r.Test == TestTrend && se > 0:
 		unit := FormatValue(r.Metric, v)
 		num, rest, _ := strings.Cut(unit, " ")
-		return strings.TrimSpace(num + " ± " + trendNumber(r.Metric, se) + " " + rest)
+		return strings.TrimSpace(num + " ± " + TrendNumber(r.Metric, se) + " " + rest)
 	case r.Test != TestMannWhitney:
 		return FormatValue(r.Metric, v)
 	case math.IsInf(ciPct, 1):
@@ -194,17 +194,10 @@ func sideCell(r Row, v, ciPct, se float64) string {
 	return FormatValue(r.Metric, v) + fmt.Sprintf(" ± %.0f%%", ciPct)
 }
 
-func trendNumber(metric string, v float64) string {
-	if metric = baseMetric(metric); metric == MetricCPU || metric == MetricRSSSlope {
-		return fmt.Sprintf("%.2f", v)
-	}
-	return fmt.Sprintf("%.3g", v)
-}
-
 // DeltaCell is the change in percent, except for slopes, where a
 // percentage of a figure near zero means nothing: their change is absolute.
 func DeltaCell(r Row) string {
-	if d, m := r.Current-r.Base, baseMetric(r.Metric); m == MetricRSSSlope || m == MetricFDsSlope {
+	if d, m := r.Current-r.Base, BaseMetric(r.Metric); m == MetricRSSSlope || m == MetricFDsSlope {
 		return map[bool]string{true: "+", false: ""}[d >= 0] + FormatValue(r.Metric, d)
 	}
 	return FormatDelta(r.DeltaPct)
@@ -225,7 +218,7 @@ func Basis(r Row) string {
 		}
 		return n + " " + r.Samples
 	case TestTrend:
-		n := "spans " + trimFloat(math.Round(r.BaseSpanS)) + "+" + trimFloat(math.Round(r.CurrentSpanS)) + " s"
+		n := "spans " + TrimFloat(math.Round(r.BaseSpanS)) + "+" + TrimFloat(math.Round(r.CurrentSpanS)) + " s"
 		if r.NBase > 0 {
 			n = fmt.Sprintf("n=%d+%d %s", r.NBase, r.NCurrent, n)
 		}
@@ -282,7 +275,7 @@ func FormatDelta(pct float64) string {
 // FormatValue formats a metric's figure with its unit: "5,924 rps",
 // "8.10 ms", "0.10%", "12", "6.52 MB/min", "1.41", "0.37 cores".
 func FormatValue(metric string, v float64) string {
-	switch baseMetric(metric) {
+	switch BaseMetric(metric) {
 	case MetricThroughput, MetricOKRPS:
 		return FormatNumber(v) + " rps"
 	case MetricP50, MetricP90, MetricP99, MetricP999, MetricMax:
@@ -317,30 +310,4 @@ func FormatMS(ms float64) string {
 		return fmt.Sprintf("%.2f ms", ms)
 	}
 	return fmt.Sprintf("%.3f ms", ms)
-}
-
-// FormatNumber formats a count or rate with thousands separators, keeping
-// one decimal below 100: "3,198,945", "5,924", "38.3"; from 1e18 on, four
-// significant digits: "1e+308".
-func FormatNumber(v float64) string {
-	if v != math.Trunc(v) && math.Abs(v) < 100 {
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	if math.IsNaN(v) || math.Abs(v) >= 1e18 {
-		return strconv.FormatFloat(v, 'g', 4, 64) // past int64, or not a number
-	}
-	s := strconv.FormatInt(int64(math.Round(v)), 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var out []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	if neg {
-		return "-" + string(out)
-	}
-	return string(out)
 }

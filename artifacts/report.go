@@ -59,7 +59,7 @@ func buildSections(arts []*Artifact) []section {
 	for id := range byGroup {
 		ids = append(ids, id)
 	}
-	sortNatural(ids)
+	SortNatural(ids)
 	secs := make([]section, 0, len(ids))
 	for _, id := range ids {
 		runs := byGroup[id]
@@ -118,7 +118,7 @@ func buildSection(runs []*Artifact) section {
 			s.checks = append(s.checks, prefix+checkLine(c))
 		}
 		for _, e := range st.Events {
-			s.events = append(s.events, prefix+fmt.Sprintf("t=%ss %s: %s", trimFloat(e.T), e.Kind, e.Note))
+			s.events = append(s.events, prefix+fmt.Sprintf("t=%ss %s: %s", TrimFloat(e.T), e.Kind, e.Note))
 		}
 	}
 	return s
@@ -129,8 +129,8 @@ func buildSection(runs []*Artifact) section {
 func stamp(a *Artifact) string { return a.Run.Started.UTC().Format("2006-01-02 15:04:05 UTC") }
 
 func runMeta(a *Artifact) string {
-	parts := []string{"**Run:** " + orNone(a.Run.ID), "**Started:** " + stamp(a)}
-	if h := hostString(a.Run.Host); h != "" {
+	parts := []string{"**Run:** " + OrNone(a.Run.ID), "**Started:** " + stamp(a)}
+	if h := HostString(a.Run.Host); h != "" {
 		parts = append(parts, "**Host:** "+h)
 	}
 	if a.Run.ToolVersion != "" {
@@ -173,13 +173,6 @@ func (s *section) soakLines() []string {
 	return out
 }
 
-// trimFloat prints v with up to three decimals and no trailing zeros.
-func trimFloat(v float64) string {
-	s := fmt.Sprintf("%.3f", v)
-	s = strings.TrimRight(s, "0")
-	return strings.TrimSuffix(s, ".")
-}
-
 // sweepParam returns the name of the one parameter every step sets, or "".
 func sweepParam(steps []Step) string {
 	if len(steps[0].Params) != 1 {
@@ -216,7 +209,7 @@ func sweepTable(steps []Step) *table {
 	for _, s := range steps {
 		first := s.Label
 		if param != "" {
-			first = trimFloat(s.Params[param])
+			first = TrimFloat(s.Params[param])
 		}
 		cells := []string{first, msCell(s.LatencyMS.P50), msCell(s.LatencyMS.P99),
 			FormatNumber(s.ThroughputRPS), FormatNumber(float64(s.Errors))}
@@ -246,15 +239,6 @@ func msCell(v float64) string {
 		return fmt.Sprintf("%.2f", v)
 	}
 	return fmt.Sprintf("%.1f", v)
-}
-
-// formatFigure formats a check's value: four significant digits, and
-// thousands separators from 10,000.
-func formatFigure(v float64) string {
-	if math.Abs(v) >= 10000 {
-		return FormatNumber(v)
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
 // beforeAfterTable lays out a comparison for a report: a row per metric
@@ -317,7 +301,7 @@ func splitUnit(s string) (num, unit string) {
 }
 
 func isLatency(metric string) bool {
-	switch baseMetric(metric) {
+	switch BaseMetric(metric) {
 	case MetricP50, MetricP90, MetricP99, MetricP999, MetricMax:
 		return true
 	}
@@ -329,7 +313,7 @@ func isLatency(metric string) bool {
 func spreadCell(r Row, ciPct, se float64) string {
 	switch {
 	case r.Test == TestTrend && se > 0:
-		return trendNumber(r.Metric, se)
+		return TrendNumber(r.Metric, se)
 	case r.Test != TestMannWhitney:
 		return ""
 	case math.IsInf(ciPct, 1):

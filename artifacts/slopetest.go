@@ -187,20 +187,20 @@ func judgeSlope(row *Row, m metricDef, bt, ct trendFigure, cur *TargetStats, opt
 	if mde <= floor {
 		return
 	}
-	why := fmt.Sprintf("changes under %s %s cannot be told from noise", trendNumber(m.name, mde), slopeUnit(m.name))
+	why := fmt.Sprintf("changes under %s %s cannot be told from noise", TrendNumber(m.name, mde), slopeUnit(m.name))
 	if math.IsInf(mde, 1) {
 		why = fmt.Sprintf("the target's samples are too correlated for a slope (%.1f effective of %d needed)",
 			min(bt.fit.NEff, ct.fit.NEff), MinNEff)
 		mde = detectable(tCritical(MinNEff-2), seDiff)
 	}
 	row.untested(fmt.Sprintf("too short to judge: %s (least worth judging %s); %s", why,
-		trendNumber(m.name, floor), howLong(mde, span, func(s float64) float64 { return slopeFloorAt(m, cur, opts, s) })))
+		TrendNumber(m.name, floor), howLong(mde, span, func(s float64) float64 { return slopeFloorAt(m, cur, opts, s) })))
 }
 
 // slopeFloorAt is a slope metric's least change worth a verdict over a
 // run of spanS seconds: the RSS floor falls as a longer run lets a slower leak grow past the leak floors.
 func slopeFloorAt(m metricDef, cur *TargetStats, opts CompareOptions, spanS float64) float64 {
-	if baseMetric(m.name) == MetricRSSSlope {
+	if BaseMetric(m.name) == MetricRSSSlope {
 		return rssSlopeFloor(opts.RSSSlopeFloor, spanS, cur.RSSMB.Start)
 	}
 	return opts.floor(m)
@@ -226,11 +226,11 @@ func howLong(mde, span float64, floorAt func(float64) float64) string {
 }
 
 func slopeUnit(metric string) string {
-	if baseMetric(metric) == MetricRSSSlope {
+	if BaseMetric(metric) == MetricRSSSlope {
 		return "MB/min"
 	}
 	return "fds/min"
 }
 
 // roundUp10 is seconds rounded up to ten.
-func roundUp10(s float64) string { return trimFloat(math.Ceil(s/10) * 10) }
+func roundUp10(s float64) string { return TrimFloat(math.Ceil(s/10) * 10) }

@@ -138,5 +138,5 @@ func axisLabel(v float64) string {
 	if math.Abs(v) >= 1000 {
 		return FormatNumber(v)
 	}
-	return trimFloat(RoundTo(v, 1000))
+	return TrimFloat(RoundTo(v, 1000))
 }

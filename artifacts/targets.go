@@ -56,9 +56,9 @@ func (s *Step) TargetNames() []string { return slices.Sorted(maps.Keys(s.Targets
 // ("rss_slope[sum]") and report tables.
 const TargetSum = "sum"
 
-// baseMetric is a row's metric without its "[name]" suffix: "rss_slope"
+// BaseMetric is a row's metric without its "[name]" suffix: "rss_slope"
 // for "rss_slope[api]", "p99" for "p99[ping]".
-func baseMetric(metric string) string {
+func BaseMetric(metric string) string {
 	m, _, _ := strings.Cut(metric, "[")
 	return m
 }
@@ -99,39 +99,6 @@ func compareTargetFigures(out *Comparison, group, label, suffix string, b, c *Ta
 		}
 		out.Rows = append(out.Rows, row)
 	}
-}
-
-// targetsTable lays out the resources of each target of steps that
-// watched several, a row per target and one for their sum (seed 002's
-// per-pod table: memory and CPU at each worker count, summed); nil when
-// no step did. The memory is the one a reader of that target goes by:
-// the kubelet's working set for a cgroup, PSS for a process tree, else
-// RSS, named in its own column.
-func targetsTable(steps []Step) *table {
-	t := &table{header: []string{"step", "target", "memory", "start / peak / end (MB)", "RSS slope, whole run (MB/min)",
-		"CPU (cores)", "CPU peak (cores)", "fds start / peak / end"},
-		right: []bool{false, false, false, true, true, true, true, true}}
-	for _, s := range steps {
-		if len(s.Targets) < 2 {
-			continue
-		}
-		for _, name := range s.TargetNames() {
-			t.add(append([]string{s.Label, name}, targetCells(s.Targets[name])...)...)
-		}
-		if s.TargetsSum != nil {
-			t.add(append([]string{s.Label, TargetSum}, targetCells(s.TargetsSum)...)...)
-		}
-	}
-	if len(t.rows) == 0 {
-		return nil
-	}
-	return t
-}
-
-func targetCells(ts *TargetStats) []string {
-	kind, mem := ts.Memory()
-	return []string{kind, rangeMB(mem), slopeCell(ts.RSSSlopeMBPerMin, ts.RSSSlopeSE) + risingNote(ts),
-		fmt.Sprintf("%.2f", ts.CPUCores), fmt.Sprintf("%.2f", ts.CPUCoresPeak), rangeCount(ts.FDs)}
 }
 
 // Memory is the target's memory as its kind is read: "working set" (a

@@ -104,7 +104,7 @@ func describe(s *Samples) string {
 		return ""
 	}
 	if s.Of == SamplesOfBlocks {
-		return "blocks of " + trimFloat(s.BlockS) + "s"
+		return "blocks of " + TrimFloat(s.BlockS) + "s"
 	}
 	return s.Of
 }
@@ -142,7 +142,7 @@ func judgeTrend(row *Row, m metricDef, b, c *TargetStats, opts CompareOptions) {
 	}
 	if window := opts.MinTrendWindow.Seconds(); min(b.SpanS, c.SpanS) < window {
 		row.untested(fmt.Sprintf("not tested: a CPU figure needs at least %s of target samples on both sides",
-			trimFloat(window)+" s"))
+			TrimFloat(window)+" s"))
 		return
 	}
 	diff := ct.v - bt.v

@@ -13,7 +13,7 @@ func provenanceWarnings(b, c *Artifact) []string {
 	var w []string
 	differ := func(what, bv, cv string) {
 		if bv != cv {
-			w = append(w, fmt.Sprintf("%s: %s differs (base %s, current %s)", id, what, orNone(bv), orNone(cv)))
+			w = append(w, fmt.Sprintf("%s: %s differs (base %s, current %s)", id, what, OrNone(bv), OrNone(cv)))
 		}
 	}
 	differ("plan sha256", short(b.Run.PlanSHA256), short(c.Run.PlanSHA256))
@@ -25,7 +25,7 @@ func provenanceWarnings(b, c *Artifact) []string {
 	if !sameJSON(bc, cc) {
 		w = append(w, id+": group config differs")
 	}
-	differ("host", hostString(b.Run.Host), hostString(c.Run.Host))
+	differ("host", HostString(b.Run.Host), HostString(c.Run.Host))
 	differ("tool version", b.Run.ToolVersion, c.Run.ToolVersion)
 	if b.Run.Partial {
 		w = append(w, id+": base run is partial")
@@ -47,7 +47,7 @@ func countWarnings(where string, b, c *Step) []string {
 		s := side.s
 		if s.Errors > 0 {
 			w = append(w, fmt.Sprintf("%s: %s has %d errors in %d operations (%.3g%%)",
-				where, side.name, s.Errors, s.Requests, 100*ratio(s.Errors, s.Requests)))
+				where, side.name, s.Errors, s.Requests, 100*Ratio(s.Errors, s.Requests)))
 		}
 		if s.Dropped > 0 {
 			w = append(w, fmt.Sprintf("%s: %s dropped %d operations", where, side.name, s.Dropped))
@@ -56,7 +56,8 @@ func countWarnings(where string, b, c *Step) []string {
 	return w
 }
 
-func hostString(h Host) string {
+// HostString names a host as "os/N cpus/go version", "" when unknown.
+func HostString(h Host) string {
 	if h == (Host{}) {
 		return ""
 	}
@@ -70,7 +71,8 @@ func short(sha string) string {
 	return sha
 }
 
-func orNone(s string) string {
+// OrNone is s, or "none" when empty.
+func OrNone(s string) string {
 	if s == "" {
 		return "none"
 	}
