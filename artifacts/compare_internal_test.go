@@ -31,9 +31,3 @@ func TestCIPct(t *testing.T) {
 		t.Errorf("all zero: %v", v)
 	}
 }
-
-func TestSuperscript(t *testing.T) {
-	if got := superscript(12); got != "¹²" {
-		t.Errorf("got %q", got)
-	}
-}

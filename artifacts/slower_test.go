@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/artifacts/artifactstest"
+	"github.com/benchtui/benchtui/artifacts/report"
 )
 
 var cpuOf = artifactstest.CPUProfile
@@ -97,7 +98,7 @@ func TestReportWhatGotSlower(t *testing.T) {
 	base := run(t0, map[string]string{"cpu": "base-cpu.pb.gz"})
 	cur := run(t0.Add(time.Hour), map[string]string{"cpu": "cur-cpu.pb.gz", "heap_start": "cur-heap-start.pb.gz", "heap_end": "cur-heap-end.pb.gz"})
 	cur.Steps[0].Target = &artifacts.TargetStats{RSSRising: true, RSSSlopeMBPerMin: 30}
-	got := strings.Join(strings.Fields(artifacts.Report([]*artifacts.Artifact{base, cur})), " ")
+	got := strings.Join(strings.Fields(report.Report([]*artifacts.Artifact{base, cur})), " ")
 	for _, want := range []string{
 		"### What got slower: CPU share by function",
 		"| demo.slowPath | 0.0 | 60.0 | +60.0 | 0.0 | 60.0 |",
@@ -113,10 +114,10 @@ func TestReportWhatGotSlower(t *testing.T) {
 	}
 	cur.Steps[0].Profiles["cpu"] = "gone.pb.gz"
 	cur.Steps[0].Profiles["heap_end"] = "../elsewhere.pb.gz"
-	report := artifacts.Report([]*artifacts.Artifact{base, cur})
+	withWarnings := report.Report([]*artifacts.Artifact{base, cur})
 	for _, want := range []string{"profiles: cpu: reading profile", `profiles: heap_end: profiles.heap_end "../elsewhere.pb.gz" is not a file name`} {
-		if !strings.Contains(report, want) {
-			t.Errorf("no warning %q:\n%s", want, report)
+		if !strings.Contains(withWarnings, want) {
+			t.Errorf("no warning %q:\n%s", want, withWarnings)
 		}
 	}
 }

@@ -18,7 +18,7 @@ import (
 // pairs in sameLayer).
 var layers = [][]string{
 	{"artifacts", "runners/reap", "runners/kube", "runners/demo", "runners/filewatch", "runners/logcount", "runners/runnertest/testbin"},
-	{"runners/tmpl", "artifacts/artifactstest", "artifacts/merge"},
+	{"runners/tmpl", "artifacts/artifactstest", "artifacts/merge", "artifacts/report"},
 	{"runners/plan"},
 	{"runners", "runners/watch"},
 	{"runners/loop", "runners/flow", "runners/action"},

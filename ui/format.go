@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/report"
 )
 
 // compact formats a figure in at most five columns: 0.162, 1.64, 76.4,
@@ -50,13 +51,13 @@ func count(n int64) string {
 }
 
 // deltaText formats a delta in percent as the renderers do
-// (artifacts.FormatDelta, whose marks of an infinite or missing delta it
+// (report.FormatDelta, whose marks of an infinite or missing delta it
 // shares), but signed at zero and whole from 100% on, to stay narrow:
 // +0.0%, +5.2%, -12.5%, +150%, +∞.
 func deltaText(pct float64) string {
 	switch {
 	case math.IsInf(pct, 0) || math.IsNaN(pct):
-		return artifacts.FormatDelta(pct)
+		return report.FormatDelta(pct)
 	case math.Abs(pct) >= 100:
 		return fmt.Sprintf("%+.0f%%", pct)
 	}
@@ -91,7 +92,7 @@ func metricValue(metric string, v float64) string {
 		if v == 0 {
 			return "0"
 		}
-		return artifacts.FormatValue(metric, v)
+		return report.FormatValue(metric, v)
 	case artifacts.MetricDropped:
 		return count(int64(v))
 	}

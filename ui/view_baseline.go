@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/report"
 )
 
 // baselinePane puts the step's figures beside the baseline's, with the
@@ -139,7 +140,7 @@ func paneRows(gr *group) []paneRow {
 func (st Styles) compareLine(r paneRow, w int) string {
 	cur, delta, word := "…", "", ""
 	if r.hasCurrent {
-		cur, delta, word = metricValue(r.Metric, r.Current), paneDelta(r.Row), artifacts.VerdictMark(r.Row)
+		cur, delta, word = metricValue(r.Metric, r.Current), paneDelta(r.Row), report.VerdictMark(r.Row)
 	}
 	name := fit(rowLabel(r.Metric), 11)
 	if w < wideCompare { // the current figure, the delta and the verdict matter most
@@ -170,7 +171,7 @@ func rowLabel(metric string) string {
 // paneDelta is a row's change as the tables give it (absolute for a
 // slope), compacted to fit its column.
 func paneDelta(r artifacts.Row) string {
-	if d := artifacts.DeltaCell(r); !strings.HasSuffix(d, "%") {
+	if d := report.DeltaCell(r); !strings.HasSuffix(d, "%") {
 		num, _, _ := strings.Cut(d, " ")
 		return num
 	}
@@ -186,9 +187,9 @@ func basisText(r artifacts.Row) string {
 	}
 	switch r.Test {
 	case artifacts.TestMannWhitney:
-		return "median · " + artifacts.Basis(r)
+		return "median · " + report.Basis(r)
 	case artifacts.TestTrend:
-		return "fit · " + artifacts.Basis(r)
+		return "fit · " + report.Basis(r)
 	}
 	return "whole step"
 }

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/report"
 	"github.com/benchtui/benchtui/runners/filewatch"
 )
 
@@ -226,7 +227,7 @@ func keyFigure(a *artifacts.Artifact, c *artifacts.Comparison) string {
 
 // rowFigure is a comparison row in a few words: "p50 21.3ms +1800% worse".
 func rowFigure(r artifacts.Row) string {
-	return rowLabel(r.Metric) + " " + metricValue(r.Metric, r.Current) + " " + paneDelta(r) + " " + artifacts.VerdictMark(r)
+	return rowLabel(r.Metric) + " " + metricValue(r.Metric, r.Current) + " " + paneDelta(r) + " " + report.VerdictMark(r)
 }
 
 func (gr *group) addMark(r runMark) {

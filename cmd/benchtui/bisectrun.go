@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	artreport "github.com/benchtui/benchtui/artifacts/report"
 	"github.com/benchtui/benchtui/ui"
 )
 
@@ -93,8 +94,8 @@ func verdictLine(c artifacts.Comparison) string {
 		return "no rows"
 	}
 	s := fmt.Sprintf("%s %s → %s (%s, %s) %s", strings.TrimSpace(r.Step+" "+r.Metric),
-		artifacts.FormatValue(r.Metric, r.Base), artifacts.FormatValue(r.Metric, r.Current),
-		artifacts.DeltaCell(r), artifacts.Basis(r), verdictWord(r))
+		artreport.FormatValue(r.Metric, r.Base), artreport.FormatValue(r.Metric, r.Current),
+		artreport.DeltaCell(r), artreport.Basis(r), verdictWord(r))
 	if len(c.Rows) > 1 {
 		s += fmt.Sprintf(" (%d of %d rows worse)", worse, len(c.Rows))
 	}
@@ -132,7 +133,7 @@ func (b *bisector) report(stdout io.Writer, s *bisection, probed map[int]probe) 
 	}
 	fmt.Fprintf(stdout, "judged on %s of group %s against the good %s %s: %d probes%s; artifacts in %s\n",
 		b.f.figure, b.group.ID, b.good.short(), quoteSubject(b.good), b.probes, skipped, b.out)
-	if err := p.cmp.WriteText(stdout); err != nil {
+	if err := artreport.WriteText(stdout, p.cmp); err != nil {
 		fmt.Fprintln(b.errs, "benchtui bisect:", err)
 		return exitFail
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	artreport "github.com/benchtui/benchtui/artifacts/report"
 )
 
 // cmdCompare implements `benchtui compare BASE CURRENT [--format
@@ -80,14 +81,14 @@ func (f *pairFlag) Set(s string) error {
 }
 
 // compareFormats are the values of compare --format.
-var compareFormats = []string{artifacts.FormatText, artifacts.FormatMarkdown, artifacts.FormatJSON}
+var compareFormats = []string{artreport.FormatText, artreport.FormatMarkdown, artreport.FormatJSON}
 
 // compareFlagSet defines the flags of compare into opts, format and pairs.
 func compareFlagSet(opts *artifacts.CompareOptions, format *string, pairs *pairFlag) *flag.FlagSet {
 	fs := flagSet("compare")
 	fs.Var(pairs, "pair", "`A=B`: judge group B (of CURRENT) against group A (of BASE), such as two arms of one run;\n"+
 		"GROUP/LOAD names one load of a loads: group; repeatable; CURRENT then defaults to BASE")
-	fs.StringVar(format, "format", artifacts.FormatText, "output `format`: text, markdown or json")
+	fs.StringVar(format, "format", artreport.FormatText, "output `format`: text, markdown or json")
 	fs.Var(&thresholdFlag{opts: opts}, "threshold",
 		"minimum effect for a verdict: `5%` for the metrics judged by a test, or METRIC=10% for one metric\n"+
 			"(repeatable; metrics: "+strings.Join(artifacts.MetricNames(), ", ")+
@@ -96,7 +97,7 @@ func compareFlagSet(opts *artifacts.CompareOptions, format *string, pairs *pairF
 }
 
 func printComparison(c artifacts.Comparison, format string, stdout, stderr io.Writer) int {
-	if err := c.Render(stdout, format); err != nil {
+	if err := artreport.Render(stdout, c, format); err != nil {
 		fmt.Fprintln(stderr, "benchtui compare:", err)
 		return exitUsage
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	artreport "github.com/benchtui/benchtui/artifacts/report"
 )
 
 // runSummarySchema names the document run --format json writes, described
@@ -62,14 +63,14 @@ type stepSummary struct {
 	OKRPS         float64               `json:"ok_rps"`
 	LatencyMS     artifacts.Percentiles `json:"latency_ms"`
 	Checks        []artifacts.Check     `json:"checks"`
-	Verdicts      []artifacts.JSONRow   `json:"verdicts"`
+	Verdicts      []artreport.JSONRow   `json:"verdicts"`
 }
 
 // baselineSummary is what the comparison with the baseline found beyond
 // the per-step verdicts.
 type baselineSummary struct {
 	Worse    bool                `json:"worse"`
-	Geomean  []artifacts.JSONRow `json:"geomean"`
+	Geomean  []artreport.JSONRow `json:"geomean"`
 	Warnings []string            `json:"warnings"`
 }
 
@@ -88,7 +89,7 @@ func (o *jsonOutput) end(cmp *artifacts.Comparison, code int, interrupted bool) 
 		doc.Groups = append(doc.Groups, summarizeGroup(r, cmp))
 	}
 	if cmp != nil {
-		doc.Baseline = &baselineSummary{Worse: cmp.Worse(), Geomean: artifacts.JSONRows(cmp.Geomean), Warnings: cmp.Warnings}
+		doc.Baseline = &baselineSummary{Worse: cmp.Worse(), Geomean: artreport.JSONRows(cmp.Geomean), Warnings: cmp.Warnings}
 		if doc.Baseline.Warnings == nil {
 			doc.Baseline.Warnings = []string{}
 		}
@@ -121,7 +122,7 @@ func summarizeGroup(r groupResult, cmp *artifacts.Comparison) groupSummary {
 		g.Steps = append(g.Steps, stepSummary{Label: s.Label, Params: params, DurationS: s.DurationS,
 			Requests: s.Requests, Errors: s.Errors, Dropped: s.Dropped, ThroughputRPS: s.ThroughputRPS,
 			OKRPS: s.OKRPS, LatencyMS: s.LatencyMS, Checks: checks,
-			Verdicts: artifacts.JSONRows(stepVerdicts(cmp, a.Group.ID, s.Label))})
+			Verdicts: artreport.JSONRows(stepVerdicts(cmp, a.Group.ID, s.Label))})
 	}
 	return g
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/benchtui/benchtui/artifacts"
+	artreport "github.com/benchtui/benchtui/artifacts/report"
 )
 
 // The values of run --format.
@@ -64,7 +65,7 @@ func (o textOutput) end(cmp *artifacts.Comparison, _ int, _ bool) error {
 		return nil
 	}
 	fmt.Fprintln(o.w)
-	return cmp.Render(o.w, artifacts.FormatText)
+	return artreport.Render(o.w, *cmp, artreport.FormatText)
 }
 
 // runStatus is the word for how a run ended: pass (exit 0), fail (exit

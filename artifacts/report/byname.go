@@ -1,15 +1,22 @@
-package artifacts
+package report
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
 
 // byNameTable lays out the figures of each named request, one row per
 // step and name (the step's label first when there are several steps),
 // with the operations by status code of the name's step. Nil when no step
 // has named figures.
-func byNameTable(steps []Step) *table {
-	return stepRowsTable(steps, []string{"request", "requests", "errors", "p50 (ms)", "p99 (ms)", "max (ms)"}, func(s *Step) [][]string {
+func byNameTable(steps []artifacts.Step) *table {
+	return stepRowsTable(steps, []string{"request", "requests", "errors", "p50 (ms)", "p99 (ms)", "max (ms)"}, func(s *artifacts.Step) [][]string {
 		var rows [][]string
-		for _, name := range sortedKeys(s.ByName) {
+		for _, name := range slices.Sorted(maps.Keys(s.ByName)) {
 			n := s.ByName[name]
-			rows = append(rows, []string{name, FormatNumber(float64(n.Requests)), FormatNumber(float64(n.Errors)),
+			rows = append(rows, []string{name, artifacts.FormatNumber(float64(n.Requests)), artifacts.FormatNumber(float64(n.Errors)),
 				msCell(n.LatencyMS.P50), msCell(n.LatencyMS.P99), msCell(n.LatencyMS.Max)})
 		}
 		return rows
@@ -19,7 +26,7 @@ func byNameTable(steps []Step) *table {
 // stepRowsTable is a table of the rows each step gives, its first column
 // left-aligned and the others right-aligned, the step's label first when
 // there are several steps. Nil without rows.
-func stepRowsTable(steps []Step, header []string, rows func(s *Step) [][]string) *table {
+func stepRowsTable(steps []artifacts.Step, header []string, rows func(s *artifacts.Step) [][]string) *table {
 	t := &table{header: header, right: make([]bool, len(header))}
 	for i := 1; i < len(header); i++ {
 		t.right[i] = true
@@ -45,7 +52,7 @@ func stepRowsTable(steps []Step, header []string, rows func(s *Step) [][]string)
 
 // statusTable is each step's operations by status code, one row per step
 // (its label first) and a column per code. Nil when no step counted any.
-func statusTable(steps []Step) *table {
+func statusTable(steps []artifacts.Step) *table {
 	codes := map[string]bool{}
 	for _, s := range steps {
 		for code := range s.Status {
@@ -56,14 +63,14 @@ func statusTable(steps []Step) *table {
 		return nil
 	}
 	t := &table{header: []string{"step"}, right: []bool{false}}
-	for _, code := range sortedKeys(codes) {
+	for _, code := range slices.Sorted(maps.Keys(codes)) {
 		t.header = append(t.header, code)
 		t.right = append(t.right, true)
 	}
 	for _, s := range steps {
 		cells := []string{s.Label}
 		for _, code := range t.header[1:] {
-			cells = append(cells, FormatNumber(float64(s.Status[code])))
+			cells = append(cells, artifacts.FormatNumber(float64(s.Status[code])))
 		}
 		t.add(cells...)
 	}

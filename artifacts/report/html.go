@@ -1,9 +1,11 @@
-package artifacts
+package report
 
 import (
 	"fmt"
 	"html"
 	"strings"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // htmlStyle is the report's whole style sheet: the file carries it inline
@@ -31,7 +33,7 @@ td.ok{background:var(--okbg)}td.bad{background:var(--badbg)}`
 // ReportHTML renders arts as one self-contained HTML file: the same sections
 // and tables as Report, and inline SVG line charts of latency p50/p99,
 // throughput and RSS over time from the newest run's series.
-func ReportHTML(arts []*Artifact) string {
+func ReportHTML(arts []*artifacts.Artifact) string {
 	secs := buildSections(arts)
 	var sb strings.Builder
 	sb.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
@@ -48,7 +50,7 @@ func ReportHTML(arts []*Artifact) string {
 
 func (s *section) html(sb *strings.Builder) {
 	fmt.Fprintf(sb, "<section id=\"%s\">\n<h2>%s — %s</h2>\n", html.EscapeString(s.id),
-		html.EscapeString(s.id), html.EscapeString(OrNone(s.title)))
+		html.EscapeString(s.id), html.EscapeString(artifacts.OrNone(s.title)))
 	sb.WriteString("<p class=\"meta\">" + metaHTML(s.meta) + "</p>\n")
 	fmt.Fprintf(sb, "<p class=\"%s\"><b>Ended:</b> %s</p>\n", endingClass(s.ending), html.EscapeString(s.ending.String()))
 	if soak := s.soakLines(); len(soak) > 0 {
@@ -117,7 +119,7 @@ func htmlItems(sb *strings.Builder, items []string) {
 
 // endingClass colours the ending line: ok on a pass, bad on a failed
 // check, warn otherwise (leak suspected, cut short).
-func endingClass(e Ending) string {
+func endingClass(e artifacts.Ending) string {
 	switch {
 	case e.Pass():
 		return "ok"

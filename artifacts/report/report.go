@@ -1,4 +1,4 @@
-package artifacts
+package report
 
 import (
 	"fmt"
@@ -6,21 +6,23 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // section is one group of a report: built once from the group's runs,
 // rendered as markdown or HTML.
 type section struct {
 	id, title string
-	meta      string // one line on the newest run: id, start, host, tool, file
-	ending    Ending // how the newest run ended
+	meta      string           // one line on the newest run: id, start, host, tool, file
+	ending    artifacts.Ending // how the newest run ended
 	tables    []titled
 	warnings  []string // of the before/after comparison
 	checks    []string
 	events    []string
 	notes     []string
-	newest    *Artifact // for the HTML charts
-	base      *Artifact // the oldest run, overlaid on the charts; nil with one run
+	newest    *artifacts.Artifact // for the HTML charts
+	base      *artifacts.Artifact // the oldest run, overlaid on the charts; nil with one run
 }
 
 // titled is a table with an optional heading above it.
@@ -36,7 +38,7 @@ type titled struct {
 // slope over the run and over the tail, and fds; two or more runs of a group
 // add a before/after table of the oldest against the newest with deltas and
 // verdicts; checks, events and notes are listed under the tables.
-func Report(arts []*Artifact) string {
+func Report(arts []*artifacts.Artifact) string {
 	var sb strings.Builder
 	secs := buildSections(arts)
 	sb.WriteString("# benchtui report\n\n")
@@ -48,8 +50,8 @@ func Report(arts []*Artifact) string {
 }
 
 // buildSections groups arts by group id (natural order), runs oldest first.
-func buildSections(arts []*Artifact) []section {
-	byGroup := make(map[string][]*Artifact)
+func buildSections(arts []*artifacts.Artifact) []section {
+	byGroup := make(map[string][]*artifacts.Artifact)
 	for _, a := range arts {
 		if a != nil {
 			byGroup[a.Group.ID] = append(byGroup[a.Group.ID], a)
@@ -59,7 +61,7 @@ func buildSections(arts []*Artifact) []section {
 	for id := range byGroup {
 		ids = append(ids, id)
 	}
-	SortNatural(ids)
+	artifacts.SortNatural(ids)
 	secs := make([]section, 0, len(ids))
 	for _, id := range ids {
 		runs := byGroup[id]
@@ -69,9 +71,9 @@ func buildSections(arts []*Artifact) []section {
 	return secs
 }
 
-func buildSection(runs []*Artifact) section {
+func buildSection(runs []*artifacts.Artifact) section {
 	a := runs[len(runs)-1]
-	s := section{id: a.Group.ID, title: a.Group.Title, meta: runMeta(a), ending: Outcome(a), newest: a, notes: a.Notes}
+	s := section{id: a.Group.ID, title: a.Group.Title, meta: runMeta(a), ending: artifacts.Outcome(a), newest: a, notes: a.Notes}
 	if len(a.Steps) == 1 {
 		s.tables = append(s.tables, titled{t: figuresTable(&a.Steps[0])})
 	} else if len(a.Steps) > 1 {
@@ -101,7 +103,7 @@ func buildSection(runs []*Artifact) section {
 	if len(runs) > 1 {
 		old := runs[0]
 		s.base = old
-		c := Compare([]*Artifact{old}, []*Artifact{a}, CompareOptions{})
+		c := artifacts.Compare([]*artifacts.Artifact{old}, []*artifacts.Artifact{a}, artifacts.CompareOptions{})
 		s.tables = append(s.tables, titled{
 			title: fmt.Sprintf("Before/after: %s → %s", stamp(old), stamp(a)),
 			t:     beforeAfterTable(c, len(a.Steps) > 1)})
@@ -118,7 +120,7 @@ func buildSection(runs []*Artifact) section {
 			s.checks = append(s.checks, prefix+checkLine(c))
 		}
 		for _, e := range st.Events {
-			s.events = append(s.events, prefix+fmt.Sprintf("t=%ss %s: %s", TrimFloat(e.T), e.Kind, e.Note))
+			s.events = append(s.events, prefix+fmt.Sprintf("t=%ss %s: %s", artifacts.TrimFloat(e.T), e.Kind, e.Note))
 		}
 	}
 	return s
@@ -126,17 +128,19 @@ func buildSection(runs []*Artifact) section {
 
 // stamp is when a run started, to the second: two runs a minute apart
 // must not read as the same time.
-func stamp(a *Artifact) string { return a.Run.Started.UTC().Format("2006-01-02 15:04:05 UTC") }
+func stamp(a *artifacts.Artifact) string {
+	return a.Run.Started.UTC().Format("2006-01-02 15:04:05 UTC")
+}
 
-func runMeta(a *Artifact) string {
-	parts := []string{"**Run:** " + OrNone(a.Run.ID), "**Started:** " + stamp(a)}
-	if h := HostString(a.Run.Host); h != "" {
+func runMeta(a *artifacts.Artifact) string {
+	parts := []string{"**Run:** " + artifacts.OrNone(a.Run.ID), "**Started:** " + stamp(a)}
+	if h := artifacts.HostString(a.Run.Host); h != "" {
 		parts = append(parts, "**Host:** "+h)
 	}
 	if a.Run.ToolVersion != "" {
 		parts = append(parts, "**Tool:** "+a.Run.ToolVersion)
 	}
-	parts = append(parts, "**Artifact:** `"+FileName(a.Group.ID, a.Run.Started)+"`")
+	parts = append(parts, "**Artifact:** `"+artifacts.FileName(a.Group.ID, a.Run.Started)+"`")
 	if a.Run.Partial {
 		parts = append(parts, "**partial run**")
 	}
@@ -145,11 +149,11 @@ func runMeta(a *Artifact) string {
 
 // checkLine is a check with its mark, limit and value, as the console
 // and the headless summary show it.
-func checkLine(c Check) string {
+func checkLine(c artifacts.Check) string {
 	if !c.OK {
-		return "✗ " + FailedLine(c)
+		return "✗ " + artifacts.FailedLine(c)
 	}
-	line := "✓ " + c.Name + ": " + ValueAndLimits(c)
+	line := "✓ " + c.Name + ": " + artifacts.ValueAndLimits(c)
 	if c.Note != "" {
 		line += " (" + c.Note + ")"
 	}
@@ -174,7 +178,7 @@ func (s *section) soakLines() []string {
 }
 
 // sweepParam returns the name of the one parameter every step sets, or "".
-func sweepParam(steps []Step) string {
+func sweepParam(steps []artifacts.Step) string {
 	if len(steps[0].Params) != 1 {
 		return ""
 	}
@@ -192,7 +196,7 @@ func sweepParam(steps []Step) string {
 // sweepTable lays out a sweep as one row per step, the swept value first.
 // An open-loop sweep (a "rate" parameter, or drops) adds dropped operations
 // and the most operations in flight, as the seed's arrival-rate table does.
-func sweepTable(steps []Step) *table {
+func sweepTable(steps []artifacts.Step) *table {
 	param := sweepParam(steps)
 	open := param == "rate"
 	for _, s := range steps {
@@ -209,19 +213,19 @@ func sweepTable(steps []Step) *table {
 	for _, s := range steps {
 		first := s.Label
 		if param != "" {
-			first = TrimFloat(s.Params[param])
+			first = artifacts.TrimFloat(s.Params[param])
 		}
 		cells := []string{first, msCell(s.LatencyMS.P50), msCell(s.LatencyMS.P99),
-			FormatNumber(s.ThroughputRPS), FormatNumber(float64(s.Errors))}
+			artifacts.FormatNumber(s.ThroughputRPS), artifacts.FormatNumber(float64(s.Errors))}
 		if open {
-			cells = append(cells, FormatNumber(float64(s.Dropped)), strconv.Itoa(maxInFlight(s.Series)))
+			cells = append(cells, artifacts.FormatNumber(float64(s.Dropped)), strconv.Itoa(maxInFlight(s.Series)))
 		}
 		t.add(cells...)
 	}
 	return t
 }
 
-func maxInFlight(series []Point) int {
+func maxInFlight(series []artifacts.Point) int {
 	m := 0
 	for _, p := range series {
 		m = max(m, p.InFlight)
@@ -245,7 +249,7 @@ func msCell(v float64) string {
 // with its unit in a column of its own, so that the before and after
 // cells are plain numbers, each beside its spread (± the median's
 // interval, or the slope's standard error).
-func beforeAfterTable(c Comparison, withStep bool) *table {
+func beforeAfterTable(c artifacts.Comparison, withStep bool) *table {
 	t := &table{header: []string{"metric", "unit", "before", "±", "after", "±", "Δ", "verdict"},
 		right: []bool{false, false, true, true, true, true, true, false}}
 	if withStep {
@@ -266,7 +270,7 @@ func beforeAfterTable(c Comparison, withStep bool) *table {
 
 // numbersIn formats a row's two figures in one unit, the one the larger
 // would be shown in ("950 ms" and "1.02 s" both in s), and names it.
-func numbersIn(r Row) (base, cur, unit string) {
+func numbersIn(r artifacts.Row) (base, cur, unit string) {
 	big := r.Base
 	if math.Abs(r.Current) > math.Abs(big) {
 		big = r.Current
@@ -280,7 +284,7 @@ func numbersIn(r Row) (base, cur, unit string) {
 }
 
 // numberOf is v as FormatValue shows it (scaled), without its unit.
-func numberOf(r Row, v, scale float64) string {
+func numberOf(r artifacts.Row, v, scale float64) string {
 	if scale != 1 {
 		return strconv.FormatFloat(v/scale, 'f', 2, 64)
 	}
@@ -301,8 +305,8 @@ func splitUnit(s string) (num, unit string) {
 }
 
 func isLatency(metric string) bool {
-	switch BaseMetric(metric) {
-	case MetricP50, MetricP90, MetricP99, MetricP999, MetricMax:
+	switch artifacts.BaseMetric(metric) {
+	case artifacts.MetricP50, artifacts.MetricP90, artifacts.MetricP99, artifacts.MetricP999, artifacts.MetricMax:
 		return true
 	}
 	return false
@@ -310,11 +314,11 @@ func isLatency(metric string) bool {
 
 // spreadCell is a figure's spread: "3%" for a median (its interval's
 // half-width), the standard error for a slope, "" when the row has none.
-func spreadCell(r Row, ciPct, se float64) string {
+func spreadCell(r artifacts.Row, ciPct, se float64) string {
 	switch {
-	case r.Test == TestTrend && se > 0:
-		return TrendNumber(r.Metric, se)
-	case r.Test != TestMannWhitney:
+	case r.Test == artifacts.TestTrend && se > 0:
+		return artifacts.TrendNumber(r.Metric, se)
+	case r.Test != artifacts.TestMannWhitney:
 		return ""
 	case math.IsInf(ciPct, 1):
 		return "∞"

@@ -1,39 +1,43 @@
-package artifacts
+package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // figuresTable lays out a single-step group as "Measurement | Result" rows,
 // like the seed's soak reference table.
-func figuresTable(s *Step) *table {
+func figuresTable(s *artifacts.Step) *table {
 	t := &table{header: []string{"Measurement", "Result"}, right: []bool{false, true}}
 	if s.Label != "" {
 		t.add("Step", s.Label)
 	}
-	t.add("Operations", FormatNumber(float64(s.Requests)))
-	t.add("Duration", TrimFloat(s.DurationS)+" s"+pausedNote(s))
-	t.add("Throughput", FormatNumber(s.ThroughputRPS)+" ops/s")
+	t.add("Operations", artifacts.FormatNumber(float64(s.Requests)))
+	t.add("Duration", artifacts.TrimFloat(s.DurationS)+" s"+pausedNote(s))
+	t.add("Throughput", artifacts.FormatNumber(s.ThroughputRPS)+" ops/s")
 	l := s.LatencyMS
 	t.add("Latency p50 / p90 / p99", FormatMS(l.P50)+" / "+FormatMS(l.P90)+" / "+FormatMS(l.P99))
 	t.add("Latency p99.9 / max", FormatMS(l.P999)+" / "+FormatMS(l.Max))
 	if s.ServiceMS.P99 > 0 && s.ServiceMS != s.LatencyMS {
 		t.add("Service time p50 / p99", FormatMS(s.ServiceMS.P50)+" / "+FormatMS(s.ServiceMS.P99))
 	}
-	t.add("Errors", fmt.Sprintf("%s (%s)", FormatNumber(float64(s.Errors)),
-		FormatValue(MetricErrorRate, Ratio(s.Errors, s.Requests))))
+	t.add("Errors", fmt.Sprintf("%s (%s)", artifacts.FormatNumber(float64(s.Errors)),
+		FormatValue(artifacts.MetricErrorRate, artifacts.Ratio(s.Errors, s.Requests))))
 	if s.Dropped > 0 {
-		t.add("Dropped", FormatNumber(float64(s.Dropped)))
+		t.add("Dropped", artifacts.FormatNumber(float64(s.Dropped)))
 	}
-	for _, k := range sortedKeys(s.ErrorKinds) {
+	for _, k := range slices.Sorted(maps.Keys(s.ErrorKinds)) {
 		if s.ErrorKinds[k] > 0 {
-			t.add("Errors: "+k, FormatNumber(float64(s.ErrorKinds[k])))
+			t.add("Errors: "+k, artifacts.FormatNumber(float64(s.ErrorKinds[k])))
 		}
 	}
-	for _, k := range sortedKeys(s.Counters) {
-		t.add(k, FormatNumber(float64(s.Counters[k])))
+	for _, k := range slices.Sorted(maps.Keys(s.Counters)) {
+		t.add(k, artifacts.FormatNumber(float64(s.Counters[k])))
 	}
 	if s.Target != nil {
 		addTargetRows(t, s.Target)
@@ -41,21 +45,21 @@ func figuresTable(s *Step) *table {
 	return t
 }
 
-func pausedNote(s *Step) string {
+func pausedNote(s *artifacts.Step) string {
 	if s.PausedS > 0 {
-		return " (+" + TrimFloat(s.PausedS) + " s paused)"
+		return " (+" + artifacts.TrimFloat(s.PausedS) + " s paused)"
 	}
 	return ""
 }
 
 // addTargetRows adds the soak figures of a watched target.
-func addTargetRows(t *table, ts *TargetStats) {
+func addTargetRows(t *table, ts *artifacts.TargetStats) {
 	t.add("RSS start / peak / end", rangeMB(ts.RSSMB)+" MB")
 	t.add("RSS slope, whole run"+spanNote(ts.SpanS), slopeCell(ts.RSSSlopeMBPerMin, ts.RSSSlopeSE)+" MB/min"+risingNote(ts))
 	t.add("RSS slope, tail"+spanNote(ts.TailWindowS), slopeCell(ts.RSSTailSlopeMBMin, ts.RSSTailSlopeSE)+" MB/min")
 	t.add("fds start / peak / end", rangeCount(ts.FDs))
 	if ts.FDsPerUnit != 0 {
-		t.add("fds per unit", TrimFloat(ts.FDsPerUnit))
+		t.add("fds per unit", artifacts.TrimFloat(ts.FDsPerUnit))
 	}
 	t.add("Target CPU", fmt.Sprintf("%.2f cores", ts.CPUCores))
 	if ts.CPUCoresPeak > 0 { // not kept in older artifacts
@@ -68,7 +72,7 @@ func spanNote(s float64) string {
 	if s <= 0 {
 		return ""
 	}
-	return " (" + TrimFloat(math.Round(s)) + " s)"
+	return " (" + artifacts.TrimFloat(math.Round(s)) + " s)"
 }
 
 // slopeCell is a slope with its standard error: "+129.21 ± 6.10".
@@ -80,7 +84,7 @@ func slopeCell(v, se float64) string {
 }
 
 // risingNote marks a target whose RSS is still rising (RSSRising).
-func risingNote(ts *TargetStats) string {
+func risingNote(ts *artifacts.TargetStats) string {
 	if ts.RSSRising {
 		return " ⚠ still rising"
 	}
@@ -88,17 +92,17 @@ func risingNote(ts *TargetStats) string {
 }
 
 // rangeMB is a range of megabytes, unit-less (the column or row says MB).
-func rangeMB(r Range) string {
+func rangeMB(r artifacts.Range) string {
 	return fmt.Sprintf("%.1f / %.1f / %.1f", r.Start, r.Peak, r.End)
 }
 
-func rangeCount(r Range) string {
-	return TrimFloat(r.Start) + " / " + TrimFloat(r.Peak) + " / " + TrimFloat(r.End)
+func rangeCount(r artifacts.Range) string {
+	return artifacts.TrimFloat(r.Start) + " / " + artifacts.TrimFloat(r.Peak) + " / " + artifacts.TrimFloat(r.End)
 }
 
 // sweepTargetTable lays out the target's resources per step of a sweep, or
 // returns nil when no step watched a target.
-func sweepTargetTable(steps []Step) *table {
+func sweepTargetTable(steps []artifacts.Step) *table {
 	t := &table{header: []string{"step", "RSS start / peak / end (MB)", "RSS slope, whole run (MB/min)",
 		"tail slope (MB/min)", "fds start / peak / end", "CPU (cores)"},
 		right: []bool{false, true, true, true, true, true}}
@@ -118,7 +122,7 @@ func sweepTargetTable(steps []Step) *table {
 
 // markdown writes the section under a "## id — title" heading.
 func (s *section) markdown(sb *strings.Builder) {
-	fmt.Fprintf(sb, "\n## %s — %s\n\n%s\n", s.id, OrNone(s.title), s.meta)
+	fmt.Fprintf(sb, "\n## %s — %s\n\n%s\n", s.id, artifacts.OrNone(s.title), s.meta)
 	fmt.Fprintf(sb, "\n**Ended:** %s\n", s.ending)
 	if soak := s.soakLines(); len(soak) > 0 {
 		sb.WriteString("\n")

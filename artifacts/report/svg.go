@@ -1,4 +1,4 @@
-package artifacts
+package report
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // line is one polyline of a chart, over its own x values.
@@ -136,7 +138,7 @@ func bounds(vs []float64) (lo, hi float64) {
 // axisLabel prints a tick value with three significant digits.
 func axisLabel(v float64) string {
 	if math.Abs(v) >= 1000 {
-		return FormatNumber(v)
+		return artifacts.FormatNumber(v)
 	}
-	return TrimFloat(RoundTo(v, 1000))
+	return artifacts.TrimFloat(artifacts.RoundTo(v, 1000))
 }

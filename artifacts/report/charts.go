@@ -1,4 +1,6 @@
-package artifacts
+package report
+
+import "github.com/benchtui/benchtui/artifacts"
 
 import "math"
 
@@ -21,7 +23,7 @@ type runSeries struct {
 	hasRSS                bool
 }
 
-func seriesOf(a *Artifact) runSeries {
+func seriesOf(a *artifacts.Artifact) runSeries {
 	var r runSeries
 	offset := 0.0
 	for i, s := range a.Steps {
@@ -101,7 +103,7 @@ func rssChart(cur runSeries) string {
 		lines: []line{{name: "RSS", color: colorRSS, xs: ts, ys: ys}}}
 	if slope, icept, ok := fitLine(ts, ys); ok {
 		x0, x1 := ts[0], ts[len(ts)-1]
-		c.lines = append(c.lines, line{name: "fit " + TrimFloat(RoundTo(slope*60, 100)) + " MB/min", color: colorFit,
+		c.lines = append(c.lines, line{name: "fit " + artifacts.TrimFloat(artifacts.RoundTo(slope*60, 100)) + " MB/min", color: colorFit,
 			xs: []float64{x0, x1}, ys: []float64{icept + slope*x0, icept + slope*x1}, dashed: true})
 	}
 	return c.svg()
@@ -125,7 +127,7 @@ func fitLine(xs, ys []float64) (slope, intercept float64, ok bool) {
 
 // sweepChart is the chart a sweep exists for: p50 and p99 (log axis)
 // against the swept value, one point per step.
-func sweepChart(steps []Step) (string, bool) {
+func sweepChart(steps []artifacts.Step) (string, bool) {
 	if len(steps) < 2 {
 		return "", false
 	}

@@ -1,8 +1,10 @@
-package artifacts
+package report
 
 import (
 	"fmt"
 	"io"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // PercentileTicks is the number of percentile rows per halving of the
@@ -17,7 +19,7 @@ const PercentileTicks = 5
 // `vegeta report -type=hdrplot` readers take as it is. Each distribution
 // follows a "# group · step" comment line; a step without a histogram is
 // named and passed over.
-func WritePercentiles(w io.Writer, arts []*Artifact) error {
+func WritePercentiles(w io.Writer, arts []*artifacts.Artifact) error {
 	first := true
 	for _, a := range arts {
 		for _, s := range a.Steps {
@@ -33,7 +35,7 @@ func WritePercentiles(w io.Writer, arts []*Artifact) error {
 	return nil
 }
 
-func writeStepPercentiles(w io.Writer, a *Artifact, s Step) error {
+func writeStepPercentiles(w io.Writer, a *artifacts.Artifact, s artifacts.Step) error {
 	head := fmt.Sprintf("# %s · %s · %s · %d operations\n", a.Group.ID, s.Label, stamp(a), s.Requests)
 	if _, err := io.WriteString(w, head); err != nil {
 		return err
@@ -42,7 +44,7 @@ func writeStepPercentiles(w io.Writer, a *Artifact, s Step) error {
 		_, err := io.WriteString(w, "# no histogram\n")
 		return err
 	}
-	h, err := DecodeHistogram(s.Histogram)
+	h, err := artifacts.DecodeHistogram(s.Histogram)
 	if err != nil {
 		return fmt.Errorf("%s step %q: %w", a.Group.ID, s.Label, err)
 	}

@@ -1,4 +1,6 @@
-package artifacts
+package report
+
+import "github.com/benchtui/benchtui/artifacts"
 
 import "fmt"
 
@@ -10,8 +12,8 @@ const reportFunctions = 8
 // say (DiffProfiles): "What got slower" when base and cur both saved CPU
 // profiles, "What grew" where cur's RSS rose; profiles that could not be
 // read are warnings. base may be nil.
-func (s *section) profileTables(base, cur *Artifact) {
-	diffs := DiffProfiles(base, cur)
+func (s *section) profileTables(base, cur *artifacts.Artifact) {
+	diffs := artifacts.DiffProfiles(base, cur)
 	multi := len(cur.Steps) > 1
 	if t := slowerTable(diffs, multi); t != nil {
 		s.tables = append(s.tables, titled{title: fmt.Sprintf("What got slower: CPU share by function, %s → %s", stamp(base), stamp(cur)), t: t})
@@ -28,7 +30,7 @@ func (s *section) profileTables(base, cur *Artifact) {
 
 // slowerTable lists each step's functions whose CPU share grew most;
 // nil when no step has CPU profiles on both sides.
-func slowerTable(diffs []ProfileDiff, multi bool) *table {
+func slowerTable(diffs []artifacts.ProfileDiff, multi bool) *table {
 	t := &table{header: []string{"function", "base %", "current %", "Δ pts", "cum base %", "cum current %"},
 		right: []bool{false, true, true, true, true, true}}
 	t.withStep(multi)
@@ -40,7 +42,7 @@ func slowerTable(diffs []ProfileDiff, multi bool) *table {
 			t.addStep(multi, d.Step, "(no function's share grew)")
 		}
 		for _, f := range d.Slower[:min(len(d.Slower), reportFunctions)] {
-			t.addStep(multi, d.Step, ShortFunction(f.Function), pct1(f.BaseFlat), pct1(f.CurrentFlat),
+			t.addStep(multi, d.Step, artifacts.ShortFunction(f.Function), pct1(f.BaseFlat), pct1(f.CurrentFlat),
 				fmt.Sprintf("%+.1f", 100*f.Growth()), pct1(f.BaseCum), pct1(f.CurrentCum))
 		}
 	}
@@ -52,12 +54,12 @@ func slowerTable(diffs []ProfileDiff, multi bool) *table {
 
 // grewTable lists each step's allocation sites whose bytes in use grew
 // most; nil when none did.
-func grewTable(diffs []ProfileDiff, multi bool) *table {
+func grewTable(diffs []artifacts.ProfileDiff, multi bool) *table {
 	t := &table{header: []string{"allocation site", "start MB", "end MB", "grew MB"}, right: []bool{false, true, true, true}}
 	t.withStep(multi)
 	for _, d := range diffs {
 		for _, g := range d.Grew[:min(len(d.Grew), reportFunctions)] {
-			t.addStep(multi, d.Step, ShortFunction(g.Function), mb2(g.Start), mb2(g.End), "+"+mb2(g.Grew()))
+			t.addStep(multi, d.Step, artifacts.ShortFunction(g.Function), mb2(g.Start), mb2(g.End), "+"+mb2(g.Grew()))
 		}
 	}
 	if len(t.rows) == 0 {

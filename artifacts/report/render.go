@@ -1,4 +1,4 @@
-package artifacts
+package report
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // Formats a Comparison renders to.
@@ -19,24 +21,24 @@ const (
 )
 
 // Render writes c in format: FormatText, FormatMarkdown or FormatJSON.
-func (c Comparison) Render(w io.Writer, format string) error {
+func Render(w io.Writer, c artifacts.Comparison, format string) error {
 	switch format {
 	case FormatText, "":
-		return c.WriteText(w)
+		return WriteText(w, c)
 	case FormatMarkdown, "md":
-		return c.WriteMarkdown(w)
+		return WriteMarkdown(w, c)
 	case FormatJSON:
-		return c.WriteJSON(w)
+		return WriteJSON(w, c)
 	}
 	return fmt.Errorf("unknown format %q (want text, markdown or json)", format)
 }
 
 // WriteText writes c as an aligned table, like benchstat, then its
 // footnotes and warnings.
-func (c Comparison) WriteText(w io.Writer) error {
+func WriteText(w io.Writer, c artifacts.Comparison) error {
 	var sb strings.Builder
 	notes := c.Footnotes()
-	c.table(notes).text(&sb)
+	comparisonTable(c, notes).text(&sb)
 	if len(c.Rows) == 0 {
 		sb.WriteString("no rows: nothing in common to compare\n")
 	}
@@ -52,10 +54,10 @@ func (c Comparison) WriteText(w io.Writer) error {
 
 // WriteMarkdown writes c as a markdown table followed by its footnotes and
 // a list of warnings.
-func (c Comparison) WriteMarkdown(w io.Writer) error {
+func WriteMarkdown(w io.Writer, c artifacts.Comparison) error {
 	var sb strings.Builder
 	notes := c.Footnotes()
-	c.table(notes).markdown(&sb)
+	comparisonTable(c, notes).markdown(&sb)
 	if len(notes) > 0 {
 		sb.WriteString("\n")
 		for i, n := range notes {
@@ -102,7 +104,7 @@ type JSONRow struct {
 
 // WriteJSON writes c as {"rows": [...], "geomean": [...], "warnings":
 // [...]}, all three always arrays, one document followed by a newline.
-func (c Comparison) WriteJSON(w io.Writer) error {
+func WriteJSON(w io.Writer, c artifacts.Comparison) error {
 	doc := struct {
 		Rows     []JSONRow `json:"rows"`
 		Geomean  []JSONRow `json:"geomean"`
@@ -117,7 +119,7 @@ func (c Comparison) WriteJSON(w io.Writer) error {
 }
 
 // JSONRows converts rows to their JSON form.
-func JSONRows(rows []Row) []JSONRow {
+func JSONRows(rows []artifacts.Row) []JSONRow {
 	out := make([]JSONRow, 0, len(rows))
 	for _, r := range rows {
 		jr := JSONRow{Group: r.Group, Step: r.Step, Metric: r.Metric, Base: round4(r.Base),
@@ -125,7 +127,7 @@ func JSONRows(rows []Row) []JSONRow {
 			Test: r.Test, P: finite(r.P, 10000), NBase: r.NBase, NCurrent: r.NCurrent, Samples: r.Samples,
 			BaseCIPct: finite(r.BaseCIPct, 10), CurrentCIPct: finite(r.CurrentCIPct, 10),
 			BaseSpanS: r.BaseSpanS, CurrentSpanS: r.CurrentSpanS, Notes: r.Notes}
-		if r.Test == TestTrend {
+		if r.Test == artifacts.TestTrend {
 			jr.BaseSE, jr.CurrentSE = finite(r.BaseSE, 10000), finite(r.CurrentSE, 10000)
 		}
 		out = append(out, jr)
@@ -149,10 +151,10 @@ func round4(v float64) float64 {
 	return f
 }
 
-// table lays out the rows and geomean rows, with the footnote marks of
+// comparisonTable lays out the rows and geomean rows, with the footnote marks of
 // notes, as benchstat does: each figure with its spread, the delta, the
 // verdict and what it rests on.
-func (c Comparison) table(notes []string) *table {
+func comparisonTable(c artifacts.Comparison, notes []string) *table {
 	t := &table{header: []string{"group", "step", "metric", "base", "current", "delta", "verdict", "test"},
 		right: []bool{false, false, false, true, true, true, false, false}}
 	for _, r := range append(slices.Clip(c.Rows), c.Geomean...) {
@@ -166,11 +168,11 @@ func (c Comparison) table(notes []string) *table {
 // VerdictMark is a row's verdict as the tables show it: "better", "worse",
 // "~" (same: within noise or below the minimum effect), "?" (untested:
 // the data could not decide; a footnote says why).
-func VerdictMark(r Row) string {
+func VerdictMark(r artifacts.Row) string {
 	switch {
 	case r.Untested:
 		return "?"
-	case r.Verdict == Same:
+	case r.Verdict == artifacts.Same:
 		return "~"
 	}
 	return r.Verdict
@@ -178,13 +180,13 @@ func VerdictMark(r Row) string {
 
 // sideCell is a figure with its spread: "8.10 ms ± 3%" for a median,
 // "6.50 ± 0.21 MB/min" for a trend, the bare figure otherwise.
-func sideCell(r Row, v, ciPct, se float64) string {
+func sideCell(r artifacts.Row, v, ciPct, se float64) string {
 	switch {
-	case r.Test == TestTrend && se > 0:
+	case r.Test == artifacts.TestTrend && se > 0:
 		unit := FormatValue(r.Metric, v)
 		num, rest, _ := strings.Cut(unit, " ")
-		return strings.TrimSpace(num + " ± " + TrendNumber(r.Metric, se) + " " + rest)
-	case r.Test != TestMannWhitney:
+		return strings.TrimSpace(num + " ± " + artifacts.TrendNumber(r.Metric, se) + " " + rest)
+	case r.Test != artifacts.TestMannWhitney:
 		return FormatValue(r.Metric, v)
 	case math.IsInf(ciPct, 1):
 		return FormatValue(r.Metric, v) + " ± ∞"
@@ -196,8 +198,8 @@ func sideCell(r Row, v, ciPct, se float64) string {
 
 // DeltaCell is the change in percent, except for slopes, where a
 // percentage of a figure near zero means nothing: their change is absolute.
-func DeltaCell(r Row) string {
-	if d, m := r.Current-r.Base, BaseMetric(r.Metric); m == MetricRSSSlope || m == MetricFDsSlope {
+func DeltaCell(r artifacts.Row) string {
+	if d, m := r.Current-r.Base, artifacts.BaseMetric(r.Metric); m == artifacts.MetricRSSSlope || m == artifacts.MetricFDsSlope {
 		return map[bool]string{true: "+", false: ""}[d >= 0] + FormatValue(r.Metric, d)
 	}
 	return FormatDelta(r.DeltaPct)
@@ -206,9 +208,9 @@ func DeltaCell(r Row) string {
 // Basis says what a verdict rests on: "p=0.008 n=5 runs" (medians of
 // those samples), "n=3+3 blocks of 1s", "p=0.000 n=30+30 spans 29+29 s"
 // (fitted slopes), "over 3 steps"; "" for a row of whole-step figures.
-func Basis(r Row) string {
+func Basis(r artifacts.Row) string {
 	switch r.Test {
-	case TestMannWhitney:
+	case artifacts.TestMannWhitney:
 		n := fmt.Sprintf("n=%d+%d", r.NBase, r.NCurrent)
 		if r.NBase == r.NCurrent {
 			n = fmt.Sprintf("n=%d", r.NBase)
@@ -217,8 +219,8 @@ func Basis(r Row) string {
 			n = fmt.Sprintf("p=%.3f %s", r.P, n)
 		}
 		return n + " " + r.Samples
-	case TestTrend:
-		n := "spans " + TrimFloat(math.Round(r.BaseSpanS)) + "+" + TrimFloat(math.Round(r.CurrentSpanS)) + " s"
+	case artifacts.TestTrend:
+		n := "spans " + artifacts.TrimFloat(math.Round(r.BaseSpanS)) + "+" + artifacts.TrimFloat(math.Round(r.CurrentSpanS)) + " s"
 		if r.NBase > 0 {
 			n = fmt.Sprintf("n=%d+%d %s", r.NBase, r.NCurrent, n)
 		}
@@ -226,14 +228,14 @@ func Basis(r Row) string {
 			n = fmt.Sprintf("p=%.3f %s", r.P, n)
 		}
 		return n
-	case TestGeomean:
+	case artifacts.TestGeomean:
 		return fmt.Sprintf("over %d steps", r.NBase)
 	}
 	return ""
 }
 
 // marks are the superscript numbers of r's notes among notes: " ¹²".
-func marks(r Row, notes []string) string {
+func marks(r artifacts.Row, notes []string) string {
 	var sb strings.Builder
 	for _, n := range r.Notes {
 		if i := slices.Index(notes, n); i >= 0 {
@@ -275,20 +277,20 @@ func FormatDelta(pct float64) string {
 // FormatValue formats a metric's figure with its unit: "5,924 rps",
 // "8.10 ms", "0.10%", "12", "6.52 MB/min", "1.41", "0.37 cores".
 func FormatValue(metric string, v float64) string {
-	switch BaseMetric(metric) {
-	case MetricThroughput, MetricOKRPS:
-		return FormatNumber(v) + " rps"
-	case MetricP50, MetricP90, MetricP99, MetricP999, MetricMax:
+	switch artifacts.BaseMetric(metric) {
+	case artifacts.MetricThroughput, artifacts.MetricOKRPS:
+		return artifacts.FormatNumber(v) + " rps"
+	case artifacts.MetricP50, artifacts.MetricP90, artifacts.MetricP99, artifacts.MetricP999, artifacts.MetricMax:
 		return FormatMS(v)
-	case MetricErrorRate:
+	case artifacts.MetricErrorRate:
 		return strconv.FormatFloat(100*v, 'g', 3, 64) + "%"
-	case MetricDropped:
-		return FormatNumber(v)
-	case MetricRSSSlope:
+	case artifacts.MetricDropped:
+		return artifacts.FormatNumber(v)
+	case artifacts.MetricRSSSlope:
 		return fmt.Sprintf("%.2f MB/min", v)
-	case MetricFDsSlope:
+	case artifacts.MetricFDsSlope:
 		return fmt.Sprintf("%.3g fds/min", v)
-	case MetricCPU:
+	case artifacts.MetricCPU:
 		return fmt.Sprintf("%.2f cores", v)
 	}
 	return fmt.Sprintf("%.3g", v)

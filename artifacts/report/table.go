@@ -1,9 +1,11 @@
-package artifacts
+package report
 
 import (
 	"html"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // table is a rendered table: header, rows of cells, and which columns are
@@ -114,9 +116,9 @@ func (t *table) html(sb *strings.Builder) {
 // ✓ or ✗ so that they read without colour too.
 func htmlCell(c, class string) string {
 	switch {
-	case strings.HasPrefix(c, Better):
+	case strings.HasPrefix(c, artifacts.Better):
 		return `<td class="ok">✓ ` + html.EscapeString(c) + "</td>"
-	case strings.HasPrefix(c, Worse):
+	case strings.HasPrefix(c, artifacts.Worse):
 		return `<td class="bad">✗ ` + html.EscapeString(c) + "</td>"
 	}
 	return "<td" + class + ">" + html.EscapeString(c) + "</td>"
