@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/artifacts/artifactstest"
+	"github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/artifacts/report"
 )
 
@@ -103,7 +104,7 @@ func TestCompareGolden(t *testing.T) {
 	base, cur := fixtureRuns()
 	b2, c2 := verdictFixtures()
 	base, cur = append(base, b2...), append(cur, c2...)
-	c := artifacts.Compare(base, cur, artifacts.CompareOptions{})
+	c := compare.Compare(base, cur, compare.CompareOptions{})
 	for _, format := range []string{report.FormatText, report.FormatMarkdown, report.FormatJSON} {
 		var buf bytes.Buffer
 		if err := report.Render(&buf, c, format); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	. "github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/artifacts/artifactstest"
+	. "github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/artifacts/report"
 )
 

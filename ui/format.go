@@ -8,7 +8,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/benchtui/benchtui/artifacts"
+	artcompare "github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/artifacts/report"
 )
 
@@ -77,10 +77,10 @@ func dur(d time.Duration) string {
 
 // metricLabel is the console's name for a comparison metric.
 var metricLabel = map[string]string{
-	artifacts.MetricThroughput: "rps", artifacts.MetricP50: "p50 ms", artifacts.MetricP90: "p90 ms",
-	artifacts.MetricP99: "p99 ms", artifacts.MetricP999: "p99.9 ms", artifacts.MetricMax: "max ms",
-	artifacts.MetricErrorRate: "error rate", artifacts.MetricDropped: "dropped",
-	artifacts.MetricRSSSlope: "RSS MB/min", artifacts.MetricFDsPerUnit: "fds/unit", artifacts.MetricCPU: "cpu cores",
+	artcompare.MetricThroughput: "rps", artcompare.MetricP50: "p50 ms", artcompare.MetricP90: "p90 ms",
+	artcompare.MetricP99: "p99 ms", artcompare.MetricP999: "p99.9 ms", artcompare.MetricMax: "max ms",
+	artcompare.MetricErrorRate: "error rate", artcompare.MetricDropped: "dropped",
+	artcompare.MetricRSSSlope: "RSS MB/min", artcompare.MetricFDsPerUnit: "fds/unit", artcompare.MetricCPU: "cpu cores",
 }
 
 // metricValue formats a comparison figure by metric, compactly and without
@@ -88,12 +88,12 @@ var metricLabel = map[string]string{
 // renderers, but a zero rate is a bare "0".
 func metricValue(metric string, v float64) string {
 	switch metric {
-	case artifacts.MetricErrorRate:
+	case artcompare.MetricErrorRate:
 		if v == 0 {
 			return "0"
 		}
 		return report.FormatValue(metric, v)
-	case artifacts.MetricDropped:
+	case artcompare.MetricDropped:
 		return count(int64(v))
 	}
 	return compact(v)

@@ -1,8 +1,10 @@
 package report
 
-import "github.com/benchtui/benchtui/artifacts"
+import (
+	"math"
 
-import "math"
+	"github.com/benchtui/benchtui/artifacts"
+)
 
 // Chart colours: one per figure; a baseline is drawn dashed in its
 // figure's colour.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // figuresTable lays out a single-step group as "Measurement | Result" rows,
@@ -27,7 +28,7 @@ func figuresTable(s *artifacts.Step) *table {
 		t.add("Service time p50 / p99", FormatMS(s.ServiceMS.P50)+" / "+FormatMS(s.ServiceMS.P99))
 	}
 	t.add("Errors", fmt.Sprintf("%s (%s)", artifacts.FormatNumber(float64(s.Errors)),
-		FormatValue(artifacts.MetricErrorRate, artifacts.Ratio(s.Errors, s.Requests))))
+		FormatValue(compare.MetricErrorRate, compare.Ratio(s.Errors, s.Requests))))
 	if s.Dropped > 0 {
 		t.add("Dropped", artifacts.FormatNumber(float64(s.Dropped)))
 	}
@@ -122,7 +123,7 @@ func sweepTargetTable(steps []artifacts.Step) *table {
 
 // markdown writes the section under a "## id — title" heading.
 func (s *section) markdown(sb *strings.Builder) {
-	fmt.Fprintf(sb, "\n## %s — %s\n\n%s\n", s.id, artifacts.OrNone(s.title), s.meta)
+	fmt.Fprintf(sb, "\n## %s — %s\n\n%s\n", s.id, compare.OrNone(s.title), s.meta)
 	fmt.Fprintf(sb, "\n**Ended:** %s\n", s.ending)
 	if soak := s.soakLines(); len(soak) > 0 {
 		sb.WriteString("\n")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // htmlStyle is the report's whole style sheet: the file carries it inline
@@ -50,7 +51,7 @@ func ReportHTML(arts []*artifacts.Artifact) string {
 
 func (s *section) html(sb *strings.Builder) {
 	fmt.Fprintf(sb, "<section id=\"%s\">\n<h2>%s — %s</h2>\n", html.EscapeString(s.id),
-		html.EscapeString(s.id), html.EscapeString(artifacts.OrNone(s.title)))
+		html.EscapeString(s.id), html.EscapeString(compare.OrNone(s.title)))
 	sb.WriteString("<p class=\"meta\">" + metaHTML(s.meta) + "</p>\n")
 	fmt.Fprintf(sb, "<p class=\"%s\"><b>Ended:</b> %s</p>\n", endingClass(s.ending), html.EscapeString(s.ending.String()))
 	if soak := s.soakLines(); len(soak) > 0 {

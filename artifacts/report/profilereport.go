@@ -1,8 +1,11 @@
 package report
 
-import "github.com/benchtui/benchtui/artifacts"
+import (
+	"fmt"
 
-import "fmt"
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
+)
 
 // reportFunctions bounds the rows a step has in the report's "What got
 // slower" and "What grew" tables.
@@ -13,7 +16,7 @@ const reportFunctions = 8
 // profiles, "What grew" where cur's RSS rose; profiles that could not be
 // read are warnings. base may be nil.
 func (s *section) profileTables(base, cur *artifacts.Artifact) {
-	diffs := artifacts.DiffProfiles(base, cur)
+	diffs := compare.DiffProfiles(base, cur)
 	multi := len(cur.Steps) > 1
 	if t := slowerTable(diffs, multi); t != nil {
 		s.tables = append(s.tables, titled{title: fmt.Sprintf("What got slower: CPU share by function, %s → %s", stamp(base), stamp(cur)), t: t})
@@ -30,7 +33,7 @@ func (s *section) profileTables(base, cur *artifacts.Artifact) {
 
 // slowerTable lists each step's functions whose CPU share grew most;
 // nil when no step has CPU profiles on both sides.
-func slowerTable(diffs []artifacts.ProfileDiff, multi bool) *table {
+func slowerTable(diffs []compare.ProfileDiff, multi bool) *table {
 	t := &table{header: []string{"function", "base %", "current %", "Δ pts", "cum base %", "cum current %"},
 		right: []bool{false, true, true, true, true, true}}
 	t.withStep(multi)
@@ -54,7 +57,7 @@ func slowerTable(diffs []artifacts.ProfileDiff, multi bool) *table {
 
 // grewTable lists each step's allocation sites whose bytes in use grew
 // most; nil when none did.
-func grewTable(diffs []artifacts.ProfileDiff, multi bool) *table {
+func grewTable(diffs []compare.ProfileDiff, multi bool) *table {
 	t := &table{header: []string{"allocation site", "start MB", "end MB", "grew MB"}, right: []bool{false, true, true, true}}
 	t.withStep(multi)
 	for _, d := range diffs {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // Formats a Comparison renders to.
@@ -21,7 +22,7 @@ const (
 )
 
 // Render writes c in format: FormatText, FormatMarkdown or FormatJSON.
-func Render(w io.Writer, c artifacts.Comparison, format string) error {
+func Render(w io.Writer, c compare.Comparison, format string) error {
 	switch format {
 	case FormatText, "":
 		return WriteText(w, c)
@@ -35,7 +36,7 @@ func Render(w io.Writer, c artifacts.Comparison, format string) error {
 
 // WriteText writes c as an aligned table, like benchstat, then its
 // footnotes and warnings.
-func WriteText(w io.Writer, c artifacts.Comparison) error {
+func WriteText(w io.Writer, c compare.Comparison) error {
 	var sb strings.Builder
 	notes := c.Footnotes()
 	comparisonTable(c, notes).text(&sb)
@@ -54,7 +55,7 @@ func WriteText(w io.Writer, c artifacts.Comparison) error {
 
 // WriteMarkdown writes c as a markdown table followed by its footnotes and
 // a list of warnings.
-func WriteMarkdown(w io.Writer, c artifacts.Comparison) error {
+func WriteMarkdown(w io.Writer, c compare.Comparison) error {
 	var sb strings.Builder
 	notes := c.Footnotes()
 	comparisonTable(c, notes).markdown(&sb)
@@ -104,7 +105,7 @@ type JSONRow struct {
 
 // WriteJSON writes c as {"rows": [...], "geomean": [...], "warnings":
 // [...]}, all three always arrays, one document followed by a newline.
-func WriteJSON(w io.Writer, c artifacts.Comparison) error {
+func WriteJSON(w io.Writer, c compare.Comparison) error {
 	doc := struct {
 		Rows     []JSONRow `json:"rows"`
 		Geomean  []JSONRow `json:"geomean"`
@@ -119,7 +120,7 @@ func WriteJSON(w io.Writer, c artifacts.Comparison) error {
 }
 
 // JSONRows converts rows to their JSON form.
-func JSONRows(rows []artifacts.Row) []JSONRow {
+func JSONRows(rows []compare.Row) []JSONRow {
 	out := make([]JSONRow, 0, len(rows))
 	for _, r := range rows {
 		jr := JSONRow{Group: r.Group, Step: r.Step, Metric: r.Metric, Base: round4(r.Base),
@@ -127,7 +128,7 @@ func JSONRows(rows []artifacts.Row) []JSONRow {
 			Test: r.Test, P: finite(r.P, 10000), NBase: r.NBase, NCurrent: r.NCurrent, Samples: r.Samples,
 			BaseCIPct: finite(r.BaseCIPct, 10), CurrentCIPct: finite(r.CurrentCIPct, 10),
 			BaseSpanS: r.BaseSpanS, CurrentSpanS: r.CurrentSpanS, Notes: r.Notes}
-		if r.Test == artifacts.TestTrend {
+		if r.Test == compare.TestTrend {
 			jr.BaseSE, jr.CurrentSE = finite(r.BaseSE, 10000), finite(r.CurrentSE, 10000)
 		}
 		out = append(out, jr)
@@ -154,7 +155,7 @@ func round4(v float64) float64 {
 // comparisonTable lays out the rows and geomean rows, with the footnote marks of
 // notes, as benchstat does: each figure with its spread, the delta, the
 // verdict and what it rests on.
-func comparisonTable(c artifacts.Comparison, notes []string) *table {
+func comparisonTable(c compare.Comparison, notes []string) *table {
 	t := &table{header: []string{"group", "step", "metric", "base", "current", "delta", "verdict", "test"},
 		right: []bool{false, false, false, true, true, true, false, false}}
 	for _, r := range append(slices.Clip(c.Rows), c.Geomean...) {
@@ -168,11 +169,11 @@ func comparisonTable(c artifacts.Comparison, notes []string) *table {
 // VerdictMark is a row's verdict as the tables show it: "better", "worse",
 // "~" (same: within noise or below the minimum effect), "?" (untested:
 // the data could not decide; a footnote says why).
-func VerdictMark(r artifacts.Row) string {
+func VerdictMark(r compare.Row) string {
 	switch {
 	case r.Untested:
 		return "?"
-	case r.Verdict == artifacts.Same:
+	case r.Verdict == compare.Same:
 		return "~"
 	}
 	return r.Verdict
@@ -180,13 +181,13 @@ func VerdictMark(r artifacts.Row) string {
 
 // sideCell is a figure with its spread: "8.10 ms ± 3%" for a median,
 // "6.50 ± 0.21 MB/min" for a trend, the bare figure otherwise.
-func sideCell(r artifacts.Row, v, ciPct, se float64) string {
+func sideCell(r compare.Row, v, ciPct, se float64) string {
 	switch {
-	case r.Test == artifacts.TestTrend && se > 0:
+	case r.Test == compare.TestTrend && se > 0:
 		unit := FormatValue(r.Metric, v)
 		num, rest, _ := strings.Cut(unit, " ")
-		return strings.TrimSpace(num + " ± " + artifacts.TrendNumber(r.Metric, se) + " " + rest)
-	case r.Test != artifacts.TestMannWhitney:
+		return strings.TrimSpace(num + " ± " + compare.TrendNumber(r.Metric, se) + " " + rest)
+	case r.Test != compare.TestMannWhitney:
 		return FormatValue(r.Metric, v)
 	case math.IsInf(ciPct, 1):
 		return FormatValue(r.Metric, v) + " ± ∞"
@@ -198,8 +199,8 @@ func sideCell(r artifacts.Row, v, ciPct, se float64) string {
 
 // DeltaCell is the change in percent, except for slopes, where a
 // percentage of a figure near zero means nothing: their change is absolute.
-func DeltaCell(r artifacts.Row) string {
-	if d, m := r.Current-r.Base, artifacts.BaseMetric(r.Metric); m == artifacts.MetricRSSSlope || m == artifacts.MetricFDsSlope {
+func DeltaCell(r compare.Row) string {
+	if d, m := r.Current-r.Base, artifacts.BaseMetric(r.Metric); m == compare.MetricRSSSlope || m == compare.MetricFDsSlope {
 		return map[bool]string{true: "+", false: ""}[d >= 0] + FormatValue(r.Metric, d)
 	}
 	return FormatDelta(r.DeltaPct)
@@ -208,9 +209,9 @@ func DeltaCell(r artifacts.Row) string {
 // Basis says what a verdict rests on: "p=0.008 n=5 runs" (medians of
 // those samples), "n=3+3 blocks of 1s", "p=0.000 n=30+30 spans 29+29 s"
 // (fitted slopes), "over 3 steps"; "" for a row of whole-step figures.
-func Basis(r artifacts.Row) string {
+func Basis(r compare.Row) string {
 	switch r.Test {
-	case artifacts.TestMannWhitney:
+	case compare.TestMannWhitney:
 		n := fmt.Sprintf("n=%d+%d", r.NBase, r.NCurrent)
 		if r.NBase == r.NCurrent {
 			n = fmt.Sprintf("n=%d", r.NBase)
@@ -219,7 +220,7 @@ func Basis(r artifacts.Row) string {
 			n = fmt.Sprintf("p=%.3f %s", r.P, n)
 		}
 		return n + " " + r.Samples
-	case artifacts.TestTrend:
+	case compare.TestTrend:
 		n := "spans " + artifacts.TrimFloat(math.Round(r.BaseSpanS)) + "+" + artifacts.TrimFloat(math.Round(r.CurrentSpanS)) + " s"
 		if r.NBase > 0 {
 			n = fmt.Sprintf("n=%d+%d %s", r.NBase, r.NCurrent, n)
@@ -228,14 +229,14 @@ func Basis(r artifacts.Row) string {
 			n = fmt.Sprintf("p=%.3f %s", r.P, n)
 		}
 		return n
-	case artifacts.TestGeomean:
+	case compare.TestGeomean:
 		return fmt.Sprintf("over %d steps", r.NBase)
 	}
 	return ""
 }
 
 // marks are the superscript numbers of r's notes among notes: " ¹²".
-func marks(r artifacts.Row, notes []string) string {
+func marks(r compare.Row, notes []string) string {
 	var sb strings.Builder
 	for _, n := range r.Notes {
 		if i := slices.Index(notes, n); i >= 0 {
@@ -278,19 +279,19 @@ func FormatDelta(pct float64) string {
 // "8.10 ms", "0.10%", "12", "6.52 MB/min", "1.41", "0.37 cores".
 func FormatValue(metric string, v float64) string {
 	switch artifacts.BaseMetric(metric) {
-	case artifacts.MetricThroughput, artifacts.MetricOKRPS:
+	case compare.MetricThroughput, compare.MetricOKRPS:
 		return artifacts.FormatNumber(v) + " rps"
-	case artifacts.MetricP50, artifacts.MetricP90, artifacts.MetricP99, artifacts.MetricP999, artifacts.MetricMax:
+	case compare.MetricP50, compare.MetricP90, compare.MetricP99, compare.MetricP999, compare.MetricMax:
 		return FormatMS(v)
-	case artifacts.MetricErrorRate:
+	case compare.MetricErrorRate:
 		return strconv.FormatFloat(100*v, 'g', 3, 64) + "%"
-	case artifacts.MetricDropped:
+	case compare.MetricDropped:
 		return artifacts.FormatNumber(v)
-	case artifacts.MetricRSSSlope:
+	case compare.MetricRSSSlope:
 		return fmt.Sprintf("%.2f MB/min", v)
-	case artifacts.MetricFDsSlope:
+	case compare.MetricFDsSlope:
 		return fmt.Sprintf("%.3g fds/min", v)
-	case artifacts.MetricCPU:
+	case compare.MetricCPU:
 		return fmt.Sprintf("%.2f cores", v)
 	}
 	return fmt.Sprintf("%.3g", v)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // section is one group of a report: built once from the group's runs,
@@ -103,7 +104,7 @@ func buildSection(runs []*artifacts.Artifact) section {
 	if len(runs) > 1 {
 		old := runs[0]
 		s.base = old
-		c := artifacts.Compare([]*artifacts.Artifact{old}, []*artifacts.Artifact{a}, artifacts.CompareOptions{})
+		c := compare.Compare([]*artifacts.Artifact{old}, []*artifacts.Artifact{a}, compare.CompareOptions{})
 		s.tables = append(s.tables, titled{
 			title: fmt.Sprintf("Before/after: %s → %s", stamp(old), stamp(a)),
 			t:     beforeAfterTable(c, len(a.Steps) > 1)})
@@ -133,8 +134,8 @@ func stamp(a *artifacts.Artifact) string {
 }
 
 func runMeta(a *artifacts.Artifact) string {
-	parts := []string{"**Run:** " + artifacts.OrNone(a.Run.ID), "**Started:** " + stamp(a)}
-	if h := artifacts.HostString(a.Run.Host); h != "" {
+	parts := []string{"**Run:** " + compare.OrNone(a.Run.ID), "**Started:** " + stamp(a)}
+	if h := compare.HostString(a.Run.Host); h != "" {
 		parts = append(parts, "**Host:** "+h)
 	}
 	if a.Run.ToolVersion != "" {
@@ -249,7 +250,7 @@ func msCell(v float64) string {
 // with its unit in a column of its own, so that the before and after
 // cells are plain numbers, each beside its spread (± the median's
 // interval, or the slope's standard error).
-func beforeAfterTable(c artifacts.Comparison, withStep bool) *table {
+func beforeAfterTable(c compare.Comparison, withStep bool) *table {
 	t := &table{header: []string{"metric", "unit", "before", "±", "after", "±", "Δ", "verdict"},
 		right: []bool{false, false, true, true, true, true, true, false}}
 	if withStep {
@@ -270,7 +271,7 @@ func beforeAfterTable(c artifacts.Comparison, withStep bool) *table {
 
 // numbersIn formats a row's two figures in one unit, the one the larger
 // would be shown in ("950 ms" and "1.02 s" both in s), and names it.
-func numbersIn(r artifacts.Row) (base, cur, unit string) {
+func numbersIn(r compare.Row) (base, cur, unit string) {
 	big := r.Base
 	if math.Abs(r.Current) > math.Abs(big) {
 		big = r.Current
@@ -284,7 +285,7 @@ func numbersIn(r artifacts.Row) (base, cur, unit string) {
 }
 
 // numberOf is v as FormatValue shows it (scaled), without its unit.
-func numberOf(r artifacts.Row, v, scale float64) string {
+func numberOf(r compare.Row, v, scale float64) string {
 	if scale != 1 {
 		return strconv.FormatFloat(v/scale, 'f', 2, 64)
 	}
@@ -306,7 +307,7 @@ func splitUnit(s string) (num, unit string) {
 
 func isLatency(metric string) bool {
 	switch artifacts.BaseMetric(metric) {
-	case artifacts.MetricP50, artifacts.MetricP90, artifacts.MetricP99, artifacts.MetricP999, artifacts.MetricMax:
+	case compare.MetricP50, compare.MetricP90, compare.MetricP99, compare.MetricP999, compare.MetricMax:
 		return true
 	}
 	return false
@@ -314,11 +315,11 @@ func isLatency(metric string) bool {
 
 // spreadCell is a figure's spread: "3%" for a median (its interval's
 // half-width), the standard error for a slope, "" when the row has none.
-func spreadCell(r artifacts.Row, ciPct, se float64) string {
+func spreadCell(r compare.Row, ciPct, se float64) string {
 	switch {
-	case r.Test == artifacts.TestTrend && se > 0:
-		return artifacts.TrendNumber(r.Metric, se)
-	case r.Test != artifacts.TestMannWhitney:
+	case r.Test == compare.TestTrend && se > 0:
+		return compare.TrendNumber(r.Metric, se)
+	case r.Test != compare.TestMannWhitney:
 		return ""
 	case math.IsInf(ciPct, 1):
 		return "∞"

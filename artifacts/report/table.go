@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // table is a rendered table: header, rows of cells, and which columns are
@@ -116,9 +116,9 @@ func (t *table) html(sb *strings.Builder) {
 // ✓ or ✗ so that they read without colour too.
 func htmlCell(c, class string) string {
 	switch {
-	case strings.HasPrefix(c, artifacts.Better):
+	case strings.HasPrefix(c, compare.Better):
 		return `<td class="ok">✓ ` + html.EscapeString(c) + "</td>"
-	case strings.HasPrefix(c, artifacts.Worse):
+	case strings.HasPrefix(c, compare.Worse):
 		return `<td class="bad">✗ ` + html.EscapeString(c) + "</td>"
 	}
 	return "<td" + class + ">" + html.EscapeString(c) + "</td>"

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 	artreport "github.com/benchtui/benchtui/artifacts/report"
 	"github.com/benchtui/benchtui/ui"
 )
@@ -88,7 +88,7 @@ func (b *bisector) tell(i int, p probe, o outcome, left int) {
 // verdictLine sums up a probe's rows of the figure by the row that
 // decided it (the first worse one, else the first): "p99 1.10 ms → 6.32
 // ms (+474%, p=0.036 n=5+3 runs) worse".
-func verdictLine(c artifacts.Comparison) string {
+func verdictLine(c compare.Comparison) string {
 	r, worse, ok := decidingRow(c)
 	if !ok {
 		return "no rows"
@@ -104,7 +104,7 @@ func verdictLine(c artifacts.Comparison) string {
 
 // verdictWord is a row's verdict in a word: worse, better, same, or
 // "cannot tell" when the data could not decide.
-func verdictWord(r artifacts.Row) string {
+func verdictWord(r compare.Row) string {
 	if r.Untested {
 		return "cannot tell"
 	}

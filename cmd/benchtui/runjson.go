@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 	artreport "github.com/benchtui/benchtui/artifacts/report"
 )
 
@@ -82,7 +83,7 @@ type jsonOutput struct {
 
 func (o *jsonOutput) group(r groupResult) { o.groups = append(o.groups, r) }
 
-func (o *jsonOutput) end(cmp *artifacts.Comparison, code int, interrupted bool) error {
+func (o *jsonOutput) end(cmp *compare.Comparison, code int, interrupted bool) error {
 	doc := runSummary{Schema: runSummarySchema, Status: runStatus(code, interrupted), ExitCode: code,
 		Groups: make([]groupSummary, 0, len(o.groups))}
 	for _, r := range o.groups {
@@ -99,7 +100,7 @@ func (o *jsonOutput) end(cmp *artifacts.Comparison, code int, interrupted bool) 
 	return enc.Encode(doc)
 }
 
-func summarizeGroup(r groupResult, cmp *artifacts.Comparison) groupSummary {
+func summarizeGroup(r groupResult, cmp *compare.Comparison) groupSummary {
 	g := groupSummary{ID: r.id, Artifact: r.path, Error: r.err, Steps: []stepSummary{}}
 	a := r.artifact
 	if a == nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 	artreport "github.com/benchtui/benchtui/artifacts/report"
 )
 
@@ -36,7 +37,7 @@ type runOutput interface {
 	// end is called once when the run ends (not on a second interrupt,
 	// which exits at once): cmp is the judgement against the baseline,
 	// nil without one or when interrupted.
-	end(cmp *artifacts.Comparison, code int, interrupted bool) error
+	end(cmp *compare.Comparison, code int, interrupted bool) error
 }
 
 // newRunOutput returns the output of format (one of runFormats).
@@ -60,7 +61,7 @@ func (o textOutput) group(r groupResult) {
 	}
 }
 
-func (o textOutput) end(cmp *artifacts.Comparison, _ int, _ bool) error {
+func (o textOutput) end(cmp *compare.Comparison, _ int, _ bool) error {
 	if cmp == nil {
 		return nil
 	}
@@ -82,11 +83,11 @@ func runStatus(code int, interrupted bool) string {
 
 // stepVerdicts are the comparison rows of one step of a group; nil
 // without a comparison.
-func stepVerdicts(cmp *artifacts.Comparison, group, step string) []artifacts.Row {
+func stepVerdicts(cmp *compare.Comparison, group, step string) []compare.Row {
 	if cmp == nil {
 		return nil
 	}
-	var rows []artifacts.Row
+	var rows []compare.Row
 	for _, r := range cmp.Rows {
 		if r.Group == group && r.Step == step {
 			rows = append(rows, r)

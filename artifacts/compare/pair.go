@@ -1,10 +1,12 @@
-package artifacts
+package compare
 
 import (
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // Pair names two groups to compare, the current side's group Current
@@ -30,9 +32,9 @@ func (p Pair) String() string { return p.Base + "=" + p.Current }
 // p.Current among current with the newest of group p.Base among base, as
 // Compare compares one group with itself; the rows' group is "CURRENT vs
 // BASE". A group or load missing on its side is an error naming it.
-func ComparePairs(base, current []*Artifact, pairs []Pair, opts CompareOptions) (Comparison, error) {
+func ComparePairs(base, current []*artifacts.Artifact, pairs []Pair, opts CompareOptions) (Comparison, error) {
 	opts = opts.withDefaults()
-	b, c := newestByGroup(base), newestByGroup(current)
+	b, c := artifacts.NewestByGroup(base), artifacts.NewestByGroup(current)
 	var out Comparison
 	for _, p := range pairs {
 		ba, err := pairSide(b, p.Base)
@@ -56,7 +58,7 @@ func ComparePairs(base, current []*Artifact, pairs []Pair, opts CompareOptions) 
 // when their labels differ but their number does not (two groups' steps
 // are often labelled apart: a sweep's against a loads group's), so that
 // steps pair by position; else steps pair by label, as in Compare.
-func byPosition(b, c *Artifact) {
+func byPosition(b, c *artifacts.Artifact) {
 	if len(b.Steps) != len(c.Steps) {
 		return
 	}
@@ -76,7 +78,7 @@ func byPosition(b, c *Artifact) {
 
 // pairSide is a copy of group id's artifact (GROUP or GROUP/LOAD: that
 // load's figures as the steps').
-func pairSide(by map[string]*Artifact, id string) (*Artifact, error) {
+func pairSide(by map[string]*artifacts.Artifact, id string) (*artifacts.Artifact, error) {
 	group, load, isLoad := strings.Cut(id, "/")
 	a := by[group]
 	if a == nil {
@@ -86,7 +88,7 @@ func pairSide(by map[string]*Artifact, id string) (*Artifact, error) {
 	if !isLoad {
 		return &cp, nil
 	}
-	cp.Steps = make([]Step, len(a.Steps))
+	cp.Steps = make([]artifacts.Step, len(a.Steps))
 	for i := range a.Steps {
 		s, err := loadAsStep(&a.Steps[i], load)
 		if err != nil {
@@ -99,7 +101,7 @@ func pairSide(by map[string]*Artifact, id string) (*Artifact, error) {
 
 // loadAsStep is one load's figures of a step as a step of their own, its
 // named requests (LOAD/NAME) named NAME.
-func loadAsStep(s *Step, load string) (*Step, error) {
+func loadAsStep(s *artifacts.Step, load string) (*artifacts.Step, error) {
 	n, ok := s.ByName[load]
 	if !ok || strings.Contains(load, "/") {
 		var loads []string
@@ -116,7 +118,7 @@ func loadAsStep(s *Step, load string) (*Step, error) {
 	for name, v := range s.ByName {
 		if sub, ok := strings.CutPrefix(name, load+"/"); ok {
 			if ls.ByName == nil {
-				ls.ByName = map[string]NamedStep{}
+				ls.ByName = map[string]artifacts.NamedStep{}
 			}
 			ls.ByName[sub] = v
 		}

@@ -1,10 +1,11 @@
-package artifacts
+package compare
 
 import (
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/benchtui/benchtui/artifacts"
 	"golang.org/x/perf/benchmath"
 )
 
@@ -18,7 +19,7 @@ const NoteNoSamples = "no independent samples (artifact predates samples)"
 // too few samples to ever reach alpha) and an effect of at least the
 // metric's threshold. Without samples the row keeps the step's summary
 // figures and a footnote.
-func judgeSamples(row *Row, m metricDef, b, c *Samples, opts CompareOptions) {
+func judgeSamples(row *Row, m metricDef, b, c *artifacts.Samples, opts CompareOptions) {
 	xs, ys := sampleValues(b, m.sample), sampleValues(c, m.sample)
 	if len(xs) == 0 || len(ys) == 0 {
 		if row.Base != 0 || row.Current != 0 { // 0 and 0, such as no errors, needs no footnote
@@ -53,14 +54,14 @@ func judgeSamples(row *Row, m metricDef, b, c *Samples, opts CompareOptions) {
 
 // sampleValues returns a copy of the samples of key (benchmath sorts the
 // values it is given in place), or nil.
-func sampleValues(s *Samples, key string) []float64 {
+func sampleValues(s *artifacts.Samples, key string) []float64 {
 	if s == nil {
 		return nil
 	}
 	return slices.Clone(s.Values[key])
 }
 
-func missingSamplesNote(key string, b, c *Samples) string {
+func missingSamplesNote(key string, b, c *artifacts.Samples) string {
 	switch {
 	case b == nil || c == nil:
 		return NoteNoSamples
@@ -99,17 +100,17 @@ func ciPct(s benchmath.Summary) float64 {
 }
 
 // describe says what a step's samples are: "runs" or "blocks of 1s".
-func describe(s *Samples) string {
+func describe(s *artifacts.Samples) string {
 	if s == nil {
 		return ""
 	}
-	if s.Of == SamplesOfBlocks {
-		return "blocks of " + TrimFloat(s.BlockS) + "s"
+	if s.Of == artifacts.SamplesOfBlocks {
+		return "blocks of " + artifacts.TrimFloat(s.BlockS) + "s"
 	}
 	return s.Of
 }
 
-func describePair(b, c *Samples) string {
+func describePair(b, c *artifacts.Samples) string {
 	db, dc := describe(b), describe(c)
 	if db == dc {
 		return db
@@ -120,7 +121,7 @@ func describePair(b, c *Samples) string {
 // samplesWarnings say when the two sides of a step rest on unlike samples:
 // repetitions against blocks of one run, or blocks of different lengths.
 // The U-test still runs, but its verdict compares unlike things.
-func samplesWarnings(where string, b, c *Samples) []string {
+func samplesWarnings(where string, b, c *artifacts.Samples) []string {
 	if b == nil || c == nil || describe(b) == describe(c) {
 		return nil
 	}
@@ -132,7 +133,7 @@ func samplesWarnings(where string, b, c *Samples) []string {
 // judged by judgeSlope; a level (CPU) needs |Δ| > 2·sqrt(se_base² +
 // se_current²), the CPU floor and the minimum effect in percent, over
 // MinTrendWindow of samples on both sides.
-func judgeTrend(row *Row, m metricDef, b, c *TargetStats, opts CompareOptions) {
+func judgeTrend(row *Row, m metricDef, b, c *artifacts.TargetStats, opts CompareOptions) {
 	bt, ct := m.trend(b), m.trend(c)
 	row.Test, row.BaseSE, row.CurrentSE = TestTrend, bt.se, ct.se
 	row.BaseSpanS, row.CurrentSpanS = b.SpanS, c.SpanS
@@ -142,7 +143,7 @@ func judgeTrend(row *Row, m metricDef, b, c *TargetStats, opts CompareOptions) {
 	}
 	if window := opts.MinTrendWindow.Seconds(); min(b.SpanS, c.SpanS) < window {
 		row.untested(fmt.Sprintf("not tested: a CPU figure needs at least %s of target samples on both sides",
-			TrimFloat(window)+" s"))
+			artifacts.TrimFloat(window)+" s"))
 		return
 	}
 	diff := ct.v - bt.v

@@ -1,4 +1,4 @@
-package artifacts
+package compare
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/benchtui/benchtui/artifacts"
 	"github.com/google/pprof/profile"
 )
 
@@ -49,7 +50,7 @@ func WhatGotSlower(base, cur *profile.Profile) []FunctionShare {
 		return cmp.Or(cmp.Compare(y.Growth(), x.Growth()), cmp.Compare(y.cumGrowth(), x.cumGrowth()),
 			cmp.Compare(x.Function, y.Function))
 	})
-	return out[:min(len(out), MaxFunctions)]
+	return out[:min(len(out), artifacts.MaxFunctions)]
 }
 
 // share is a function's flat and cumulative share of a profile.
@@ -164,5 +165,16 @@ func WhatGrew(start, end *profile.Profile) []SiteGrowth {
 	slices.SortFunc(out, func(x, y SiteGrowth) int {
 		return cmp.Or(cmp.Compare(y.Grew(), x.Grew()), cmp.Compare(x.Function, y.Function))
 	})
-	return out[:min(len(out), MaxFunctions)]
+	return out[:min(len(out), artifacts.MaxFunctions)]
+}
+
+// sampleIndex is the index of the sample type named name in p, else the
+// last one (the default pprof shows).
+func sampleIndex(p *profile.Profile, name string) int {
+	for i, st := range p.SampleType {
+		if st.Type == name {
+			return i
+		}
+	}
+	return len(p.SampleType) - 1
 }

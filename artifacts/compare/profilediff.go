@@ -1,8 +1,11 @@
-package artifacts
+package compare
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
+	"github.com/benchtui/benchtui/artifacts"
 	"github.com/google/pprof/profile"
 )
 
@@ -36,7 +39,7 @@ type ProfileDiff struct {
 // profiles of base's and cur's step, and cur's heap profiles where its
 // RSS rose. base may be nil (no baseline: only what grew). Steps with
 // nothing to say are left out.
-func DiffProfiles(base, cur *Artifact) []ProfileDiff {
+func DiffProfiles(base, cur *artifacts.Artifact) []ProfileDiff {
 	var out []ProfileDiff
 	for i := range cur.Steps {
 		s := &cur.Steps[i]
@@ -59,7 +62,7 @@ func DiffProfiles(base, cur *Artifact) []ProfileDiff {
 }
 
 // slower compares the CPU profiles of step bs of base and s of cur.
-func (d *ProfileDiff) slower(base *Artifact, bs *Step, cur *Artifact, s *Step) {
+func (d *ProfileDiff) slower(base *artifacts.Artifact, bs *artifacts.Step, cur *artifacts.Artifact, s *artifacts.Step) {
 	if bs.Profiles[ProfileCPU] == "" || s.Profiles[ProfileCPU] == "" {
 		return
 	}
@@ -70,7 +73,7 @@ func (d *ProfileDiff) slower(base *Artifact, bs *Step, cur *Artifact, s *Step) {
 }
 
 // read reads one profile of the step, noting a failure in d.Problems.
-func (d *ProfileDiff) read(a *Artifact, s *Step, key string) *profile.Profile {
+func (d *ProfileDiff) read(a *artifacts.Artifact, s *artifacts.Step, key string) *profile.Profile {
 	p, err := stepProfile(a, s, key)
 	if err != nil {
 		d.Problems = append(d.Problems, fmt.Sprintf("%s: %v", key, err))
@@ -80,7 +83,23 @@ func (d *ProfileDiff) read(a *Artifact, s *Step, key string) *profile.Profile {
 
 // rssRose: the i-th step of a is suspected of a leak or ended with a
 // target's RSS still rising (StepOutcome).
-func rssRose(a *Artifact, i int) bool {
-	e := StepOutcome(a, i)
+func rssRose(a *artifacts.Artifact, i int) bool {
+	e := artifacts.StepOutcome(a, i)
 	return e.Leak() || len(e.Rising) > 0
+}
+
+// stepProfile reads the step's profile saved as key ("cpu", "heap_end")
+// beside the artifact; nil and no error when the step has none or the
+// artifact's folder is unknown (one read from a log of framed artifacts).
+// A name that is not a plain file name is refused: it could point
+// anywhere.
+func stepProfile(a *artifacts.Artifact, s *artifacts.Step, key string) (*profile.Profile, error) {
+	name := s.Profiles[key]
+	if name == "" || a.Dir == "" {
+		return nil, nil
+	}
+	if filepath.Base(name) != name || name == ".." || strings.ContainsAny(name, `/\`) {
+		return nil, fmt.Errorf("profiles.%s %q is not a file name", key, name)
+	}
+	return artifacts.LoadProfile(filepath.Join(a.Dir, name))
 }

@@ -1,14 +1,16 @@
-package artifacts
+package compare
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // provenanceWarnings say how the two runs of a group differ in what produced
 // them: plan, group config, runner, host, tool version, completeness.
-func provenanceWarnings(b, c *Artifact) []string {
+func provenanceWarnings(b, c *artifacts.Artifact) []string {
 	id := c.Group.ID
 	var w []string
 	differ := func(what, bv, cv string) {
@@ -38,11 +40,11 @@ func provenanceWarnings(b, c *Artifact) []string {
 
 // countWarnings say that errors or drops happened on either side of a step:
 // the latency figures of such a step describe only what succeeded.
-func countWarnings(where string, b, c *Step) []string {
+func countWarnings(where string, b, c *artifacts.Step) []string {
 	var w []string
 	for _, side := range []struct {
 		name string
-		s    *Step
+		s    *artifacts.Step
 	}{{"base", b}, {"current", c}} {
 		s := side.s
 		if s.Errors > 0 {
@@ -57,8 +59,8 @@ func countWarnings(where string, b, c *Step) []string {
 }
 
 // HostString names a host as "os/N cpus/go version", "" when unknown.
-func HostString(h Host) string {
-	if h == (Host{}) {
+func HostString(h artifacts.Host) string {
+	if h == (artifacts.Host{}) {
 		return ""
 	}
 	return fmt.Sprintf("%s/%d cpus/%s", h.OS, h.CPUs, h.Go)

@@ -1,6 +1,10 @@
-package artifacts
+package compare
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/benchtui/benchtui/artifacts"
+)
 
 // Metric names, as they appear in comparison rows, JSON output and the keys
 // of CompareOptions.Threshold.
@@ -43,10 +47,10 @@ type metricDef struct {
 	// sample is the key of the metric in Samples.Values (bySamples).
 	sample string
 	// value returns the step's summary figure, and false when it has none.
-	value func(s *Step) (float64, bool)
+	value func(s *artifacts.Step) (float64, bool)
 	// trend returns a byTrend figure of the target, its standard error and,
 	// for a slope, how the error was estimated.
-	trend func(t *TargetStats) trendFigure
+	trend func(t *artifacts.TargetStats) trendFigure
 	// relative: a byTrend metric that is a level, not a slope, so the
 	// minimum effect in percent applies too (a percentage of a slope near
 	// zero means nothing: 0.03 -> 3.46 MB/min is +11,000%).
@@ -55,9 +59,9 @@ type metricDef struct {
 	geomean bool
 }
 
-func latency(key string, get func(Percentiles) float64) metricDef {
+func latency(key string, get func(artifacts.Percentiles) float64) metricDef {
 	return metricDef{name: key, lowerBetter: true, judge: bySamples, sample: key, geomean: true,
-		value: func(s *Step) (float64, bool) { return get(s.LatencyMS), true }}
+		value: func(s *artifacts.Step) (float64, bool) { return get(s.LatencyMS), true }}
 }
 
 // trendFigure is a fitted figure of a target: its value, standard error
@@ -65,11 +69,11 @@ func latency(key string, get func(Percentiles) float64) metricDef {
 // for CPU).
 type trendFigure struct {
 	v, se float64
-	fit   *SlopeFit
+	fit   *artifacts.SlopeFit
 }
 
-func targetValue(get func(*TargetStats) trendFigure) func(s *Step) (float64, bool) {
-	return func(s *Step) (float64, bool) {
+func targetValue(get func(*artifacts.TargetStats) trendFigure) func(s *artifacts.Step) (float64, bool) {
+	return func(s *artifacts.Step) (float64, bool) {
 		if s.Target == nil {
 			return 0, false
 		}
@@ -77,7 +81,7 @@ func targetValue(get func(*TargetStats) trendFigure) func(s *Step) (float64, boo
 	}
 }
 
-func trendMetric(name string, relative bool, get func(*TargetStats) trendFigure) metricDef {
+func trendMetric(name string, relative bool, get func(*artifacts.TargetStats) trendFigure) metricDef {
 	return metricDef{name: name, lowerBetter: true, judge: byTrend, trend: get, relative: relative,
 		value: targetValue(get)}
 }
@@ -86,28 +90,28 @@ func trendMetric(name string, relative bool, get func(*TargetStats) trendFigure)
 // tested on its own samples: p90 on the p90 of every sample, never on
 // another percentile's.
 var metrics = []metricDef{
-	{name: MetricThroughput, judge: bySamples, sample: SampleRPS, geomean: true,
-		value: func(s *Step) (float64, bool) { return s.ThroughputRPS, true }},
-	{name: MetricOKRPS, judge: bySamples, sample: SampleOKRPS, geomean: true,
-		value: func(s *Step) (float64, bool) { return s.OKRPS, true }},
-	latency(MetricP50, func(p Percentiles) float64 { return p.P50 }),
-	latency(MetricP90, func(p Percentiles) float64 { return p.P90 }),
-	latency(MetricP99, func(p Percentiles) float64 { return p.P99 }),
-	latency(MetricP999, func(p Percentiles) float64 { return p.P999 }),
-	latency(MetricMax, func(p Percentiles) float64 { return p.Max }),
-	{name: MetricErrorRate, lowerBetter: true, judge: bySamples, sample: SampleErrorRate,
-		value: func(s *Step) (float64, bool) { return Ratio(s.Errors, s.Requests), true }},
+	{name: MetricThroughput, judge: bySamples, sample: artifacts.SampleRPS, geomean: true,
+		value: func(s *artifacts.Step) (float64, bool) { return s.ThroughputRPS, true }},
+	{name: MetricOKRPS, judge: bySamples, sample: artifacts.SampleOKRPS, geomean: true,
+		value: func(s *artifacts.Step) (float64, bool) { return s.OKRPS, true }},
+	latency(MetricP50, func(p artifacts.Percentiles) float64 { return p.P50 }),
+	latency(MetricP90, func(p artifacts.Percentiles) float64 { return p.P90 }),
+	latency(MetricP99, func(p artifacts.Percentiles) float64 { return p.P99 }),
+	latency(MetricP999, func(p artifacts.Percentiles) float64 { return p.P999 }),
+	latency(MetricMax, func(p artifacts.Percentiles) float64 { return p.Max }),
+	{name: MetricErrorRate, lowerBetter: true, judge: bySamples, sample: artifacts.SampleErrorRate,
+		value: func(s *artifacts.Step) (float64, bool) { return Ratio(s.Errors, s.Requests), true }},
 	{name: MetricDropped, lowerBetter: true, judge: notJudged,
-		value: func(s *Step) (float64, bool) { return float64(s.Dropped), true }},
-	trendMetric(MetricRSSSlope, false, func(t *TargetStats) trendFigure {
+		value: func(s *artifacts.Step) (float64, bool) { return float64(s.Dropped), true }},
+	trendMetric(MetricRSSSlope, false, func(t *artifacts.TargetStats) trendFigure {
 		return trendFigure{t.RSSSlopeMBPerMin, t.RSSSlopeSE, t.RSSFit}
 	}),
-	trendMetric(MetricFDsSlope, false, func(t *TargetStats) trendFigure {
+	trendMetric(MetricFDsSlope, false, func(t *artifacts.TargetStats) trendFigure {
 		return trendFigure{t.FDsSlopePerMin, t.FDsSlopeSE, t.FDsFit}
 	}),
 	{name: MetricFDsPerUnit, lowerBetter: true, judge: notJudged,
-		value: targetValue(func(t *TargetStats) trendFigure { return trendFigure{v: t.FDsPerUnit} })},
-	trendMetric(MetricCPU, true, func(t *TargetStats) trendFigure { return trendFigure{v: t.CPUCores, se: t.CPUCoresSE} }),
+		value: targetValue(func(t *artifacts.TargetStats) trendFigure { return trendFigure{v: t.FDsPerUnit} })},
+	trendMetric(MetricCPU, true, func(t *artifacts.TargetStats) trendFigure { return trendFigure{v: t.CPUCores, se: t.CPUCoresSE} }),
 }
 
 // MetricNames returns the names of the compared figures in row order.
@@ -130,7 +134,7 @@ func Ratio(k, n int64) float64 {
 // TrendNumber formats a trend metric's value (or change): two decimals
 // for CPU and the RSS slope, else three significant digits.
 func TrendNumber(metric string, v float64) string {
-	if metric = BaseMetric(metric); metric == MetricCPU || metric == MetricRSSSlope {
+	if metric = artifacts.BaseMetric(metric); metric == MetricCPU || metric == MetricRSSSlope {
 		return fmt.Sprintf("%.2f", v)
 	}
 	return fmt.Sprintf("%.3g", v)

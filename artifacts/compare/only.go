@@ -1,4 +1,6 @@
-package artifacts
+package compare
+
+import "github.com/benchtui/benchtui/artifacts"
 
 // Only is c cut to the rows of one metric (see MetricNames), its named
 // requests' and targets' rows included ("p99[login]", "rss_slope[db]"),
@@ -7,7 +9,7 @@ package artifacts
 func (c Comparison) Only(metric string) Comparison {
 	out := Comparison{Warnings: c.Warnings}
 	for _, r := range c.Rows {
-		if BaseMetric(r.Metric) == metric {
+		if artifacts.BaseMetric(r.Metric) == metric {
 			out.Rows = append(out.Rows, r)
 		}
 	}

@@ -1,4 +1,4 @@
-package artifacts
+package compare
 
 import (
 	"fmt"
@@ -7,14 +7,6 @@ import (
 
 	"golang.org/x/perf/benchmath"
 )
-
-func TestNaturalOrder(t *testing.T) {
-	ids := []string{"G10", "G2", "G1", "G3b", "G3a", "PG2"}
-	SortNatural(ids)
-	if got := fmt.Sprint(ids); got != "[G1 G2 G3a G3b G10 PG2]" {
-		t.Errorf("got %s", got)
-	}
-}
 
 // TestCIPct checks the interval's half-width against benchmath's own
 // rendering of it, and the cases that rendering cannot show as a number.

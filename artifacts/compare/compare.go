@@ -1,11 +1,12 @@
-package artifacts
+package compare
 
 import (
+	"maps"
 	"math"
 	"slices"
-	"sort"
-	"strconv"
 	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
 )
 
 // Verdicts of a comparison row.
@@ -38,9 +39,6 @@ const (
 	// verdict needs on both sides (slopes have a test of their own:
 	// judgeSlope).
 	DefaultMinTrendWindow = 60 * time.Second
-	// DefaultRSSSlopeFloor, in MB/min, is the smallest RSS slope change
-	// worth a verdict: the soak policy's default leak threshold.
-	DefaultRSSSlopeFloor = 1.0
 	// DefaultFDsSlopeFloor, in fds/min, is the smallest fd slope change
 	// worth a verdict: 1 fd/min is 1,440 a day, enough to exhaust the
 	// common soft limit of 1,024 within a day; slower leaks need soaks far
@@ -90,7 +88,7 @@ func (o CompareOptions) withDefaults() CompareOptions {
 	orDefault(&o.Alpha, DefaultAlpha)
 	orDefault(&o.Confidence, DefaultConfidence)
 	orDefault(&o.ThresholdPct, DefaultThresholdPct)
-	orDefault(&o.RSSSlopeFloor, DefaultRSSSlopeFloor)
+	orDefault(&o.RSSSlopeFloor, artifacts.DefaultRSSSlopeFloor)
 	orDefault(&o.FDsSlopeFloor, DefaultFDsSlopeFloor)
 	orDefault(&o.CPUFloor, DefaultCPUFloor)
 	if o.MinTrendWindow <= 0 {
@@ -232,9 +230,9 @@ func (c Comparison) Footnotes() []string {
 // absolute floor, over at least opts.MinTrendWindow on both sides.
 // Anything less is same, marked untested with a footnote when the data
 // could not decide.
-func Compare(base, current []*Artifact, opts CompareOptions) Comparison {
+func Compare(base, current []*artifacts.Artifact, opts CompareOptions) Comparison {
 	opts = opts.withDefaults()
-	b, c := newestByGroup(base), newestByGroup(current)
+	b, c := artifacts.NewestByGroup(base), artifacts.NewestByGroup(current)
 	var out Comparison
 	for _, id := range unionKeys(b, c) {
 		ba, ca := b[id], c[id]
@@ -253,20 +251,7 @@ func Compare(base, current []*Artifact, opts CompareOptions) Comparison {
 
 func (c *Comparison) warn(w string) { c.Warnings = append(c.Warnings, w) }
 
-func newestByGroup(arts []*Artifact) map[string]*Artifact {
-	m := make(map[string]*Artifact)
-	for _, a := range arts {
-		if a == nil {
-			continue
-		}
-		if old, ok := m[a.Group.ID]; !ok || !a.Run.Started.Before(old.Run.Started) {
-			m[a.Group.ID] = a
-		}
-	}
-	return m
-}
-
-func unionKeys(a, b map[string]*Artifact) []string {
+func unionKeys(a, b map[string]*artifacts.Artifact) []string {
 	var ids []string
 	for id := range a {
 		ids = append(ids, id)
@@ -276,47 +261,14 @@ func unionKeys(a, b map[string]*Artifact) []string {
 			ids = append(ids, id)
 		}
 	}
-	SortNatural(ids)
+	artifacts.SortNatural(ids)
 	return ids
 }
 
-// SortNatural sorts ids so that digit runs compare as numbers: G2 < G10.
-func SortNatural(ids []string) {
-	sort.Slice(ids, func(i, j int) bool { return naturalLess(ids[i], ids[j]) })
-}
-
-func naturalLess(a, b string) bool {
-	for a != "" && b != "" {
-		da, db := digitPrefix(a), digitPrefix(b)
-		if da != "" && db != "" {
-			na, _ := strconv.ParseUint(da, 10, 64)
-			nb, _ := strconv.ParseUint(db, 10, 64)
-			if na != nb {
-				return na < nb
-			}
-			a, b = a[len(da):], b[len(db):]
-			continue
-		}
-		if a[0] != b[0] {
-			return a[0] < b[0]
-		}
-		a, b = a[1:], b[1:]
-	}
-	return len(a) < len(b)
-}
-
-func digitPrefix(s string) string {
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	return s[:i]
-}
-
-func compareGroup(out *Comparison, base, cur *Artifact, opts CompareOptions) {
+func compareGroup(out *Comparison, base, cur *artifacts.Artifact, opts CompareOptions) {
 	out.Warnings = append(out.Warnings, provenanceWarnings(base, cur)...)
 	id := cur.Group.ID
-	baseSteps := make(map[string]*Step, len(base.Steps))
+	baseSteps := make(map[string]*artifacts.Step, len(base.Steps))
 	for i := range base.Steps {
 		baseSteps[base.Steps[i].Label] = &base.Steps[i]
 	}
@@ -345,12 +297,12 @@ func stepName(label string) string {
 	return label
 }
 
-func compareStep(out *Comparison, group string, b, c *Step, opts CompareOptions) {
+func compareStep(out *Comparison, group string, b, c *artifacts.Step, opts CompareOptions) {
 	where := group + " " + stepName(c.Label)
 	out.Warnings = append(out.Warnings, countWarnings(where, b, c)...)
 	out.Warnings = append(out.Warnings, samplesWarnings(where, b.Samples, c.Samples)...)
 	compareFigures(out, group, "", b, c, opts)
-	for _, name := range sortedKeys(c.ByName) {
+	for _, name := range slices.Sorted(maps.Keys(c.ByName)) {
 		bn, ok := b.ByName[name]
 		if !ok {
 			continue
@@ -365,8 +317,8 @@ func compareStep(out *Comparison, group string, b, c *Step, opts CompareOptions)
 
 // namedAsStep is a named request's figures as a step of their own, for
 // the metrics to read: its rates over the step's duration.
-func namedAsStep(s *Step, n NamedStep) *Step {
-	ns := &Step{Label: s.Label, DurationS: s.DurationS, Requests: n.Requests, Errors: n.Errors, Dropped: n.Dropped,
+func namedAsStep(s *artifacts.Step, n artifacts.NamedStep) *artifacts.Step {
+	ns := &artifacts.Step{Label: s.Label, DurationS: s.DurationS, Requests: n.Requests, Errors: n.Errors, Dropped: n.Dropped,
 		ErrorKinds: n.ErrorKinds, LatencyMS: n.LatencyMS, Samples: n.Samples}
 	if s.DurationS > 0 {
 		ns.ThroughputRPS = float64(n.Requests) / s.DurationS
@@ -377,7 +329,7 @@ func namedAsStep(s *Step, n NamedStep) *Step {
 
 // compareFigures adds a row per metric of two steps (or two named
 // requests' figures, whose metric names get suffix).
-func compareFigures(out *Comparison, group, suffix string, b, c *Step, opts CompareOptions) {
+func compareFigures(out *Comparison, group, suffix string, b, c *artifacts.Step, opts CompareOptions) {
 	for _, m := range metrics {
 		bv, bok := m.value(b)
 		cv, cok := m.value(c)
