@@ -1,3 +1,7 @@
+// Package compare judges two sets of artifacts step by step, figure by
+// figure (x/perf/benchmath on block or run samples, slopes on their
+// autocorrelation-corrected errors), and reads their profiles for what got
+// slower or grew.
 package compare
 
 import (

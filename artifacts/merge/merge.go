@@ -1,3 +1,6 @@
+// Package merge joins the artifacts of a distributed run's shards into the
+// artifact of the whole run, exactly: counts summed with overflow checks,
+// histograms, interval logs and block samples merged.
 package merge
 
 import (

@@ -1,3 +1,6 @@
+// Package report writes artifacts for people: the markdown and HTML
+// report of runs (tables, SVG charts), a comparison as text, markdown or
+// JSON, and a step's percentile distribution.
 package report
 
 import (
