@@ -12,7 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/report"
 )
 
 // chromium is the path of a Chromium or Chrome binary, "" when none is
@@ -38,7 +38,7 @@ func TestReportHTMLInChromium(t *testing.T) {
 		t.Skip("no chromium on PATH")
 	}
 	page := filepath.Join(t.TempDir(), "report.html")
-	if err := os.WriteFile(page, []byte(artifacts.ReportHTML(reportFixture())), 0o644); err != nil {
+	if err := os.WriteFile(page, []byte(report.ReportHTML(reportFixture())), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx := browser(t, bin)

@@ -11,6 +11,7 @@ import (
 
 	. "github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/artifacts/artifactstest"
+	. "github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // rowOf returns the row of metric in c, failing when absent.

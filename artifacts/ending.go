@@ -61,7 +61,7 @@ func (r RisingTarget) String() string {
 // SlopeText is a whole-run RSS slope as every front end names it: "slope
 // +129.2 ± 6.1 MB/min (whole run, 59 s)".
 func SlopeText(slope, se, spanS float64) string {
-	return fmt.Sprintf("slope %+.1f ± %.1f MB/min (whole run, %s s)", slope, se, trimFloat(math.Round(spanS)))
+	return fmt.Sprintf("slope %+.1f ± %.1f MB/min (whole run, %s s)", slope, se, TrimFloat(math.Round(spanS)))
 }
 
 // TailSlopeText is a tail slope as every front end names it: "tail slope
@@ -70,7 +70,7 @@ func TailSlopeText(slope, windowS float64) string {
 	if windowS <= 0 {
 		return fmt.Sprintf("tail slope %+.1f MB/min", slope)
 	}
-	return fmt.Sprintf("tail slope (last %s s) %+.1f MB/min", trimFloat(math.Round(windowS)), slope)
+	return fmt.Sprintf("tail slope (last %s s) %+.1f MB/min", TrimFloat(math.Round(windowS)), slope)
 }
 
 // SoakVerdict is what a soak policy found: how often it auto-extended a
@@ -335,7 +335,7 @@ func FailedLine(c Check) string {
 // CheckValue formats a check's value, in milliseconds when its limit is a
 // duration ("p99 <= 50ms" is judged on milliseconds).
 func CheckValue(c Check) string {
-	v := formatFigure(c.Value)
+	v := FormatFigure(c.Value)
 	if c.Unit == UnitMS {
 		return v + " ms"
 	}
@@ -365,9 +365,9 @@ func ValueAndLimits(c Check) string {
 func checkLimits(c Check) string {
 	show := func(v float64) string {
 		if c.Unit == UnitMS {
-			return formatFigure(v) + " ms"
+			return FormatFigure(v) + " ms"
 		}
-		return formatFigure(v)
+		return FormatFigure(v)
 	}
 	if len(c.Limits) == 2 {
 		return "limits " + show(c.Limits[0]) + " and " + show(c.Limits[1])

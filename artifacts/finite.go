@@ -110,3 +110,7 @@ func (s *floatSanitizer) replace(v, fixed reflect.Value) (reflect.Value, bool) {
 	out.Set(fixed)
 	return out, true
 }
+
+// RoundTo is v rounded half up to a multiple of 1/scale (scale 1000:
+// thousandths), as figures are kept.
+func RoundTo(v, scale float64) float64 { return float64(int64(v*scale+0.5)) / scale }

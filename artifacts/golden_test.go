@@ -11,6 +11,8 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/artifacts/artifactstest"
+	"github.com/benchtui/benchtui/artifacts/compare"
+	"github.com/benchtui/benchtui/artifacts/report"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden with the current output")
@@ -102,10 +104,10 @@ func TestCompareGolden(t *testing.T) {
 	base, cur := fixtureRuns()
 	b2, c2 := verdictFixtures()
 	base, cur = append(base, b2...), append(cur, c2...)
-	c := artifacts.Compare(base, cur, artifacts.CompareOptions{})
-	for _, format := range []string{artifacts.FormatText, artifacts.FormatMarkdown, artifacts.FormatJSON} {
+	c := compare.Compare(base, cur, compare.CompareOptions{})
+	for _, format := range []string{report.FormatText, report.FormatMarkdown, report.FormatJSON} {
 		var buf bytes.Buffer
-		if err := c.Render(&buf, format); err != nil {
+		if err := report.Render(&buf, c, format); err != nil {
 			t.Fatal(err)
 		}
 		golden(t, "compare."+format, buf.Bytes())

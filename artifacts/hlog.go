@@ -111,12 +111,13 @@ func ReadIntervalLog(path string) ([]*hdrhistogram.Histogram, error) {
 	return readIntervals(f, path)
 }
 
-// maxIntervals bounds the intervals read from one log: a day-long soak
+// MaxIntervals bounds the intervals read from one log (and merged from
+// shards' logs): a day-long soak
 // keeps a few thousand (the engine doubles their length past MaxBlocks).
-const maxIntervals = 100_000
+const MaxIntervals = 100_000
 
 // readIntervals reads the interval histograms of the log in r, named name,
-// at most maxIntervals.
+// at most MaxIntervals.
 func readIntervals(r io.Reader, name string) ([]*hdrhistogram.Histogram, error) {
 	lr := hdrhistogram.NewHistogramLogReader(r)
 	var out []*hdrhistogram.Histogram
@@ -128,8 +129,8 @@ func readIntervals(r io.Reader, name string) ([]*hdrhistogram.Histogram, error) 
 		if h == nil {
 			return out, nil
 		}
-		if len(out) == maxIntervals {
-			return nil, fmt.Errorf("reading interval log %s: more than %d intervals", name, maxIntervals)
+		if len(out) == MaxIntervals {
+			return nil, fmt.Errorf("reading interval log %s: more than %d intervals", name, MaxIntervals)
 		}
 		out = append(out, h)
 	}

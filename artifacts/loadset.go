@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 )
 
 // LoadSet loads the newest artifact of each group from paths, each an
@@ -23,12 +24,12 @@ func LoadSet(paths ...string) ([]*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	byGroup := newestByGroup(all)
+	byGroup := NewestByGroup(all)
 	ids := make([]string, 0, len(byGroup))
 	for id := range byGroup {
 		ids = append(ids, id)
 	}
-	sortNatural(ids)
+	SortNatural(ids)
 	out := make([]*Artifact, len(ids))
 	for i, id := range ids {
 		out[i] = byGroup[id]
@@ -46,6 +47,19 @@ func LoadAll(paths ...string) ([]*Artifact, error) {
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Run.Started.Before(all[j].Run.Started) })
 	return all, nil
+}
+
+// ShardFile is one shard's artifact and the file it was read from (for
+// messages that name it).
+type ShardFile struct {
+	Path string
+	A    *Artifact
+}
+
+// LoadShardFiles loads every artifact that paths name, each a file or a
+// folder (every artifact file in it), keeping where each came from.
+func LoadShardFiles(paths ...string) ([]ShardFile, error) {
+	return loadFiles(paths, false)
 }
 
 // loadPaths loads the artifact files that paths name (see expand).
@@ -131,4 +145,53 @@ func loadFile(path string) ([]*Artifact, error) {
 	}
 	a.Dir = filepath.Dir(path)
 	return []*Artifact{a}, nil
+}
+
+// SortNatural sorts ids so that digit runs compare as numbers: G2 < G10.
+func SortNatural(ids []string) {
+	sort.Slice(ids, func(i, j int) bool { return naturalLess(ids[i], ids[j]) })
+}
+
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitPrefix(a), digitPrefix(b)
+		if da != "" && db != "" {
+			na, _ := strconv.ParseUint(da, 10, 64)
+			nb, _ := strconv.ParseUint(db, 10, 64)
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[len(da):], b[len(db):]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digitPrefix(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return s[:i]
+}
+
+// NewestByGroup maps each group id of arts to its artifact with the
+// latest run start (a later one in arts on a tie); nil artifacts are
+// skipped.
+func NewestByGroup(arts []*Artifact) map[string]*Artifact {
+	m := make(map[string]*Artifact)
+	for _, a := range arts {
+		if a == nil {
+			continue
+		}
+		if old, ok := m[a.Group.ID]; !ok || !a.Run.Started.Before(old.Run.Started) {
+			m[a.Group.ID] = a
+		}
+	}
+	return m
 }

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -64,33 +63,6 @@ func ParseProfile(data []byte) (*profile.Profile, error) {
 		return nil, fmt.Errorf("malformed profile: %w", err)
 	}
 	return p, nil
-}
-
-// stepProfile reads the step's profile saved as key ("cpu", "heap_end")
-// beside the artifact; nil and no error when the step has none or the
-// artifact's folder is unknown (one read from a log of framed artifacts).
-// A name that is not a plain file name is refused: it could point
-// anywhere.
-func stepProfile(a *Artifact, s *Step, key string) (*profile.Profile, error) {
-	name := s.Profiles[key]
-	if name == "" || a.Dir == "" {
-		return nil, nil
-	}
-	if filepath.Base(name) != name || name == ".." || strings.ContainsAny(name, `/\`) {
-		return nil, fmt.Errorf("profiles.%s %q is not a file name", key, name)
-	}
-	return LoadProfile(filepath.Join(a.Dir, name))
-}
-
-// sampleIndex is the index of the sample type named name in p, else the
-// last one (the default pprof shows).
-func sampleIndex(p *profile.Profile, name string) int {
-	for i, st := range p.SampleType {
-		if st.Type == name {
-			return i
-		}
-	}
-	return len(p.SampleType) - 1
 }
 
 // ShortFunction is a function's name without its package's path:

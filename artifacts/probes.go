@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 )
 
 // ProbeStats are the figures of one probe (the plan's `probes:`) over a
@@ -70,39 +69,4 @@ func jsonFloat(f float64) string {
 		return "0"
 	}
 	return string(b)
-}
-
-// probesTable lists each step's probes with min, max, last and slope;
-// nil when no step has any.
-func probesTable(steps []Step) *table {
-	t := &table{header: []string{"step", "probe", "min", "max", "last", "slope (/min)", "samples", "errors"},
-		right: []bool{false, false, true, true, true, true, true, true}}
-	for _, s := range steps {
-		for _, name := range sortedKeys(s.Probes) {
-			p := s.Probes[name]
-			min, max, last, slope := "—", "—", "—", "—"
-			if p.Samples > 0 {
-				min, max, last = probeNumber(p.Min), probeNumber(p.Max), probeNumber(p.Last)
-				slope = probeNumber(p.SlopePerMin)
-				if p.SlopePerMin >= 0 {
-					slope = "+" + slope
-				}
-			}
-			t.add(s.Label, name, min, max, last, slope, fmt.Sprint(p.Samples), fmt.Sprint(p.Errors))
-		}
-	}
-	if len(t.rows) == 0 {
-		return nil
-	}
-	return t
-}
-
-// probeNumber formats a probe's figure: with thousands separators from
-// 100 on or when whole, else with four significant digits (a fraction
-// such as a ratio keeps its precision).
-func probeNumber(v float64) string {
-	if math.Abs(v) >= 100 || v == math.Trunc(v) {
-		return FormatNumber(v)
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/artifacts/artifactstest"
+	"github.com/benchtui/benchtui/artifacts/report"
 )
 
 // reportFixture is every run of fixtureRuns, with checks, events and notes
@@ -25,11 +26,11 @@ func reportFixture() []*artifacts.Artifact {
 }
 
 func TestReportMarkdownGolden(t *testing.T) {
-	golden(t, "report.md", []byte(artifacts.Report(reportFixture())))
+	golden(t, "report.md", []byte(report.Report(reportFixture())))
 }
 
 func TestReportHTMLGolden(t *testing.T) {
-	got := artifacts.ReportHTML(reportFixture())
+	got := report.ReportHTML(reportFixture())
 	for _, banned := range []string{"http://", "https://", "<script", "<link"} {
 		if strings.Contains(strings.ReplaceAll(got, `xmlns="http://www.w3.org/2000/svg"`, ""), banned) {
 			t.Errorf("HTML report contains %q: it must be self-contained", banned)
@@ -53,7 +54,7 @@ func TestReportOpenLoopSweep(t *testing.T) {
 		steps = append(steps, s)
 	}
 	steps[2].Dropped = 3
-	got := artifacts.Report([]*artifacts.Artifact{artifactstest.Artifact("G15", artifactstest.T0, steps...)})
+	got := report.Report([]*artifacts.Artifact{artifactstest.Artifact("G15", artifactstest.T0, steps...)})
 	for _, want := range []string{"| rate | p50 (ms) | p99 (ms) | ops/s | errors | dropped | max in-flight |",
 		"| 40 |", "| 240 |"} {
 		if !strings.Contains(strings.Join(strings.Fields(got), " "), strings.Join(strings.Fields(want), " ")) {
@@ -71,7 +72,7 @@ func TestReportByRequest(t *testing.T) {
 		"mixed": {Requests: 4500, Errors: 31, LatencyMS: artifacts.Percentiles{P50: 5.1, P99: 9.8, Max: 22}},
 	}
 	st.Status = map[string]int64{"200": 5969, "429": 31}
-	got := artifacts.Report([]*artifacts.Artifact{artifactstest.Artifact("G5", artifactstest.T0, st)})
+	got := report.Report([]*artifacts.Artifact{artifactstest.Artifact("G5", artifactstest.T0, st)})
 	for _, want := range []string{"By request", "| mixed   |    4,500 |     31 |", "| ping    |    1,500 |      0 |",
 		"Status codes", "| 429 |", "| 5,969 |  31 |"} {
 		if !strings.Contains(got, want) {
@@ -86,7 +87,7 @@ func TestPercentilesGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := artifacts.WritePercentiles(&buf, []*artifacts.Artifact{a}); err != nil {
+	if err := report.WritePercentiles(&buf, []*artifacts.Artifact{a}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "percentiles", buf.Bytes())

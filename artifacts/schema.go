@@ -1,9 +1,11 @@
 // Package artifacts defines the benchtui.artifact/v1 file format: one JSON
 // document per bench group per run, holding every step's figures, its HDR
 // histogram, a thinned time series, the watched target's resource use, checks
-// and events. It writes artifacts atomically, reads them back strictly, and
-// compares and reports them. It knows nothing of runners, so an artifact
-// written by an old benchtui stays readable by a new one.
+// and events. It writes artifacts atomically and reads them back strictly;
+// artifacts/compare compares them, artifacts/report reports them and
+// artifacts/merge joins a distributed run's shards. It knows nothing of
+// runners, so an artifact written by an old benchtui stays readable by a new
+// one.
 package artifacts
 
 import "time"

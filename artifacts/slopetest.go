@@ -1,7 +1,6 @@
 package artifacts
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/aclements/go-moremath/stats"
@@ -39,17 +38,17 @@ type SlopeFit struct {
 	Tilt float64 `json:"tilt,omitempty"`
 }
 
-// tilt is f's tilt bound, +Inf when unknown (no fit, or none kept).
-func (f *SlopeFit) tilt() float64 {
+// TiltBound is f's tilt bound, +Inf when unknown (no fit, or none kept).
+func (f *SlopeFit) TiltBound() float64 {
 	if f == nil || f.Tilt <= 0 {
 		return math.Inf(1)
 	}
 	return f.Tilt
 }
 
-// dof is the slope's degrees of freedom, NEff-2; +Inf without a fit (an
+// DOF is the slope's degrees of freedom, NEff-2; +Inf without a fit (an
 // older artifact: the normal quantile).
-func (f *SlopeFit) dof() float64 {
+func (f *SlopeFit) DOF() float64 {
 	if f == nil {
 		return math.Inf(1)
 	}
@@ -66,11 +65,11 @@ const MinNEff = 3
 
 // Critical is the two-sided 5% critical value of a t-test on a slope
 // fitted so.
-func (f *SlopeFit) Critical() float64 { return tCritical(f.dof()) }
+func (f *SlopeFit) Critical() float64 { return TCritical(f.DOF()) }
 
-// tCritical is the upper 97.5% quantile of Student's t with df degrees of
+// TCritical is the upper 97.5% quantile of Student's t with df degrees of
 // freedom (the normal one for +Inf).
-func tCritical(df float64) float64 {
+func TCritical(df float64) float64 {
 	if math.IsInf(df, 1) {
 		return 1.959964
 	}
@@ -86,29 +85,6 @@ func tCritical(df float64) float64 {
 	return hi
 }
 
-// tP is the two-sided p-value of t on df degrees of freedom.
-func tP(t, df float64) float64 {
-	if math.IsInf(df, 1) {
-		return 2 * (1 - stats.StdNormal.CDF(math.Abs(t)))
-	}
-	return 2 * (1 - stats.TDist{V: max(df, 1)}.CDF(math.Abs(t)))
-}
-
-// welchDOF is the Welch–Satterthwaite degrees of freedom of a difference
-// of two estimates with standard errors a and b on da and db degrees.
-func welchDOF(a, da, b, db float64) float64 {
-	a2, b2 := a*a, b*b
-	den := a2*a2/da + b2*b2/db
-	if den == 0 {
-		return math.Min(da, db)
-	}
-	return (a2 + b2) * (a2 + b2) / den
-}
-
-// zPower80 is the normal quantile of 80% power: an effect of
-// (c + zPower80)·SE is found about four times in five at critical value c.
-const zPower80 = 0.8416
-
 // Leak floors: the least RSS growth that is worth a verdict, whatever the
 // statistics say. A slope must also reach the RSS slope floor
 // (DefaultRSSSlopeFloor).
@@ -120,9 +96,13 @@ const (
 	LeakGrowthPct = 2.0
 )
 
-// rssSlopeFloor is the least RSS slope, in MB/min, that grows by the leak
+// DefaultRSSSlopeFloor, in MB/min, is the smallest RSS slope change
+// worth a verdict: the soak policy's default leak threshold.
+const DefaultRSSSlopeFloor = 1.0
+
+// RSSSlopeFloor is the least RSS slope, in MB/min, that grows by the leak
 // floors over spanS seconds from startMB, and at least perMin.
-func rssSlopeFloor(perMin, spanS, startMB float64) float64 {
+func RSSSlopeFloor(perMin, spanS, startMB float64) float64 {
 	if spanS <= 0 {
 		return math.Inf(1)
 	}
@@ -142,95 +122,8 @@ func RSSRising(t *TargetStats) bool {
 		return false
 	}
 	slope, se, fit := t.RSSSlopeMBPerMin, t.RSSSlopeSE, t.RSSFit
-	if slope < rssSlopeFloor(DefaultRSSSlopeFloor, t.SpanS, t.RSSMB.Start) {
+	if slope < RSSSlopeFloor(DefaultRSSSlopeFloor, t.SpanS, t.RSSMB.Start) {
 		return false
 	}
-	return slope > fit.tilt() || (fit.Testable() && (se == 0 || slope/se > fit.Critical()))
+	return slope > fit.TiltBound() || (fit.Testable() && (se == 0 || slope/se > fit.Critical()))
 }
-
-// judgeSlope judges the change of a slope between two runs: worse or
-// better when the difference passes the two-sided 5% Welch t-test on the
-// two autocorrelation-corrected errors, or exceeds the two runs' tilts
-// together, and reaches the metric's floor (for RSS, also the leak floors
-// over the current run). A difference that is not significant is same
-// when either bound could have seen a change at the floor (the t-test at
-// 80% power), and untested, with how long the runs would need to be, when
-// neither could.
-func judgeSlope(row *Row, m metricDef, bt, ct trendFigure, cur *TargetStats, opts CompareOptions) {
-	span := min(row.BaseSpanS, row.CurrentSpanS)
-	if span <= 0 {
-		row.untested("not tested: no target samples on one side")
-		return
-	}
-	if bt.fit != nil && ct.fit != nil {
-		row.NBase, row.NCurrent = bt.fit.N, ct.fit.N
-	} else {
-		row.note("standard errors of an older artifact assume independent samples")
-	}
-	floor := slopeFloorAt(m, cur, opts, cur.SpanS)
-	diff, seDiff := ct.v-bt.v, math.Hypot(bt.se, ct.se)
-	testable := bt.fit.Testable() && ct.fit.Testable()
-	df := welchDOF(bt.se, bt.fit.dof(), ct.se, ct.fit.dof())
-	c5, tilt := tCritical(df), bt.fit.tilt()+ct.fit.tilt()
-	if testable && seDiff > 0 {
-		row.P = tP(diff/seDiff, df)
-	}
-	beyond := math.Abs(diff) > tilt || (testable && math.Abs(diff) > c5*seDiff)
-	if beyond && math.Abs(diff) >= floor {
-		row.Verdict = direction(diff > 0, m.lowerBetter)
-		return
-	}
-	mde := tilt
-	if testable {
-		mde = min(mde, detectable(c5, seDiff))
-	}
-	if mde <= floor {
-		return
-	}
-	why := fmt.Sprintf("changes under %s %s cannot be told from noise", trendNumber(m.name, mde), slopeUnit(m.name))
-	if math.IsInf(mde, 1) {
-		why = fmt.Sprintf("the target's samples are too correlated for a slope (%.1f effective of %d needed)",
-			min(bt.fit.NEff, ct.fit.NEff), MinNEff)
-		mde = detectable(tCritical(MinNEff-2), seDiff)
-	}
-	row.untested(fmt.Sprintf("too short to judge: %s (least worth judging %s); %s", why,
-		trendNumber(m.name, floor), howLong(mde, span, func(s float64) float64 { return slopeFloorAt(m, cur, opts, s) })))
-}
-
-// slopeFloorAt is a slope metric's least change worth a verdict over a
-// run of spanS seconds: the RSS floor falls as a longer run lets a slower leak grow past the leak floors.
-func slopeFloorAt(m metricDef, cur *TargetStats, opts CompareOptions, spanS float64) float64 {
-	if baseMetric(m.name) == MetricRSSSlope {
-		return rssSlopeFloor(opts.RSSSlopeFloor, spanS, cur.RSSMB.Start)
-	}
-	return opts.floor(m)
-}
-
-// detectable is the least difference the test finds about four times in
-// five at critical value c5 and standard error se.
-func detectable(c5, se float64) float64 { return (c5 + zPower80) * se }
-
-// howLong says how long both runs would need to be for a change at the
-// floor to be seen. A slope's error falls as span^-3/2 over independent
-// noise but only as 1/span over a bounded cycle (a GC sawtooth), so the
-// detectable change at s seconds is taken as mde·span/s, the slower; the
-// answer is the first s (in 5% steps, up to a day) where it reaches the
-// floor at s.
-func howLong(mde, span float64, floorAt func(float64) float64) string {
-	for s := span; s <= 86400; s *= 1.05 {
-		if mde*span/s <= floorAt(s) {
-			return fmt.Sprintf("about %s s on both sides would do", roundUp10(s))
-		}
-	}
-	return "more than a day of samples would be needed"
-}
-
-func slopeUnit(metric string) string {
-	if baseMetric(metric) == MetricRSSSlope {
-		return "MB/min"
-	}
-	return "fds/min"
-}
-
-// roundUp10 is seconds rounded up to ten.
-func roundUp10(s float64) string { return trimFloat(math.Ceil(s/10) * 10) }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/artifacts/artifactstest"
+	"github.com/benchtui/benchtui/artifacts/compare"
+	"github.com/benchtui/benchtui/artifacts/report"
 )
 
 var cpuOf = artifactstest.CPUProfile
@@ -20,7 +22,7 @@ var cpuOf = artifactstest.CPUProfile
 func TestWhatGotSlowerRanksByShare(t *testing.T) {
 	base := cpuOf(map[string]int64{"pkg/demo.work;main.serve": 80, "runtime.gc": 20})
 	cur := cpuOf(map[string]int64{"pkg/demo.slowPath;main.serve": 100, "pkg/demo.work;main.serve": 90, "runtime.gc": 10})
-	got := artifacts.WhatGotSlower(base, cur)
+	got := compare.WhatGotSlower(base, cur)
 	if len(got) != 2 {
 		t.Fatalf("got %+v, want slowPath then main.serve", got)
 	}
@@ -30,10 +32,10 @@ func TestWhatGotSlowerRanksByShare(t *testing.T) {
 	if f := got[1]; f.Function != "main.serve" || f.Growth() != 0 || f.BaseCum != 0.8 || f.CurrentCum != 0.95 {
 		t.Errorf("second %+v, want main.serve, cum 80%% → 95%%", f)
 	}
-	if artifacts.WhatGotSlower(nil, cur) != nil || artifacts.WhatGotSlower(base, cpuOf(nil)) != nil {
+	if compare.WhatGotSlower(nil, cur) != nil || compare.WhatGotSlower(base, cpuOf(nil)) != nil {
 		t.Error("a missing base or an empty current profile gave functions")
 	}
-	if got := artifacts.WhatGotSlower(cpuOf(nil), cur); len(got) != 4 || got[0].Function != "pkg/demo.slowPath" || got[1].Function != "pkg/demo.work" {
+	if got := compare.WhatGotSlower(cpuOf(nil), cur); len(got) != 4 || got[0].Function != "pkg/demo.slowPath" || got[1].Function != "pkg/demo.work" {
 		t.Errorf("against an idle base: %+v, want every function, slowPath first", got)
 	}
 }
@@ -43,7 +45,7 @@ func TestWhatGotSlowerRanksByShare(t *testing.T) {
 func TestWhatGrewBySite(t *testing.T) {
 	start := artifactstest.HeapProfile(map[string]int64{"demo.leak;main.serve": 1000, "demo.cache": 5000})
 	end := artifactstest.HeapProfile(map[string]int64{"demo.leak;main.serve": 9000, "demo.cache": 4000})
-	got := artifacts.WhatGrew(start, end)
+	got := compare.WhatGrew(start, end)
 	if len(got) != 1 || got[0].Function != "demo.leak" || got[0].Grew() != 8000 {
 		t.Errorf("got %+v, want only demo.leak +8000", got)
 	}
@@ -53,7 +55,7 @@ func TestWhatGrewBySite(t *testing.T) {
 // screen and reports without control characters, bounded.
 func TestFunctionNamesArePrintable(t *testing.T) {
 	long := strings.Repeat("é", 400)
-	got := artifacts.WhatGotSlower(cpuOf(nil), cpuOf(map[string]int64{"evil\x1b[2J\nname": 1, long: 1}))
+	got := compare.WhatGotSlower(cpuOf(nil), cpuOf(map[string]int64{"evil\x1b[2J\nname": 1, long: 1}))
 	for _, f := range got {
 		if strings.ContainsFunc(f.Function, unicode.IsControl) || len(f.Function) > 400 || !utf8.ValidString(f.Function) {
 			t.Errorf("function %q: control characters, too long or not UTF-8", f.Function)
@@ -97,7 +99,7 @@ func TestReportWhatGotSlower(t *testing.T) {
 	base := run(t0, map[string]string{"cpu": "base-cpu.pb.gz"})
 	cur := run(t0.Add(time.Hour), map[string]string{"cpu": "cur-cpu.pb.gz", "heap_start": "cur-heap-start.pb.gz", "heap_end": "cur-heap-end.pb.gz"})
 	cur.Steps[0].Target = &artifacts.TargetStats{RSSRising: true, RSSSlopeMBPerMin: 30}
-	got := strings.Join(strings.Fields(artifacts.Report([]*artifacts.Artifact{base, cur})), " ")
+	got := strings.Join(strings.Fields(report.Report([]*artifacts.Artifact{base, cur})), " ")
 	for _, want := range []string{
 		"### What got slower: CPU share by function",
 		"| demo.slowPath | 0.0 | 60.0 | +60.0 | 0.0 | 60.0 |",
@@ -113,10 +115,10 @@ func TestReportWhatGotSlower(t *testing.T) {
 	}
 	cur.Steps[0].Profiles["cpu"] = "gone.pb.gz"
 	cur.Steps[0].Profiles["heap_end"] = "../elsewhere.pb.gz"
-	report := artifacts.Report([]*artifacts.Artifact{base, cur})
+	withWarnings := report.Report([]*artifacts.Artifact{base, cur})
 	for _, want := range []string{"profiles: cpu: reading profile", `profiles: heap_end: profiles.heap_end "../elsewhere.pb.gz" is not a file name`} {
-		if !strings.Contains(report, want) {
-			t.Errorf("no warning %q:\n%s", want, report)
+		if !strings.Contains(withWarnings, want) {
+			t.Errorf("no warning %q:\n%s", want, withWarnings)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package artifacts
 import (
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 )
@@ -56,82 +55,11 @@ func (s *Step) TargetNames() []string { return slices.Sorted(maps.Keys(s.Targets
 // ("rss_slope[sum]") and report tables.
 const TargetSum = "sum"
 
-// baseMetric is a row's metric without its "[name]" suffix: "rss_slope"
+// BaseMetric is a row's metric without its "[name]" suffix: "rss_slope"
 // for "rss_slope[api]", "p99" for "p99[ping]".
-func baseMetric(metric string) string {
+func BaseMetric(metric string) string {
 	m, _, _ := strings.Cut(metric, "[")
 	return m
-}
-
-// compareTargets adds the target metrics of each of a step's several
-// targets, named in the metric ("rss_slope[api]", "fds_slope[db]"), and
-// of their sum ("rss_slope[sum]"), for targets both steps watched. A step
-// of one target has its rows under the plain names already.
-func compareTargets(out *Comparison, group string, b, c *Step, opts CompareOptions) {
-	if len(c.Targets) < 2 {
-		return
-	}
-	for _, name := range c.TargetNames() {
-		if bt := b.Targets[name]; bt != nil {
-			compareTargetFigures(out, group, c.Label, "["+name+"]", bt, c.Targets[name], opts)
-		}
-	}
-	if b.TargetsSum != nil && c.TargetsSum != nil {
-		compareTargetFigures(out, group, c.Label, "["+TargetSum+"]", b.TargetsSum, c.TargetsSum, opts)
-	}
-}
-
-// compareTargetFigures adds a row per target metric of two targets'
-// figures, whose metric names get suffix.
-func compareTargetFigures(out *Comparison, group, label, suffix string, b, c *TargetStats, opts CompareOptions) {
-	bs, cs := &Step{Target: b}, &Step{Target: c}
-	for _, m := range metrics {
-		if m.trend == nil && m.name != MetricFDsPerUnit {
-			continue
-		}
-		bv, _ := m.value(bs)
-		cv, _ := m.value(cs)
-		row := Row{Group: group, Step: label, Metric: m.name + suffix, Base: bv, Current: cv,
-			DeltaPct: deltaPct(bv, cv), LowerIsBetter: m.lowerBetter, Verdict: Same, Test: TestNone,
-			P: math.NaN(), BaseCIPct: math.NaN(), CurrentCIPct: math.NaN()}
-		if m.judge == byTrend {
-			judgeTrend(&row, m, b, c, opts)
-		}
-		out.Rows = append(out.Rows, row)
-	}
-}
-
-// targetsTable lays out the resources of each target of steps that
-// watched several, a row per target and one for their sum (seed 002's
-// per-pod table: memory and CPU at each worker count, summed); nil when
-// no step did. The memory is the one a reader of that target goes by:
-// the kubelet's working set for a cgroup, PSS for a process tree, else
-// RSS, named in its own column.
-func targetsTable(steps []Step) *table {
-	t := &table{header: []string{"step", "target", "memory", "start / peak / end (MB)", "RSS slope, whole run (MB/min)",
-		"CPU (cores)", "CPU peak (cores)", "fds start / peak / end"},
-		right: []bool{false, false, false, true, true, true, true, true}}
-	for _, s := range steps {
-		if len(s.Targets) < 2 {
-			continue
-		}
-		for _, name := range s.TargetNames() {
-			t.add(append([]string{s.Label, name}, targetCells(s.Targets[name])...)...)
-		}
-		if s.TargetsSum != nil {
-			t.add(append([]string{s.Label, TargetSum}, targetCells(s.TargetsSum)...)...)
-		}
-	}
-	if len(t.rows) == 0 {
-		return nil
-	}
-	return t
-}
-
-func targetCells(ts *TargetStats) []string {
-	kind, mem := ts.Memory()
-	return []string{kind, rangeMB(mem), slopeCell(ts.RSSSlopeMBPerMin, ts.RSSSlopeSE) + risingNote(ts),
-		fmt.Sprintf("%.2f", ts.CPUCores), fmt.Sprintf("%.2f", ts.CPUCoresPeak), rangeCount(ts.FDs)}
 }
 
 // Memory is the target's memory as its kind is read: "working set" (a

@@ -6,6 +6,8 @@ import (
 
 	. "github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/artifacts/artifactstest"
+	. "github.com/benchtui/benchtui/artifacts/compare"
+	"github.com/benchtui/benchtui/artifacts/report"
 )
 
 // targetsStep watches api (leaking at apiSlope MB/min) and db (flat).
@@ -64,7 +66,7 @@ func TestCompareTargetsByName(t *testing.T) {
 	}
 	rowOf(t, cmp, "fds_slope[api]")
 	var md strings.Builder
-	if err := cmp.WriteMarkdown(&md); err != nil {
+	if err := report.WriteMarkdown(&md, cmp); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "12.00 MB/min") {
@@ -79,7 +81,7 @@ func TestReportRowPerTarget(t *testing.T) {
 	db := *st.Targets["db"]
 	db.WorkingSetMB = &Range{Start: 20, Peak: 31.5, End: 30}
 	st.Targets["db"] = &db
-	out := Report([]*Artifact{artifactstest.Artifact("G1", artifactstest.T0, st)})
+	out := report.Report([]*Artifact{artifactstest.Artifact("G1", artifactstest.T0, st)})
 	for _, want := range []string{"Targets", "| soak | sum ", "140.0 / 138.0 |", "Target CPU peak"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

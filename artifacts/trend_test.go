@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	. "github.com/benchtui/benchtui/artifacts"
+	. "github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // trendStep is a step whose only figures are the target's: a slope of

@@ -67,18 +67,3 @@ func (c *checker) windows(path string, s *Step) {
 		}
 	}
 }
-
-// windowsTable lists each step's windows: when, how many operations, how
-// many failed and their latency. Nil when no step has windows.
-func windowsTable(steps []Step) *table {
-	header := []string{"window", "from (s)", "to (s)", "runs", "requests", "errors", "p50 (ms)", "p99 (ms)", "max (ms)"}
-	return stepRowsTable(steps, header, func(s *Step) [][]string {
-		var rows [][]string
-		for _, name := range sortedKeys(s.Windows) {
-			w := s.Windows[name]
-			rows = append(rows, []string{name, trimFloat(w.FromS), trimFloat(w.ToS), fmt.Sprint(w.Runs), FormatNumber(float64(w.Requests)),
-				FormatNumber(float64(w.Errors)), msCell(w.LatencyMS.P50), msCell(w.LatencyMS.P99), msCell(w.LatencyMS.Max)})
-		}
-		return rows
-	})
-}

@@ -18,8 +18,8 @@ import (
 // pairs in sameLayer).
 var layers = [][]string{
 	{"artifacts", "runners/reap", "runners/kube", "runners/demo", "runners/filewatch", "runners/logcount", "runners/runnertest/testbin"},
-	{"runners/tmpl", "artifacts/artifactstest"},
-	{"runners/plan"},
+	{"runners/tmpl", "artifacts/artifactstest", "artifacts/merge", "artifacts/compare"},
+	{"runners/plan", "artifacts/report"},
 	{"runners", "runners/watch"},
 	{"runners/loop", "runners/flow", "runners/action"},
 	{"runners/evloop", "runners/probe"},

@@ -1,7 +1,7 @@
 package ui
 
 import (
-	"github.com/benchtui/benchtui/artifacts"
+	artcompare "github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/runners/engine"
 )
 
@@ -74,7 +74,7 @@ type BisectJudged struct {
 	Outcome BisectOutcome
 	// Row is the figure's row that decided (the first worse, else the
 	// first); nil for the base and a skipped revision.
-	Row *artifacts.Row
+	Row *artcompare.Row
 	// Why a skipped revision could not be judged.
 	Why string
 	// Good is the newest revision not judged worse (-1: the good one),
@@ -95,7 +95,7 @@ type BisectEnd struct {
 	First      int
 	Candidates []int
 	Probes     int
-	Cmp        *artifacts.Comparison
+	Cmp        *artcompare.Comparison
 	Err        string
 }
 

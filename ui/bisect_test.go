@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/benchtui/benchtui/artifacts"
+	artcompare "github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/runners/engine"
 )
 
@@ -33,9 +33,9 @@ func bisectRange() BisectRange {
 }
 
 // p50Row is the figure's row of a probe: base 5.31 ms, cur ms, verdict v.
-func p50Row(cur float64, v string) *artifacts.Row {
-	return &artifacts.Row{Group: "work", Step: "concurrency=4", Metric: artifacts.MetricP50, Base: 5.31, Current: cur,
-		DeltaPct: (cur - 5.31) / 5.31 * 100, Verdict: v, LowerIsBetter: true, Test: artifacts.TestMannWhitney,
+func p50Row(cur float64, v string) *artcompare.Row {
+	return &artcompare.Row{Group: "work", Step: "concurrency=4", Metric: artcompare.MetricP50, Base: 5.31, Current: cur,
+		DeltaPct: (cur - 5.31) / 5.31 * 100, Verdict: v, LowerIsBetter: true, Test: artcompare.TestMannWhitney,
 		P: 0.036, NBase: 5, NCurrent: 3}
 }
 
@@ -49,9 +49,9 @@ func midBisection() []BisectEvent {
 		BisectProbe{Index: -1, N: 1, Runs: 5},
 		BisectJudged{Index: -1, Outcome: BisectBase, Good: -1, Bad: 6, Left: 4},
 		BisectProbe{Index: 2, N: 2, Runs: 3, Building: true},
-		BisectJudged{Index: 2, Outcome: BisectSame, Row: p50Row(5.4, artifacts.Same), Good: 2, Bad: 6, Left: 2},
+		BisectJudged{Index: 2, Outcome: BisectSame, Row: p50Row(5.4, artcompare.Same), Good: 2, Bad: 6, Left: 2},
 		BisectProbe{Index: 4, N: 3, Runs: 3, Building: true},
-		BisectJudged{Index: 4, Outcome: BisectWorse, Row: p50Row(10.6, artifacts.Worse), Good: 2, Bad: 4, Left: 1},
+		BisectJudged{Index: 4, Outcome: BisectWorse, Row: p50Row(10.6, artcompare.Worse), Good: 2, Bad: 4, Left: 1},
 		BisectProbe{Index: 3, N: 4, Runs: 3, Building: true},
 		BisectProbe{Index: 3, N: 4, Runs: 3},
 		BisectLive{Snap: engine.Snapshot{GroupID: "work", State: engine.StateRunning, Phase: engine.PhaseMeasure,
@@ -63,8 +63,8 @@ func midBisection() []BisectEvent {
 
 // bisectEnded is midBisection with commit 5 judged worse: it is named.
 func bisectEnded() []BisectEvent {
-	row := p50Row(10.5, artifacts.Worse)
-	cmp := &artifacts.Comparison{Rows: []artifacts.Row{*row}}
+	row := p50Row(10.5, artcompare.Worse)
+	cmp := &artcompare.Comparison{Rows: []artcompare.Row{*row}}
 	return append(midBisection(),
 		BisectJudged{Index: 3, Outcome: BisectWorse, Row: row, Good: 2, Bad: 3, Left: 0},
 		BisectEnd{First: 3, Probes: 4, Cmp: cmp})

@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/benchtui/benchtui/artifacts"
+	artcompare "github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // Columns of a commit's line: its mark, hash and bound, before the
@@ -239,7 +239,7 @@ func (m *BisectModel) verdictOf(i, w int) string {
 
 // rowText is a deciding row in a few words: "p50 ms 5.31 → 10.6 +100%
 // worse".
-func rowText(r artifacts.Row) string {
+func rowText(r artcompare.Row) string {
 	word := r.Verdict
 	if r.Untested {
 		word = "cannot tell"

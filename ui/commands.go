@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/benchtui/benchtui/artifacts"
+	artcompare "github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/watch"
@@ -54,7 +55,7 @@ type (
 	// CompareMsg is a comparison of a group's baseline with its current result.
 	CompareMsg struct {
 		Group int
-		Cmp   artifacts.Comparison
+		Cmp   artcompare.Comparison
 		base  *artifacts.Artifact // the baseline judged against
 		// final is the exported artifact judged (nil for a run so far),
 		// and path its file.
@@ -140,7 +141,7 @@ func loadPicked(i int, path string) tea.Cmd {
 // compare judges sess's result so far against base.
 func compare(i int, base *artifacts.Artifact, sess *engine.Session) tea.Cmd {
 	return func() tea.Msg {
-		c := artifacts.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{sess.Result()}, artifacts.CompareOptions{})
+		c := artcompare.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{sess.Result()}, artcompare.CompareOptions{})
 		return CompareMsg{Group: i, Cmp: c, base: base}
 	}
 }
@@ -149,7 +150,7 @@ func compare(i int, base *artifacts.Artifact, sess *engine.Session) tea.Cmd {
 // base.
 func compareFinal(i int, base, a *artifacts.Artifact, path string) tea.Cmd {
 	return func() tea.Msg {
-		c := artifacts.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{a}, artifacts.CompareOptions{})
+		c := artcompare.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{a}, artcompare.CompareOptions{})
 		return CompareMsg{Group: i, Cmp: c, base: base, final: a, path: path}
 	}
 }

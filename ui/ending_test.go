@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	artcompare "github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/runners/engine"
 )
 
@@ -83,7 +84,7 @@ func withBaseline(m *Model) {
 // compareWith judges cur against G1's baseline, as the compare Cmd does.
 func compareWith(m *Model, cur *artifacts.Artifact) {
 	base := m.groups[0].base
-	cmp := artifacts.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, artifacts.CompareOptions{})
+	cmp := artcompare.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, artcompare.CompareOptions{})
 	m.Update(CompareMsg{Group: 0, Cmp: cmp, base: base})
 }
 

@@ -8,7 +8,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/benchtui/benchtui/artifacts"
+	artcompare "github.com/benchtui/benchtui/artifacts/compare"
+	"github.com/benchtui/benchtui/artifacts/report"
 )
 
 // compact formats a figure in at most five columns: 0.162, 1.64, 76.4,
@@ -50,13 +51,13 @@ func count(n int64) string {
 }
 
 // deltaText formats a delta in percent as the renderers do
-// (artifacts.FormatDelta, whose marks of an infinite or missing delta it
+// (report.FormatDelta, whose marks of an infinite or missing delta it
 // shares), but signed at zero and whole from 100% on, to stay narrow:
 // +0.0%, +5.2%, -12.5%, +150%, +∞.
 func deltaText(pct float64) string {
 	switch {
 	case math.IsInf(pct, 0) || math.IsNaN(pct):
-		return artifacts.FormatDelta(pct)
+		return report.FormatDelta(pct)
 	case math.Abs(pct) >= 100:
 		return fmt.Sprintf("%+.0f%%", pct)
 	}
@@ -76,10 +77,10 @@ func dur(d time.Duration) string {
 
 // metricLabel is the console's name for a comparison metric.
 var metricLabel = map[string]string{
-	artifacts.MetricThroughput: "rps", artifacts.MetricP50: "p50 ms", artifacts.MetricP90: "p90 ms",
-	artifacts.MetricP99: "p99 ms", artifacts.MetricP999: "p99.9 ms", artifacts.MetricMax: "max ms",
-	artifacts.MetricErrorRate: "error rate", artifacts.MetricDropped: "dropped",
-	artifacts.MetricRSSSlope: "RSS MB/min", artifacts.MetricFDsPerUnit: "fds/unit", artifacts.MetricCPU: "cpu cores",
+	artcompare.MetricThroughput: "rps", artcompare.MetricP50: "p50 ms", artcompare.MetricP90: "p90 ms",
+	artcompare.MetricP99: "p99 ms", artcompare.MetricP999: "p99.9 ms", artcompare.MetricMax: "max ms",
+	artcompare.MetricErrorRate: "error rate", artcompare.MetricDropped: "dropped",
+	artcompare.MetricRSSSlope: "RSS MB/min", artcompare.MetricFDsPerUnit: "fds/unit", artcompare.MetricCPU: "cpu cores",
 }
 
 // metricValue formats a comparison figure by metric, compactly and without
@@ -87,12 +88,12 @@ var metricLabel = map[string]string{
 // renderers, but a zero rate is a bare "0".
 func metricValue(metric string, v float64) string {
 	switch metric {
-	case artifacts.MetricErrorRate:
+	case artcompare.MetricErrorRate:
 		if v == 0 {
 			return "0"
 		}
-		return artifacts.FormatValue(metric, v)
-	case artifacts.MetricDropped:
+		return report.FormatValue(metric, v)
+	case artcompare.MetricDropped:
 		return count(int64(v))
 	}
 	return compact(v)

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/benchtui/benchtui/artifacts"
+	artcompare "github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/runners/engine"
 )
 
@@ -106,7 +107,7 @@ func running(t testing.TB, m *Model, state engine.State, rising bool) {
 	m.Update(baselineMsg{group: 0, path: "bench-results/G1-1796040000000.json", art: base})
 	m.Update(SnapshotMsg{Group: 0, Sess: sess, Snap: runningSnapshot(state, rising)})
 	cur := artifact(t0, 5400, 1.5)
-	cmp := artifacts.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, artifacts.CompareOptions{})
+	cmp := artcompare.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, artcompare.CompareOptions{})
 	m.Update(CompareMsg{Group: 0, Cmp: cmp})
 	m.Update(statusMsg{text: "G1 running"})
 }

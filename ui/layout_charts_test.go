@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	artcompare "github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/runners/engine"
 )
 
@@ -43,7 +44,7 @@ func soakWithBaseline(t *testing.T, w, h int) *Model {
 	m.Update(SnapshotMsg{Group: 1, Sess: sess, Snap: soakSnapshot(400*time.Second, 2, engine.PhaseMeasure)})
 	cur := soakArtifact()
 	cur.Steps[0].Target.SpanS = 400
-	cmp := artifacts.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, artifacts.CompareOptions{})
+	cmp := artcompare.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, artcompare.CompareOptions{})
 	m.Update(CompareMsg{Group: 1, Cmp: cmp})
 	return m
 }

@@ -20,6 +20,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/benchtui/benchtui/artifacts"
+	artcompare "github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/filewatch"
 	"github.com/benchtui/benchtui/runners/plan"
@@ -102,7 +103,7 @@ type group struct {
 	basePath   string
 	basePicked bool
 	runStart   time.Time
-	cmp        *artifacts.Comparison
+	cmp        *artcompare.Comparison
 	cmpBusy    bool
 	cmpAt      time.Time
 	// slower is the `w` view's comparison of profiles (view_slower.go).

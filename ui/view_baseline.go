@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	artcompare "github.com/benchtui/benchtui/artifacts/compare"
+	"github.com/benchtui/benchtui/artifacts/report"
 )
 
 // baselinePane puts the step's figures beside the baseline's, with the
@@ -78,7 +80,7 @@ func soakRSSRow(gr *group, rows []paneRow) int {
 	if soakStep(gr) <= 0 || name == "" {
 		return -1
 	}
-	metric := artifacts.MetricRSSSlope
+	metric := artcompare.MetricRSSSlope
 	if len(gr.g.Targets) > 1 && name != gr.g.Target { // the first's are the plain rows
 		metric += "[" + name + "]"
 	}
@@ -102,7 +104,7 @@ func (m *Model) baselineWant(gr *group) int {
 // paneRow is one figure of the pane; current is blank until there is a
 // comparison.
 type paneRow struct {
-	artifacts.Row
+	artcompare.Row
 	hasCurrent bool
 }
 
@@ -130,7 +132,7 @@ func paneRows(gr *group) []paneRow {
 			v    float64
 		}{{"throughput_rps", s.ThroughputRPS}, {"p50", s.LatencyMS.P50}, {"p90", s.LatencyMS.P90},
 			{"p99", s.LatencyMS.P99}, {"max", s.LatencyMS.Max}} {
-			out = append(out, paneRow{artifacts.Row{Metric: f.name, Base: f.v, Verdict: artifacts.Same}, false})
+			out = append(out, paneRow{artcompare.Row{Metric: f.name, Base: f.v, Verdict: artcompare.Same}, false})
 		}
 	}
 	return out
@@ -139,7 +141,7 @@ func paneRows(gr *group) []paneRow {
 func (st Styles) compareLine(r paneRow, w int) string {
 	cur, delta, word := "…", "", ""
 	if r.hasCurrent {
-		cur, delta, word = metricValue(r.Metric, r.Current), paneDelta(r.Row), artifacts.VerdictMark(r.Row)
+		cur, delta, word = metricValue(r.Metric, r.Current), paneDelta(r.Row), report.VerdictMark(r.Row)
 	}
 	name := fit(rowLabel(r.Metric), 11)
 	if w < wideCompare { // the current figure, the delta and the verdict matter most
@@ -169,8 +171,8 @@ func rowLabel(metric string) string {
 
 // paneDelta is a row's change as the tables give it (absolute for a
 // slope), compacted to fit its column.
-func paneDelta(r artifacts.Row) string {
-	if d := artifacts.DeltaCell(r); !strings.HasSuffix(d, "%") {
+func paneDelta(r artcompare.Row) string {
+	if d := report.DeltaCell(r); !strings.HasSuffix(d, "%") {
 		num, _, _ := strings.Cut(d, " ")
 		return num
 	}
@@ -180,15 +182,15 @@ func paneDelta(r artifacts.Row) string {
 // basisText says which figures a row compares and how sure the verdict is:
 // "median · p=0.008 n=30 blocks of 1s", "fit · p=0.000 n=30+30 spans 29+29
 // s", "whole step" (never judged); for an untested row ("?"), why.
-func basisText(r artifacts.Row) string {
+func basisText(r artcompare.Row) string {
 	if r.Untested && len(r.Notes) > 0 {
 		return r.Notes[len(r.Notes)-1]
 	}
 	switch r.Test {
-	case artifacts.TestMannWhitney:
-		return "median · " + artifacts.Basis(r)
-	case artifacts.TestTrend:
-		return "fit · " + artifacts.Basis(r)
+	case artcompare.TestMannWhitney:
+		return "median · " + report.Basis(r)
+	case artcompare.TestTrend:
+		return "fit · " + report.Basis(r)
 	}
 	return "whole step"
 }
@@ -251,7 +253,7 @@ func currentName(gr *group) string {
 	return "this run"
 }
 
-func (st Styles) compareAll(c artifacts.Comparison, w int) []string {
+func (st Styles) compareAll(c artcompare.Comparison, w int) []string {
 	var lines []string
 	step := "\x00"
 	for _, r := range c.Rows {

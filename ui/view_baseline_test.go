@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchtui/benchtui/artifacts"
+	artcompare "github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // TestCompareLineSaysHowSure: an untested row reads "?" with its reason, a
@@ -12,11 +12,11 @@ import (
 // a judged row says what it rests on.
 func TestCompareLineSaysHowSure(t *testing.T) {
 	m := newTestModel(t, 120, 36)
-	rows := []artifacts.Row{
-		{Metric: "p99[login]", Base: 264, Current: 270, DeltaPct: 2.3, Verdict: artifacts.Same, Untested: true,
-			Test: artifacts.TestNone, Notes: []string{"no p99 samples"}},
-		{Metric: artifacts.MetricRSSSlope, Base: 4.32, Current: 129.21, DeltaPct: 2890, Verdict: artifacts.Worse,
-			Test: artifacts.TestTrend, P: 0, NBase: 30, NCurrent: 59, BaseSpanS: 29, CurrentSpanS: 59},
+	rows := []artcompare.Row{
+		{Metric: "p99[login]", Base: 264, Current: 270, DeltaPct: 2.3, Verdict: artcompare.Same, Untested: true,
+			Test: artcompare.TestNone, Notes: []string{"no p99 samples"}},
+		{Metric: artcompare.MetricRSSSlope, Base: 4.32, Current: 129.21, DeltaPct: 2890, Verdict: artcompare.Worse,
+			Test: artcompare.TestTrend, P: 0, NBase: 30, NCurrent: 59, BaseSpanS: 29, CurrentSpanS: 59},
 	}
 	untested := m.st.compareLine(paneRow{rows[0], true}, 100)
 	slope := m.st.compareLine(paneRow{rows[1], true}, 100)

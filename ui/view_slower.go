@@ -7,14 +7,15 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/benchtui/benchtui/artifacts"
+	artcompare "github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // slowerView is what the `w` view shows of a group: the profiles saved
 // beside its baseline and its latest result, compared step by step
-// (artifacts.DiffProfiles), read in a Cmd when the view opens.
+// (artcompare.DiffProfiles), read in a Cmd when the view opens.
 type slowerView struct {
 	base, cur *artifacts.Artifact // as compared
-	diffs     []artifacts.ProfileDiff
+	diffs     []artcompare.ProfileDiff
 	busy      bool
 	// same: the latest result is the baseline itself (a console just
 	// opened), so there is no CPU to compare.
@@ -25,7 +26,7 @@ type slowerView struct {
 type slowerMsg struct {
 	group     int
 	base, cur *artifacts.Artifact
-	diffs     []artifacts.ProfileDiff
+	diffs     []artcompare.ProfileDiff
 }
 
 // openSlower opens the "what got slower" view of the selected group and
@@ -48,7 +49,7 @@ func (m *Model) openSlower() tea.Cmd {
 	gr.slower = &slowerView{base: base, cur: cur, busy: true, same: same}
 	i := m.sel
 	return func() tea.Msg {
-		return slowerMsg{group: i, base: base, cur: cur, diffs: artifacts.DiffProfiles(base, cur)}
+		return slowerMsg{group: i, base: base, cur: cur, diffs: artcompare.DiffProfiles(base, cur)}
 	}
 }
 
@@ -106,7 +107,7 @@ func slowerSides(v *slowerView) string {
 }
 
 // slowerLines lay out each step's comparison of profiles.
-func (m *Model) slowerLines(diffs []artifacts.ProfileDiff, w int) []string {
+func (m *Model) slowerLines(diffs []artcompare.ProfileDiff, w int) []string {
 	st := m.st
 	if len(diffs) == 0 {
 		return []string{"", st.Dim.Render(fit("no profiles to compare: the target's pprof: {url: …/heap, cpu: true} saves them", w))}
@@ -130,7 +131,7 @@ func (m *Model) slowerLines(diffs []artifacts.ProfileDiff, w int) []string {
 }
 
 // cpuLines are a step's functions whose share of CPU grew.
-func (m *Model) cpuLines(d artifacts.ProfileDiff, w int) []string {
+func (m *Model) cpuLines(d artcompare.ProfileDiff, w int) []string {
 	st := m.st
 	if !d.CPU {
 		return []string{st.Dim.Render(fit("no CPU profile on both sides (pprof: {cpu: true})", w))}

@@ -9,6 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/benchtui/benchtui/artifacts"
+	artcompare "github.com/benchtui/benchtui/artifacts/compare"
+	"github.com/benchtui/benchtui/artifacts/report"
 	"github.com/benchtui/benchtui/runners/filewatch"
 )
 
@@ -174,7 +176,7 @@ func (m *Model) afterRun() tea.Cmd {
 
 // judged records a loop run's final comparison (or, without a baseline,
 // pins the run as the baseline) in the group's history.
-func (m *Model) judged(i int, a *artifacts.Artifact, path string, c *artifacts.Comparison) {
+func (m *Model) judged(i int, a *artifacts.Artifact, path string, c *artcompare.Comparison) {
 	gr := m.groups[i]
 	if m.watch.group != i || a == nil || a.Run.Partial {
 		return
@@ -199,7 +201,7 @@ func (m *Model) judged(i int, a *artifacts.Artifact, path string, c *artifacts.C
 // figure of the last step, else its p99, with the change and verdict
 // ("p50 21.3ms +1800% worse", "p99 9.6ms +1.0% ~"); without a comparison,
 // its p99.
-func keyFigure(a *artifacts.Artifact, c *artifacts.Comparison) string {
+func keyFigure(a *artifacts.Artifact, c *artcompare.Comparison) string {
 	if len(a.Steps) == 0 {
 		return "no step"
 	}
@@ -208,13 +210,13 @@ func keyFigure(a *artifacts.Artifact, c *artifacts.Comparison) string {
 	if c == nil {
 		return text
 	}
-	var pick *artifacts.Row
+	var pick *artcompare.Row
 	for i, r := range c.Rows {
 		switch {
 		case r.Step != s.Label:
-		case r.Verdict == artifacts.Worse:
+		case r.Verdict == artcompare.Worse:
 			return rowFigure(r)
-		case r.Metric == artifacts.MetricP99 && pick == nil:
+		case r.Metric == artcompare.MetricP99 && pick == nil:
 			pick = &c.Rows[i]
 		}
 	}
@@ -225,8 +227,8 @@ func keyFigure(a *artifacts.Artifact, c *artifacts.Comparison) string {
 }
 
 // rowFigure is a comparison row in a few words: "p50 21.3ms +1800% worse".
-func rowFigure(r artifacts.Row) string {
-	return rowLabel(r.Metric) + " " + metricValue(r.Metric, r.Current) + " " + paneDelta(r) + " " + artifacts.VerdictMark(r)
+func rowFigure(r artcompare.Row) string {
+	return rowLabel(r.Metric) + " " + metricValue(r.Metric, r.Current) + " " + paneDelta(r) + " " + report.VerdictMark(r)
 }
 
 func (gr *group) addMark(r runMark) {

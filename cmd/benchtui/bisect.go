@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
@@ -22,7 +22,7 @@ type bisectFlags struct {
 	count                               int
 	duration                            time.Duration
 	console                             bool
-	opts                                artifacts.CompareOptions
+	opts                                compare.CompareOptions
 }
 
 // Defaults of bisect: 5 runs a side give the U-test a p as low as 0.008;
@@ -31,7 +31,7 @@ type bisectFlags struct {
 // can move by more than a regression: name it to chase a tail).
 const (
 	defaultBisectCount  = 5
-	defaultBisectFigure = artifacts.MetricP50
+	defaultBisectFigure = compare.MetricP50
 	// figureAny judges a revision worse on any row, as compare's exit code.
 	figureAny = "any"
 )
@@ -45,7 +45,7 @@ func bisectFlagSet(f *bisectFlags) *flag.FlagSet {
 	fs.Var(countFlag{&f.count, plan.MaxRepeat}, "count",
 		"run every step `N` times at each revision, each run one sample (at least 2; default 5)")
 	fs.StringVar(&f.figure, "figure", defaultBisectFigure, "the `metric` that judges a revision worse: "+
-		strings.Join(artifacts.MetricNames(), ", ")+", or any (any row, as compare's exit code)")
+		strings.Join(compare.MetricNames(), ", ")+", or any (any row, as compare's exit code)")
 	fs.Var(positiveDuration{&f.duration}, "duration", "replace every step's `duration` (for quick tries)")
 	fs.Var(&thresholdFlag{opts: &f.opts}, "threshold", "minimum effect for a verdict, as compare's: `5%` or METRIC=10% (repeatable)")
 	fs.BoolVar(&f.console, "console", false, "show the bisection live, full screen (stdout must be a terminal); the result is printed after")
@@ -77,8 +77,8 @@ func (f *bisectFlags) check() error {
 		return errors.New("--good and --bad are both required")
 	case f.count == 1:
 		return errors.New("--count: want at least 2 runs a revision (each run is one sample of the comparison)")
-	case f.figure != figureAny && !slices.Contains(artifacts.MetricNames(), f.figure):
-		return fmt.Errorf("--figure %q: want one of %s, or any", f.figure, strings.Join(artifacts.MetricNames(), ", "))
+	case f.figure != figureAny && !slices.Contains(compare.MetricNames(), f.figure):
+		return fmt.Errorf("--figure %q: want one of %s, or any", f.figure, strings.Join(compare.MetricNames(), ", "))
 	}
 	if f.count == 0 {
 		f.count = defaultBisectCount

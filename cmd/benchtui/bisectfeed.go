@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/ui"
 )
@@ -89,13 +89,13 @@ func ending(s *bisection, probed map[int]probe, probes int) ui.BisectEnd {
 
 // decidingRow is the row of c that decided its verdict: the first worse
 // one, else the first; with how many were worse, false without rows.
-func decidingRow(c artifacts.Comparison) (row artifacts.Row, worse int, ok bool) {
+func decidingRow(c compare.Comparison) (row compare.Row, worse int, ok bool) {
 	if len(c.Rows) == 0 {
 		return row, 0, false
 	}
 	row = c.Rows[0]
 	for _, r := range c.Rows {
-		if r.Verdict == artifacts.Worse {
+		if r.Verdict == compare.Worse {
 			if worse == 0 {
 				row = r
 			}

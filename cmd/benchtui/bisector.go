@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
@@ -61,7 +62,7 @@ func newBisector(ctx context.Context, f bisectFlags, stderr io.Writer) (*bisecto
 	if err := b.findRevisions(ctx); err != nil {
 		return nil, err
 	}
-	b.goodCounts = goodRuns(f.count, artifacts.DefaultAlpha)
+	b.goodCounts = goodRuns(f.count, compare.DefaultAlpha)
 	return b, artifacts.CheckWritable(b.out)
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/watch"
 	"github.com/benchtui/benchtui/ui"
@@ -20,7 +21,7 @@ import (
 type probe struct {
 	rev  revision
 	art  *artifacts.Artifact
-	cmp  artifacts.Comparison
+	cmp  compare.Comparison
 	skip string // it did not build or run: why
 }
 
@@ -95,7 +96,7 @@ func (b *bisector) judge(good probe, p *probe) outcome {
 	if p.skip != "" {
 		return outcomeSkip
 	}
-	c := artifacts.Compare([]*artifacts.Artifact{good.art}, []*artifacts.Artifact{p.art}, b.f.opts)
+	c := compare.Compare([]*artifacts.Artifact{good.art}, []*artifacts.Artifact{p.art}, b.f.opts)
 	if b.f.figure != figureAny {
 		c = c.Only(b.f.figure)
 	}

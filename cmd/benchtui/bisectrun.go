@@ -7,7 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
+	artreport "github.com/benchtui/benchtui/artifacts/report"
 	"github.com/benchtui/benchtui/ui"
 )
 
@@ -87,14 +88,14 @@ func (b *bisector) tell(i int, p probe, o outcome, left int) {
 // verdictLine sums up a probe's rows of the figure by the row that
 // decided it (the first worse one, else the first): "p99 1.10 ms → 6.32
 // ms (+474%, p=0.036 n=5+3 runs) worse".
-func verdictLine(c artifacts.Comparison) string {
+func verdictLine(c compare.Comparison) string {
 	r, worse, ok := decidingRow(c)
 	if !ok {
 		return "no rows"
 	}
 	s := fmt.Sprintf("%s %s → %s (%s, %s) %s", strings.TrimSpace(r.Step+" "+r.Metric),
-		artifacts.FormatValue(r.Metric, r.Base), artifacts.FormatValue(r.Metric, r.Current),
-		artifacts.DeltaCell(r), artifacts.Basis(r), verdictWord(r))
+		artreport.FormatValue(r.Metric, r.Base), artreport.FormatValue(r.Metric, r.Current),
+		artreport.DeltaCell(r), artreport.Basis(r), verdictWord(r))
 	if len(c.Rows) > 1 {
 		s += fmt.Sprintf(" (%d of %d rows worse)", worse, len(c.Rows))
 	}
@@ -103,7 +104,7 @@ func verdictLine(c artifacts.Comparison) string {
 
 // verdictWord is a row's verdict in a word: worse, better, same, or
 // "cannot tell" when the data could not decide.
-func verdictWord(r artifacts.Row) string {
+func verdictWord(r compare.Row) string {
 	if r.Untested {
 		return "cannot tell"
 	}
@@ -132,7 +133,7 @@ func (b *bisector) report(stdout io.Writer, s *bisection, probed map[int]probe) 
 	}
 	fmt.Fprintf(stdout, "judged on %s of group %s against the good %s %s: %d probes%s; artifacts in %s\n",
 		b.f.figure, b.group.ID, b.good.short(), quoteSubject(b.good), b.probes, skipped, b.out)
-	if err := p.cmp.WriteText(stdout); err != nil {
+	if err := artreport.WriteText(stdout, p.cmp); err != nil {
 		fmt.Fprintln(b.errs, "benchtui bisect:", err)
 		return exitFail
 	}

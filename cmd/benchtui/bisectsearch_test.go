@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // searchFor runs a bisection over n revisions whose first worse is first
@@ -82,7 +82,7 @@ func TestBisectionSkipsLikeGit(t *testing.T) {
 // with which the U-test can reach p < 0.05 against count runs.
 func TestGoodRunsLetTheTestDecide(t *testing.T) {
 	for count, want := range map[int]int{2: 8, 3: 5, 4: 4, 5: 5, 20: 20} {
-		if got := goodRuns(count, artifacts.DefaultAlpha); got != want {
+		if got := goodRuns(count, compare.DefaultAlpha); got != want {
 			t.Errorf("goodRuns(%d) = %d, want %d", count, got, want)
 		}
 	}

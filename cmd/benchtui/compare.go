@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
+	artreport "github.com/benchtui/benchtui/artifacts/report"
 )
 
 // cmdCompare implements `benchtui compare BASE CURRENT [--format
@@ -21,7 +23,7 @@ import (
 // optional (BASE again). It exits 1 when any figure got significantly
 // worse, 2 when an input cannot be read or on bad usage, else 0.
 func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	var opts artifacts.CompareOptions
+	var opts compare.CompareOptions
 	var format string
 	var pairs pairFlag
 	fs := compareFlagSet(&opts, &format, &pairs)
@@ -45,10 +47,10 @@ func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) int 
 		var cur []*artifacts.Artifact
 		if cur, err = loadSide("current", pos[1]); err == nil {
 			if len(pairs) == 0 {
-				return printComparison(artifacts.Compare(base, cur, opts), format, stdout, stderr)
+				return printComparison(compare.Compare(base, cur, opts), format, stdout, stderr)
 			}
-			var c artifacts.Comparison
-			if c, err = artifacts.ComparePairs(base, cur, pairs, opts); err == nil {
+			var c compare.Comparison
+			if c, err = compare.ComparePairs(base, cur, pairs, opts); err == nil {
 				return printComparison(c, format, stdout, stderr)
 			}
 		}
@@ -58,7 +60,7 @@ func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 // pairFlag collects compare's --pair BASE=CURRENT values.
-type pairFlag []artifacts.Pair
+type pairFlag []compare.Pair
 
 func (f *pairFlag) String() string {
 	if f == nil {
@@ -72,7 +74,7 @@ func (f *pairFlag) String() string {
 }
 
 func (f *pairFlag) Set(s string) error {
-	p, err := artifacts.ParsePair(s)
+	p, err := compare.ParsePair(s)
 	if err == nil {
 		*f = append(*f, p)
 	}
@@ -80,23 +82,23 @@ func (f *pairFlag) Set(s string) error {
 }
 
 // compareFormats are the values of compare --format.
-var compareFormats = []string{artifacts.FormatText, artifacts.FormatMarkdown, artifacts.FormatJSON}
+var compareFormats = []string{artreport.FormatText, artreport.FormatMarkdown, artreport.FormatJSON}
 
 // compareFlagSet defines the flags of compare into opts, format and pairs.
-func compareFlagSet(opts *artifacts.CompareOptions, format *string, pairs *pairFlag) *flag.FlagSet {
+func compareFlagSet(opts *compare.CompareOptions, format *string, pairs *pairFlag) *flag.FlagSet {
 	fs := flagSet("compare")
 	fs.Var(pairs, "pair", "`A=B`: judge group B (of CURRENT) against group A (of BASE), such as two arms of one run;\n"+
 		"GROUP/LOAD names one load of a loads: group; repeatable; CURRENT then defaults to BASE")
-	fs.StringVar(format, "format", artifacts.FormatText, "output `format`: text, markdown or json")
+	fs.StringVar(format, "format", artreport.FormatText, "output `format`: text, markdown or json")
 	fs.Var(&thresholdFlag{opts: opts}, "threshold",
 		"minimum effect for a verdict: `5%` for the metrics judged by a test, or METRIC=10% for one metric\n"+
-			"(repeatable; metrics: "+strings.Join(artifacts.MetricNames(), ", ")+
+			"(repeatable; metrics: "+strings.Join(compare.MetricNames(), ", ")+
 			"; rss_slope and fds_slope are judged by their standard errors and absolute floors instead)")
 	return fs
 }
 
-func printComparison(c artifacts.Comparison, format string, stdout, stderr io.Writer) int {
-	if err := c.Render(stdout, format); err != nil {
+func printComparison(c compare.Comparison, format string, stdout, stderr io.Writer) int {
+	if err := artreport.Render(stdout, c, format); err != nil {
 		fmt.Fprintln(stderr, "benchtui compare:", err)
 		return exitUsage
 	}
@@ -122,7 +124,7 @@ func loadSide(side, path string) ([]*artifacts.Artifact, error) {
 // thresholdFlag sets CompareOptions thresholds from "5%" (the default for
 // metrics judged by a test) or "p99=10%" (one metric). The % is optional:
 // "5" is 5%.
-type thresholdFlag struct{ opts *artifacts.CompareOptions }
+type thresholdFlag struct{ opts *compare.CompareOptions }
 
 func (f *thresholdFlag) String() string {
 	if f.opts == nil || f.opts.ThresholdPct == 0 {
@@ -144,9 +146,9 @@ func (f *thresholdFlag) Set(s string) error {
 		f.opts.ThresholdPct = pct
 		return nil
 	}
-	if !slices.Contains(artifacts.MetricNames(), metric) {
+	if !slices.Contains(compare.MetricNames(), metric) {
 		return fmt.Errorf("threshold %q: unknown metric %q (want one of %s)", s, metric,
-			strings.Join(artifacts.MetricNames(), ", "))
+			strings.Join(compare.MetricNames(), ", "))
 	}
 	if f.opts.Threshold == nil {
 		f.opts.Threshold = make(map[string]float64)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/artifacts/artifactstest"
+	"github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // writeRun writes a synthetic one-step artifact of group G5 to a new folder
@@ -153,7 +154,7 @@ func TestCompareUsageExits2(t *testing.T) {
 }
 
 func TestThresholdFlag(t *testing.T) {
-	var opts artifacts.CompareOptions
+	var opts compare.CompareOptions
 	f := &thresholdFlag{opts: &opts}
 	for _, s := range []string{"7%", "p99=10%", "rss_slope=25"} {
 		if err := f.Set(s); err != nil {

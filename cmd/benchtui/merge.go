@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/merge"
 	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/plan"
 )
@@ -110,7 +111,7 @@ func mergeGroup(files []artifacts.ShardFile, allowPartial bool, groups func(stri
 	judge := func(s *artifacts.Step, earlier []artifacts.Step) []artifacts.Check {
 		return engine.ThresholdChecks(th, s, engine.CheckContext{Earlier: earlier, Groups: groups})
 	}
-	return artifacts.Merge(files, artifacts.MergeOptions{AllowPartial: allowPartial, Judge: judge})
+	return merge.Merge(files, merge.Options{AllowPartial: allowPartial, Judge: judge})
 }
 
 // referredFirst orders the groups so that each comes after the groups its

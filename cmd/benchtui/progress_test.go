@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/artifacts/artifactstest"
+	artreport "github.com/benchtui/benchtui/artifacts/report"
 )
 
 // endedRun is a G5 soak that failed a threshold and that its soak policy
@@ -48,13 +49,13 @@ func TestSummarySaysTheEnding(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
 		}
 	}
-	md := artifacts.Report([]*artifacts.Artifact{a})
+	md := artreport.Report([]*artifacts.Artifact{a})
 	for _, want := range []string{"**Ended:** " + ending, "- " + soak, "✗ p99 <= 10ms: was 14.2 ms"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown report lacks %q:\n%s", want, md)
 		}
 	}
-	page := artifacts.ReportHTML([]*artifacts.Artifact{a})
+	page := artreport.ReportHTML([]*artifacts.Artifact{a})
 	for _, want := range []string{`<p class="bad"><b>Ended:</b> ` + html.EscapeString(ending), `<li class="warn">` + soak} {
 		if !strings.Contains(page, want) {
 			t.Errorf("HTML report lacks %q", want)

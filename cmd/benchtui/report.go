@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	artreport "github.com/benchtui/benchtui/artifacts/report"
 )
 
 // cmdReport implements `benchtui report ARTIFACT...|DIR [--format
@@ -33,7 +34,7 @@ func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // reportFormats are the values of report --format.
-var reportFormats = []string{artifacts.FormatMarkdown, artifacts.FormatHTML}
+var reportFormats = []string{artreport.FormatMarkdown, artreport.FormatHTML}
 
 // reportOptions are the flags of report.
 type reportOptions struct {
@@ -44,7 +45,7 @@ type reportOptions struct {
 // reportFlagSet defines the flags of report into o.
 func reportFlagSet(o *reportOptions) *flag.FlagSet {
 	fs := flagSet("report")
-	fs.StringVar(&o.format, "format", artifacts.FormatMarkdown, "output `format`: markdown or html")
+	fs.StringVar(&o.format, "format", artreport.FormatMarkdown, "output `format`: markdown or html")
 	fs.StringVar(&o.out, "o", "", "write the report to `FILE` instead of stdout")
 	fs.BoolVar(&o.percentiles, "percentiles", false, "instead of the report, each step's HdrHistogram percentile distribution (ms), as the HdrHistogram plotter reads it")
 	return fs
@@ -82,18 +83,18 @@ func reportRenderer(o reportOptions) (func([]*artifacts.Artifact) (string, error
 		return func(a []*artifacts.Artifact) (string, error) { return f(a), nil }
 	}
 	switch {
-	case o.percentiles && o.format != artifacts.FormatMarkdown:
+	case o.percentiles && o.format != artreport.FormatMarkdown:
 		return nil, fmt.Errorf("--percentiles prints a text distribution; it takes no --format %s", o.format)
 	case o.percentiles:
 		return func(a []*artifacts.Artifact) (string, error) {
 			var b strings.Builder
-			err := artifacts.WritePercentiles(&b, a)
+			err := artreport.WritePercentiles(&b, a)
 			return b.String(), err
 		}, nil
-	case o.format == artifacts.FormatMarkdown, o.format == "md":
-		return plain(artifacts.Report), nil
-	case o.format == artifacts.FormatHTML:
-		return plain(artifacts.ReportHTML), nil
+	case o.format == artreport.FormatMarkdown, o.format == "md":
+		return plain(artreport.Report), nil
+	case o.format == artreport.FormatHTML:
+		return plain(artreport.ReportHTML), nil
 	}
 	return nil, fmt.Errorf("unknown --format %q (want markdown or html)", o.format)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/livemerge"
 	"github.com/benchtui/benchtui/runners/orchestrate"
@@ -247,11 +248,11 @@ func (h *headless) runAll(ctx context.Context, run *engine.Run, groups []*plan.G
 		}
 		h.out.group(res)
 	}
-	var cmp *artifacts.Comparison
+	var cmp *compare.Comparison
 	if ctx.Err() != nil {
 		code = max(code, exitFail)
 	} else if base != nil {
-		c := artifacts.Compare(base, results, artifacts.CompareOptions{})
+		c := compare.Compare(base, results, compare.CompareOptions{})
 		if cmp = &c; c.Worse() {
 			code = max(code, exitFail)
 		}

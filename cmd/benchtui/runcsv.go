@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // csvHeader are the columns of run --format csv, one row per step.
@@ -26,7 +27,7 @@ type csvOutput struct {
 
 func (o *csvOutput) group(r groupResult) { o.groups = append(o.groups, r) }
 
-func (o *csvOutput) end(cmp *artifacts.Comparison, code int, interrupted bool) error {
+func (o *csvOutput) end(cmp *compare.Comparison, code int, interrupted bool) error {
 	cw := csv.NewWriter(o.w)
 	cw.Write(csvHeader)
 	status := runStatus(code, interrupted)
@@ -42,7 +43,7 @@ func (o *csvOutput) end(cmp *artifacts.Comparison, code int, interrupted bool) e
 	return cw.Error()
 }
 
-func csvRow(r groupResult, s artifacts.Step, verdicts []artifacts.Row, status string) []string {
+func csvRow(r groupResult, s artifacts.Step, verdicts []compare.Row, status string) []string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
 	failed := 0
@@ -54,9 +55,9 @@ func csvRow(r groupResult, s artifacts.Step, verdicts []artifacts.Row, status st
 	var worse, better []string
 	for _, v := range verdicts {
 		switch v.Verdict {
-		case artifacts.Worse:
+		case compare.Worse:
 			worse = append(worse, v.Metric)
-		case artifacts.Better:
+		case compare.Better:
 			better = append(better, v.Metric)
 		}
 	}

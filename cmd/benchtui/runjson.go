@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
+	artreport "github.com/benchtui/benchtui/artifacts/report"
 )
 
 // runSummarySchema names the document run --format json writes, described
@@ -62,14 +64,14 @@ type stepSummary struct {
 	OKRPS         float64               `json:"ok_rps"`
 	LatencyMS     artifacts.Percentiles `json:"latency_ms"`
 	Checks        []artifacts.Check     `json:"checks"`
-	Verdicts      []artifacts.JSONRow   `json:"verdicts"`
+	Verdicts      []artreport.JSONRow   `json:"verdicts"`
 }
 
 // baselineSummary is what the comparison with the baseline found beyond
 // the per-step verdicts.
 type baselineSummary struct {
 	Worse    bool                `json:"worse"`
-	Geomean  []artifacts.JSONRow `json:"geomean"`
+	Geomean  []artreport.JSONRow `json:"geomean"`
 	Warnings []string            `json:"warnings"`
 }
 
@@ -81,14 +83,14 @@ type jsonOutput struct {
 
 func (o *jsonOutput) group(r groupResult) { o.groups = append(o.groups, r) }
 
-func (o *jsonOutput) end(cmp *artifacts.Comparison, code int, interrupted bool) error {
+func (o *jsonOutput) end(cmp *compare.Comparison, code int, interrupted bool) error {
 	doc := runSummary{Schema: runSummarySchema, Status: runStatus(code, interrupted), ExitCode: code,
 		Groups: make([]groupSummary, 0, len(o.groups))}
 	for _, r := range o.groups {
 		doc.Groups = append(doc.Groups, summarizeGroup(r, cmp))
 	}
 	if cmp != nil {
-		doc.Baseline = &baselineSummary{Worse: cmp.Worse(), Geomean: artifacts.JSONRows(cmp.Geomean), Warnings: cmp.Warnings}
+		doc.Baseline = &baselineSummary{Worse: cmp.Worse(), Geomean: artreport.JSONRows(cmp.Geomean), Warnings: cmp.Warnings}
 		if doc.Baseline.Warnings == nil {
 			doc.Baseline.Warnings = []string{}
 		}
@@ -98,7 +100,7 @@ func (o *jsonOutput) end(cmp *artifacts.Comparison, code int, interrupted bool) 
 	return enc.Encode(doc)
 }
 
-func summarizeGroup(r groupResult, cmp *artifacts.Comparison) groupSummary {
+func summarizeGroup(r groupResult, cmp *compare.Comparison) groupSummary {
 	g := groupSummary{ID: r.id, Artifact: r.path, Error: r.err, Steps: []stepSummary{}}
 	a := r.artifact
 	if a == nil {
@@ -121,7 +123,7 @@ func summarizeGroup(r groupResult, cmp *artifacts.Comparison) groupSummary {
 		g.Steps = append(g.Steps, stepSummary{Label: s.Label, Params: params, DurationS: s.DurationS,
 			Requests: s.Requests, Errors: s.Errors, Dropped: s.Dropped, ThroughputRPS: s.ThroughputRPS,
 			OKRPS: s.OKRPS, LatencyMS: s.LatencyMS, Checks: checks,
-			Verdicts: artifacts.JSONRows(stepVerdicts(cmp, a.Group.ID, s.Label))})
+			Verdicts: artreport.JSONRows(stepVerdicts(cmp, a.Group.ID, s.Label))})
 	}
 	return g
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
+	artreport "github.com/benchtui/benchtui/artifacts/report"
 )
 
 // The values of run --format.
@@ -35,7 +37,7 @@ type runOutput interface {
 	// end is called once when the run ends (not on a second interrupt,
 	// which exits at once): cmp is the judgement against the baseline,
 	// nil without one or when interrupted.
-	end(cmp *artifacts.Comparison, code int, interrupted bool) error
+	end(cmp *compare.Comparison, code int, interrupted bool) error
 }
 
 // newRunOutput returns the output of format (one of runFormats).
@@ -59,12 +61,12 @@ func (o textOutput) group(r groupResult) {
 	}
 }
 
-func (o textOutput) end(cmp *artifacts.Comparison, _ int, _ bool) error {
+func (o textOutput) end(cmp *compare.Comparison, _ int, _ bool) error {
 	if cmp == nil {
 		return nil
 	}
 	fmt.Fprintln(o.w)
-	return cmp.Render(o.w, artifacts.FormatText)
+	return artreport.Render(o.w, *cmp, artreport.FormatText)
 }
 
 // runStatus is the word for how a run ended: pass (exit 0), fail (exit
@@ -81,11 +83,11 @@ func runStatus(code int, interrupted bool) string {
 
 // stepVerdicts are the comparison rows of one step of a group; nil
 // without a comparison.
-func stepVerdicts(cmp *artifacts.Comparison, group, step string) []artifacts.Row {
+func stepVerdicts(cmp *compare.Comparison, group, step string) []compare.Row {
 	if cmp == nil {
 		return nil
 	}
-	var rows []artifacts.Row
+	var rows []compare.Row
 	for _, r := range cmp.Rows {
 		if r.Group == group && r.Step == step {
 			rows = append(rows, r)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
@@ -198,7 +199,7 @@ func compareToOneProcess(t *testing.T, plan, merged string) {
 		t.Fatalf("compare: %v\n%s%s", err, out, stderr)
 	}
 	for _, r := range cmp.Rows {
-		if r.Metric == artifacts.MetricThroughput {
+		if r.Metric == compare.MetricThroughput {
 			if r.Verdict != "same" || r.NCurrent < 3 {
 				t.Errorf("throughput of one process against three shards at the same total rate: %+v, want same on the merged samples", r)
 			}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // argKind says what a subcommand's positional arguments are, for the
@@ -53,7 +54,7 @@ func subcommands() []subcommand {
 			func() *flag.FlagSet { return runFlagSet(&runFlags{}) }, argsPlan, runFormats},
 		{"compare", cmdCompare, "benchtui compare BASE CURRENT [--format text|markdown|json] [--threshold 5%] [--pair A=B]",
 			"judge each figure of CURRENT against BASE (artifact files or folders), or group B against group A\n(--pair A=B BASE [CURRENT]: two arms of one run); exit 1 if any got worse",
-			func() *flag.FlagSet { return compareFlagSet(&artifacts.CompareOptions{}, new(string), new(pairFlag)) }, argsArtifacts, compareFormats},
+			func() *flag.FlagSet { return compareFlagSet(&compare.CompareOptions{}, new(string), new(pairFlag)) }, argsArtifacts, compareFormats},
 		{"bisect", cmdBisect, "benchtui bisect PLAN -g ID --good REV --bad REV [--count N] [--figure p50|p99|rss_slope|...|any] [-o DIR] [--console]",
 			"find the first commit after --good whose group is judged worse than --good's: binary search, each probe\na git worktree, the targets' build and N runs; exit 1 if none is worse",
 			func() *flag.FlagSet { return bisectFlagSet(&bisectFlags{}) }, argsPlan, nil},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
@@ -72,7 +73,7 @@ groups:
 	art := func(st artifacts.Step) []*artifacts.Artifact {
 		return []*artifacts.Artifact{{Group: artifacts.Group{ID: "soak"}, Steps: []artifacts.Step{st}}}
 	}
-	if cmp := artifacts.Compare(art(flat), art(leaky), artifacts.CompareOptions{}); !hasVerdict(cmp, artifacts.MetricRSSSlope, artifacts.Worse) {
+	if cmp := compare.Compare(art(flat), art(leaky), compare.CompareOptions{}); !hasVerdict(cmp, compare.MetricRSSSlope, compare.Worse) {
 		t.Errorf("flat -> leaky: rss slope not judged worse: %+v", cmp.Rows)
 	}
 	// A quick try (run --duration) is not a soak: the leak is measured,
@@ -86,7 +87,7 @@ groups:
 	}
 }
 
-func hasVerdict(c artifacts.Comparison, metric, verdict string) bool {
+func hasVerdict(c compare.Comparison, metric, verdict string) bool {
 	for _, r := range c.Rows {
 		if r.Metric == metric && r.Verdict == verdict {
 			return true

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // routeCounter is a server of two routes that counts what it answered by
@@ -119,8 +120,8 @@ func TestCompareJudgesEachName(t *testing.T) {
 `, srv.URL, srv.URL), nil)
 	}
 	base, cur := run(20*time.Millisecond), run(60*time.Millisecond)
-	cmp := artifacts.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, artifacts.CompareOptions{})
-	rows := map[string]artifacts.Row{}
+	cmp := compare.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, compare.CompareOptions{})
+	rows := map[string]compare.Row{}
 	for _, r := range cmp.Rows {
 		rows[r.Metric] = r
 	}
@@ -128,7 +129,7 @@ func TestCompareJudgesEachName(t *testing.T) {
 	// its verdict is left to the machine's noise (a busy machine may shift
 	// a 0.2 ms p50 by more than 5%).
 	mixed, ping := rows["p50[mixed]"], rows["p50[ping]"]
-	if mixed.Verdict != artifacts.Worse || mixed.DeltaPct < 50 || ping.Metric == "" || ping.Test != artifacts.TestMannWhitney {
+	if mixed.Verdict != compare.Worse || mixed.DeltaPct < 50 || ping.Metric == "" || ping.Test != compare.TestMannWhitney {
 		t.Errorf("p50[mixed] %+v\np50[ping] %+v\nwant the slower route worse by its own samples, the other judged on its own", mixed, ping)
 	}
 	if n := cur.Steps[0].ByName["mixed"].Samples.N(artifacts.SampleP50); n < 4 {

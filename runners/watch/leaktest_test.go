@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 )
 
 // rssModel is a synthetic target's RSS at one sample a second: a base, a
@@ -49,13 +50,13 @@ func (m rssModel) artifact(rnd *rand.Rand, d time.Duration) (*artifacts.Artifact
 
 // rssVerdict compares one base run with one current run on their RSS
 // slope, as `compare` does.
-func rssVerdict(base, cur *artifacts.Artifact) artifacts.Row {
-	for _, r := range artifacts.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, artifacts.CompareOptions{}).Rows {
-		if r.Metric == artifacts.MetricRSSSlope {
+func rssVerdict(base, cur *artifacts.Artifact) compare.Row {
+	for _, r := range compare.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, compare.CompareOptions{}).Rows {
+		if r.Metric == compare.MetricRSSSlope {
 			return r
 		}
 	}
-	return artifacts.Row{}
+	return compare.Row{}
 }
 
 // TestLeakTestOnSyntheticServers: over random flat servers (GC sawtooth,
@@ -74,7 +75,7 @@ func TestLeakTestOnSyntheticServers(t *testing.T) {
 			base, _ := m.artifact(rnd, d)
 			cur, st := m.artifact(rnd, d)
 			row := rssVerdict(base, cur)
-			worse += b2i(row.Verdict == artifacts.Worse)
+			worse += b2i(row.Verdict == compare.Worse)
 			untested += b2i(row.Untested)
 			rising += b2i(st.RSSRising)
 		}
@@ -89,7 +90,7 @@ func TestLeakTestOnSyntheticServers(t *testing.T) {
 		base, _ := m.artifact(rnd, 30*time.Second)
 		m.leakMBPerMin = 60
 		cur, st := m.artifact(rnd, 30*time.Second)
-		caught += b2i(rssVerdict(base, cur).Verdict == artifacts.Worse)
+		caught += b2i(rssVerdict(base, cur).Verdict == compare.Worse)
 		rising += b2i(st.RSSRising)
 	}
 	t.Logf("60 MB/min over 30 s: worse %d, rising %d of %d", caught, rising, trials)
@@ -122,7 +123,7 @@ func TestTooShortSaysHowLong(t *testing.T) {
 		base, _ := m.artifact(rnd, time.Duration(need)*time.Second)
 		m.leakMBPerMin = 6
 		cur, _ := m.artifact(rnd, time.Duration(need)*time.Second)
-		worse += b2i(rssVerdict(base, cur).Verdict == artifacts.Worse)
+		worse += b2i(rssVerdict(base, cur).Verdict == compare.Worse)
 	}
 	if worse < 12 {
 		t.Errorf("runs of the %g s the note asked for found the leak in %d of 20, want most", need, worse)
