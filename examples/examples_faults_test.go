@@ -36,6 +36,7 @@ const (
 	g1Linear2      = "p50 <= 7.5 × previous step's p50"
 	g1Linear3to5   = "p50 <= 3.75 × previous step's p50"
 	g15InFlightEnd = "in_flight.end <= offered_rps"
+	g1NoLeak       = "error_kinds.sqlstate_22012 == 0"
 	g3bDoctor      = "target.fds_per_unit between 0.85 × probes.doctor_fd_cost.last and 1.15 × probes.doctor_fd_cost.last"
 	g7bLoud        = "status.409 >= 1"
 	g13cFrames     = "counters.frames == 33 × requests"
@@ -77,8 +78,11 @@ var faultCases = []faultCase{
 	{file: "seed-000.yaml", groups: []string{"g8c-oversubscribe"}, fault: "pg:stamp-collapse", duration: "4s",
 		fail: map[string][]string{"g8c-oversubscribe": {g1RPS}}},
 	{file: "seed-000.yaml", groups: []string{"g1-rls-queue", "g8c-oversubscribe"}, fault: "pg:stamp-leak,stamp-skipped", duration: "2s",
-		fail: map[string][]string{"g1-rls-queue": {chkErrors}, "g8c-oversubscribe": {chkErrors}},
-		pass: map[string][]string{"g1-rls-queue": {chkErrors}, "g8c-oversubscribe": {"error_kinds.sqlstate_53300 == 0"}}},
+		fail: map[string][]string{"g1-rls-queue": {chkErrors, g1NoLeak}, "g8c-oversubscribe": {chkErrors}},
+		// Without the fault the leak check holds; error_rate may not on a
+		// busy machine: the 500 callers queued at a 2 s step's end are cut
+		// (canceled, errors by design).
+		pass: map[string][]string{"g1-rls-queue": {g1NoLeak}, "g8c-oversubscribe": {"error_kinds.sqlstate_53300 == 0"}}},
 	{file: "seed-000.yaml", groups: []string{"g2-tenancy", "g9-journal"}, fault: "pg:claim-nowait,run-fails,step-unjournaled,run-no-retry", duration: "4s",
 		fail: map[string][]string{"g2-tenancy": {chkErrors, "every claim a fire"}, "g9-journal": {chkErrors, "probes.backlog.max <= 16",
 			"every done run has 3 steps", "steps = 3 x done runs", "backlog at the end at most the workers"}},
