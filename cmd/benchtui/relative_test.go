@@ -40,7 +40,9 @@ func relativeServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // relativePlan: arm-a sweeps concurrency 1 → 4 against a 5 ms route and
 // wants each step's rps at least rising times the previous one's; arm-b
 // (delay bMS) wants its p50 at most 3 × arm-a's; open sends 100/s to
-// openPath and wants ok_rps at least 0.8 × offered_rps.
+// openPath and wants ok_rps at least 0.65 × offered_rps (half the
+// replies 500 fail it; a busy machine's generator dropping a fifth of
+// its arrivals does not).
 func relativePlan(t *testing.T, url string, rising float64, bMS int, openPath string) string {
 	t.Helper()
 	return writePlanText(t, fmt.Sprintf(`version: 1
@@ -70,7 +72,7 @@ groups:
     duration: 1s
     thresholds:
       checks:
-        - {figure: ok_rps, ">=": {figure: offered_rps, times: 0.8}}
+        - {figure: ok_rps, ">=": {figure: offered_rps, times: 0.65}}
 `, url, rising, bMS, openPath))
 }
 
@@ -147,7 +149,7 @@ func TestRelativeChecksRun(t *testing.T) {
 			}{
 				{rise, fmt.Sprintf("rps >= %v × previous step's rps", c.rising), a.Steps[1].ThroughputRPS, c.rising * a.Steps[0].ThroughputRPS, "", ok},
 				{arm, "p50 <= 3 × arm-a p50", b.Steps[0].LatencyMS.P50, 3 * a.Steps[0].LatencyMS.P50, "ms", ok},
-				{offered, "ok_rps >= 0.8 × offered_rps", o.Steps[0].OKRPS, 0.8 * o.Steps[0].OfferedRPS, "", ok},
+				{offered, "ok_rps >= 0.65 × offered_rps", o.Steps[0].OKRPS, 0.65 * o.Steps[0].OfferedRPS, "", ok},
 			} {
 				t.Logf("%s: %v, limits %v", k.c.Name, k.c.Value, k.c.Limits)
 				if k.c.Name != k.name || k.c.OK != k.wantOK || k.c.Unit != k.unit || len(k.c.Limits) != 1 ||
