@@ -253,7 +253,8 @@ func TestUUIDSetCapped(t *testing.T) {
 		}
 	}
 	u = [16]byte{15: 1} // not among those stored
-	if !s.store(u, false) || !s.store(u, false) || s.count([]string{"00000000-0000-0000-0000-000000000001"}) != 0 || s.full != 2 {
+	first, again := s.store(u, false), s.store(u, false)
+	if !first || !again || s.count([]string{"00000000-0000-0000-0000-000000000001"}) != 0 || s.full != 2 {
 		t.Errorf("past the cap: want a new UUID accepted twice, not remembered, counted full (%d)", s.full)
 	}
 	if s.store([16]byte{}, false) || len(s.copies) != limit {

@@ -58,7 +58,7 @@ func OpenStore(dir string, growth bool) (*Store, error) {
 		return nil, fmt.Errorf("ingest store: %w", err)
 	}
 	s := &Store{growth: growth, db: db, wal: wal}
-	if err := s.writePage(); err == nil {
+	if err = s.writePage(); err == nil {
 		err = wal.Truncate(walSegment)
 	}
 	if err != nil {
