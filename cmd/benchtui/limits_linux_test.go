@@ -89,6 +89,13 @@ func vmHWM(pid int) (int64, bool) {
 	return 0, false
 }
 
+// stepBound is the most a 2 s step at the limits may measure (its own
+// duration_s): the loads' dispatchers burn the CPU a busy machine lacks,
+// and the window closes at the first tick that sees the end (8.8 s for
+// 16 loads at 62,500/s each beside two CPU burners on 2 cores; 2.0 s
+// alone). A step whose end is not noticed runs to the 90 s bound.
+const stepBound = 15
+
 // offeredAbout checks that sent + dropped accounts for what rate offered
 // over the step's measured time: at least half, at most half as much
 // again (never judged tightly).
@@ -122,8 +129,8 @@ groups:
 `, srv.URL, client), "absurd")
 			t.Logf("took %v, peak RSS %d MiB: duration_s %.3f, requests %d (served %d), errors %d %v, dropped %d, late %d",
 				took, rss, st.DurationS, st.Requests, served.Load(), st.Errors, st.ErrorKinds, st.Dropped, st.Late)
-			if st.DurationS > 4 {
-				t.Errorf("duration_s %.3f, want about the step's 2s", st.DurationS)
+			if st.DurationS > stepBound {
+				t.Errorf("duration_s %.3f, want about the step's 2s (at most %d)", st.DurationS, stepBound)
 			}
 			offeredAbout(t, "the step", st.Requests, st.Dropped, 1e6, st.DurationS)
 			if rss > 512 {
@@ -143,8 +150,8 @@ func TestLoadsAtTheSummedLimitsEndOnTime(t *testing.T) {
 	load := `{name: %s, runner: http, http: {requests: [{url: "` + srv.URL + `/x"}]}, load: {rate: 62500, max_in_flight: 250}}`
 	st, took, rss := atLimitRun(t, loadsAtLimits(16, load), "many")
 	t.Logf("took %v, peak RSS %d MiB: duration_s %.3f, requests %d, errors %d, dropped %d", took, rss, st.DurationS, st.Requests, st.Errors, st.Dropped)
-	if st.DurationS > 4 || len(st.ByName) != 16 {
-		t.Fatalf("duration_s %.3f, %d loads, want about 2s and 16", st.DurationS, len(st.ByName))
+	if st.DurationS > stepBound || len(st.ByName) != 16 {
+		t.Fatalf("duration_s %.3f, %d loads, want about 2s (at most %d) and 16", st.DurationS, len(st.ByName), stepBound)
 	}
 	var sent, dropped int64
 	for name, n := range st.ByName {
@@ -170,10 +177,9 @@ func TestSubscribersAtTheSummedLimitEndOnTime(t *testing.T) {
 	st, took, rss := atLimitRun(t, loadsAtLimits(16, load), "many")
 	t.Logf("took %v, peak RSS %d MiB: duration_s %.3f, events %d, errors %d %v", took, rss, st.DurationS, st.Requests, st.Errors, st.ErrorKinds)
 	// 4,000 subscribers connecting on 2 cores: a 2 s step measured 4.5 s
-	// in a whole -race suite at load 14; a step that did not end would be
-	// far longer.
-	if st.DurationS > 8 || len(st.ByName) != 16 {
-		t.Fatalf("duration_s %.3f, %d loads, want about 2s (at most 8) and 16", st.DurationS, len(st.ByName))
+	// in a whole -race suite at load 14.
+	if st.DurationS > stepBound || len(st.ByName) != 16 {
+		t.Fatalf("duration_s %.3f, %d loads, want about 2s (at most %d) and 16", st.DurationS, len(st.ByName), stepBound)
 	}
 	for name, n := range st.ByName {
 		if n.Requests == 0 {
