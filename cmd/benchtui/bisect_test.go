@@ -31,7 +31,7 @@ groups:
 `
 
 // TestBisectNamesTheSlowCommit: in a repository of 16 commits of a real
-// Go server where commit 11 adds 5 ms to /work (and starts a leak),
+// Go server where commit 11 adds 20 ms to /work (and starts a leak),
 // bisect from commit 1 (good) to 16 (bad) with --count 3 names commit 11
 // with its verdict table, in at most 5 probes, the good one included (a
 // minimum effect of 20% against the +100% leaves the busy machine's drift

@@ -10,15 +10,16 @@ import (
 )
 
 // bisectServer is the source of the test server at commit k (1-based): a
-// standard-library HTTP server whose /work sleeps 5 ms, 5 ms more from
+// standard-library HTTP server whose /work sleeps 20 ms, 20 ms more from
 // slowFrom on, when it also starts to leak 64 KiB every 10 ms; commit
 // broken does not compile. The others change only a constant and a
-// comment. The 5 ms a request makes the median's noise on a busy machine
-// (a fraction of a millisecond) a few percent of it.
+// comment. The 20 ms a request makes the median's noise on a busy machine
+// a few percent of it (with 5 ms, beside two CPU burners, commits before
+// the slow one measured +25% and were judged worse).
 func bisectServer(k, slowFrom, broken int) string {
 	extra, leak := "0", "false"
 	if k >= slowFrom {
-		extra, leak = "5", "true"
+		extra, leak = "20", "true"
 	}
 	src := fmt.Sprintf(`// Command server is the test server of benchtui bisect, at commit %d.
 package main
@@ -60,7 +61,7 @@ func main() {
 		go leak()
 	}
 	http.HandleFunc("/work", func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(5*time.Millisecond + extraMillis*time.Millisecond)
+		time.Sleep(20*time.Millisecond + extraMillis*time.Millisecond)
 		w.Write([]byte("ok\n"))
 	})
 	http.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {})
