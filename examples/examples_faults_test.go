@@ -75,8 +75,6 @@ var faultCases = []faultCase{
 	{file: "seed-000.yaml", groups: []string{"g15-slow-postgres"}, fault: "slow=15s", duration: "14s",
 		fail: map[string][]string{"g15-slow-postgres": {chkErrors, chkDropped, g15InFlightEnd, "in_flight.max <= 61", "in_flight.max <= 122", "in_flight.max <= 239"}},
 		pass: map[string][]string{"g15-slow-postgres": {chkErrors, g15InFlightEnd, "in_flight.max <= 61", "in_flight.max <= 122", "in_flight.max <= 239"}}},
-	{file: "seed-000.yaml", groups: []string{"g8c-oversubscribe"}, fault: "pg:stamp-collapse", duration: "4s",
-		fail: map[string][]string{"g8c-oversubscribe": {g1RPS}}},
 	{file: "seed-000.yaml", groups: []string{"g1-rls-queue", "g8c-oversubscribe"}, fault: "pg:stamp-leak,stamp-skipped", duration: "2s",
 		fail: map[string][]string{"g1-rls-queue": {chkErrors, g1NoLeak}, "g8c-oversubscribe": {chkErrors}},
 		// Without the fault the leak check holds; error_rate may not on a
