@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -206,7 +207,43 @@ type exampleRun struct {
 	took           time.Duration
 }
 
+// addrInUse is a demo target's refusal when another process took a port
+// exampleEnv found free: the runs start long after their ports are chosen.
+const addrInUse = "address already in use"
+
+// run runs the chunk, and up to twice more, afresh on new ports, when a
+// target found its port taken (TestExamplesFaults/…/g7b…/fault=stale-seal
+// in a whole suite).
 func (r *exampleRun) run(bin string, c exampleChunk, env map[string]string) {
+	for try := 1; ; try++ {
+		r.runOnce(bin, c, env)
+		if try == 3 || !strings.Contains(r.stderr.String(), addrInUse) {
+			return
+		}
+		r.stdout.Reset()
+		r.stderr.Reset()
+		os.RemoveAll(r.dir)
+		os.MkdirAll(r.dir, 0o755)
+		freshPorts(env)
+	}
+}
+
+// freshPorts replaces the demo target's addresses in env with ports free
+// a moment ago (an address is kept when no port can be had).
+func freshPorts(env map[string]string) {
+	if ln, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
+		env["DEMO_HTTP"] = ln.Addr().String()
+		ln.Close()
+	}
+	for _, name := range []string{"DEMO_QUIC", "DEMO_H3"} {
+		if pc, err := net.ListenPacket("udp", "127.0.0.1:0"); err == nil {
+			env[name] = pc.LocalAddr().String()
+			pc.Close()
+		}
+	}
+}
+
+func (r *exampleRun) runOnce(bin string, c exampleChunk, env map[string]string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "run", c.file, "-o", r.dir, "--duration", cmp.Or(c.duration, examplesDuration), "-g", strings.Join(c.groups, ","))
