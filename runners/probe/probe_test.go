@@ -351,7 +351,10 @@ func TestProbeMeanAndCountMatchTheServer(t *testing.T) {
 	if len(errs) != 0 || s.Errors != 0 || n < 3 {
 		t.Fatalf("%d reads served, errors %v (%d): want 3 or more reads and none failed", n, errs, s.Errors)
 	}
-	if s.Samples != n || s.Mean != float64(n+1)/2 {
-		t.Errorf("samples %d, mean %g; the server served %d reads, so want mean %g", s.Samples, s.Mean, n, float64(n+1)/2)
+	// The server counts 1, 2, 3…: the samples are its first reads, every
+	// one but a last that may still have been in flight at the stop (8
+	// served, 7 kept, in a whole -race suite).
+	if (s.Samples != n && s.Samples != n-1) || s.Mean != float64(s.Samples+1)/2 {
+		t.Errorf("samples %d, mean %g; the server served %d reads, so want %d or %d samples of mean (samples+1)/2", s.Samples, s.Mean, n, n-1, n)
 	}
 }
