@@ -95,6 +95,12 @@ func probeFigure(s *Step, f Figure) (float64, error) {
 	if p.Samples == 0 {
 		return 0, fmt.Errorf("probe %q: no successful read in this step (%d failed)", f.name, p.Errors)
 	}
+	if p.Errors > p.Samples {
+		// A server too slow to answer its probe is what many checks
+		// exist to catch: a figure of the few reads that got through
+		// would hold for the wrong reason.
+		return 0, fmt.Errorf("probe %q: %d of %d reads failed in this step: its %s stands on too few reads", f.name, p.Errors, p.Errors+p.Samples, f.leaf)
+	}
 	v, ok := map[string]float64{"min": p.Min, "max": p.Max, "mean": p.Mean, "last": p.Last, "slope_per_min": p.SlopePerMin}[f.leaf]
 	if !ok {
 		return 0, fmt.Errorf("probe %q has no %s", f.name, f.leaf)

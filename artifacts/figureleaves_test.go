@@ -30,6 +30,7 @@ func TestEveryRecordedFigureIsCheckable(t *testing.T) {
 		Probes: map[string]artifacts.ProbeStats{
 			"heap":  {Min: 1, Max: 5, Mean: 3, Last: 5, TailSlopePerMin: &tail, Samples: 9, Errors: 2},
 			"dead":  {Errors: 4},
+			"slow":  {Min: 0, Max: 0, Mean: 0, Last: 0, Samples: 1, Errors: 4},
 			"plain": {Min: 1, Max: 1, Mean: 1, Last: 1, Samples: 3},
 		},
 	}
@@ -51,6 +52,7 @@ func TestEveryRecordedFigureIsCheckable(t *testing.T) {
 		"extra.nosuch":                     `extra has no "nosuch" in this step (has: arm.cycles, cycles, exit_status, exited_within_grace, time_to_exit_ms, backoff.X)`,
 		"probes.plain.tail_slope_per_min":  "only the probe a soak policy watches has one",
 		"probes.dead.mean":                 `probe "dead": no successful read in this step (4 failed)`,
+		"probes.slow.max":                  `probe "slow": 4 of 5 reads failed in this step: its max stands on too few reads`,
 		"self.working_set_mb.peak":         "no self figures",
 		"targets.api.working_set_mb.start": `targets has no "api"`,
 	} {
