@@ -22,8 +22,9 @@ import (
 type faultCase struct {
 	file     string // under examples/
 	groups   []string
-	fault    string // DEMO_FAULT
-	duration string // run's --duration
+	fault    string            // DEMO_FAULT
+	duration string            // run's --duration
+	env      map[string]string // more variables, both runs
 	fail     map[string][]string
 	pass     map[string][]string // nil: no run without the fault
 }
@@ -61,10 +62,10 @@ func faultVar(fault string) (name, value string) {
 var faultCases = []faultCase{
 	// The postgres groups' faults are PG_FAULT's (pgFaultPrefix): their
 	// stand-in is the plan's own SQL on a throwaway cluster.
-	{file: "seed-000.yaml", groups: []string{"g3a-once-consumer"}, fault: "pg:consume-unlocked", duration: "30s",
+	{file: "seed-000.yaml", groups: []string{"g3a-once-consumer"}, fault: "pg:consume-unlocked", duration: "30s", env: g3aDrainWait,
 		fail: map[string][]string{"g3a-once-consumer": {"no message delivered twice", "each of the step's messages delivered", "queue drained"}},
 		pass: map[string][]string{"g3a-once-consumer": {chkErrors, "no message delivered twice", "each of the step's messages delivered", "queue drained"}}},
-	{file: "seed-000.yaml", groups: []string{"g3a-once-consumer"}, fault: "pg:consume-nowait", duration: "30s",
+	{file: "seed-000.yaml", groups: []string{"g3a-once-consumer"}, fault: "pg:consume-nowait", duration: "30s", env: g3aDrainWait,
 		fail: map[string][]string{"g3a-once-consumer": {chkErrors, "each of the step's messages delivered", "queue drained"}}},
 	// G1's collapse: two faults, as one step cannot show both p50 checks
 	// failing (seed-000.yaml gives the numbers at the group).
@@ -86,7 +87,7 @@ var faultCases = []faultCase{
 			"every done run has 3 steps", "steps = 3 x done runs", "backlog at the end at most the workers"}},
 		pass: map[string][]string{"g9-journal": {chkErrors, "probes.backlog.max <= 16",
 			"every done run has 3 steps", "steps = 3 x done runs", "backlog at the end at most the workers"}}},
-	{file: "seed-000.yaml", groups: []string{"g17-search"}, fault: "pg:backfill-lease-ahead", duration: "12s",
+	{file: "seed-000.yaml", groups: []string{"g17-search"}, fault: "pg:backfill-lease-ahead", duration: "12s", env: g17TopRows,
 		fail: map[string][]string{"g17-search": {"backfill resumed to the end", "50000 rows embedded"}},
 		pass: map[string][]string{"g17-search": {chkErrors, "backfill resumed to the end", "50000 rows embedded"}}},
 	{file: "seed-000.yaml", groups: []string{"g2-tenancy", "g8a-sql", "g8b-durable-kv"}, fault: "pg:claim-unlocked,ids-reused,kv-narrow-value", duration: "2s",
@@ -167,6 +168,14 @@ var faultCases = []faultCase{
 		fail: map[string][]string{"history-facts": {chkErrors}}},
 }
 
+// g3aDrainWait: a queue the fault leaves undrained is waited for 2 s, not
+// the plan's 30 s, in each of the sweep's 5 steps (2m23s a run before).
+var g3aDrainWait = map[string]string{"G3A_DRAIN_WAIT": "2s"}
+
+// g17TopRows: the last step embeds 20,000 rows, not 100,000 (the checks
+// are the backfill's, which each step runs whole; 1m23s a run before).
+var g17TopRows = map[string]string{"G17_TOP_ROWS": "20000"}
+
 // faultSample is the targets' sampling in these runs (DEMO_SAMPLE): the
 // plans' 5 s would leave a short step without samples.
 const faultSample = "500ms"
@@ -190,13 +199,8 @@ func TestExamplesFaults(t *testing.T) {
 		t.Skip("runs the example plans against a faulty demo target")
 	}
 	bin := benchtuiBinary(t)
-	_, noPG := pgload.FindBinDir("")
 	var runs []*faultRun
-	for _, c := range faultCases {
-		if strings.HasPrefix(c.fault, pgFaultPrefix) && noPG != nil {
-			t.Logf("no Postgres binaries (%v): left out %s", noPG, strings.Join(c.groups, ","))
-			continue
-		}
+	for _, c := range runnableFaultCases(t) {
 		runs = append(runs, &faultRun{c: c, faulty: true})
 		if c.pass != nil {
 			runs = append(runs, &faultRun{c: c})
@@ -209,6 +213,7 @@ func TestExamplesFaults(t *testing.T) {
 		r.dir = t.TempDir()
 		env := exampleEnv(t, bin)
 		env["DEMO_SAMPLE"], env["DEMO_FAULT"], env["PG_FAULT"] = faultSample, "", ""
+		maps.Copy(env, r.c.env)
 		if r.faulty {
 			name, value := faultVar(r.c.fault)
 			env[name] = value
@@ -225,6 +230,36 @@ func TestExamplesFaults(t *testing.T) {
 	for _, r := range runs {
 		t.Run(r.name(), r.check)
 	}
+}
+
+// runnableFaultCases are the fault cases this machine can run: the
+// postgres groups' need the Postgres binaries.
+func runnableFaultCases(t *testing.T) []faultCase {
+	_, noPG := pgload.FindBinDir("")
+	var cases []faultCase
+	for _, c := range faultCases {
+		if strings.HasPrefix(c.fault, pgFaultPrefix) && noPG != nil {
+			t.Logf("no Postgres binaries (%v): left out %s", noPG, strings.Join(c.groups, ","))
+			continue
+		}
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+// runWithoutFault is the set of groups some case runs without its fault:
+// that run checks every step of each counted operations, so
+// TestExamplesRun leaves them out.
+func runWithoutFault(t *testing.T) map[string]bool {
+	groups := map[string]bool{}
+	for _, c := range runnableFaultCases(t) {
+		if c.pass != nil {
+			for _, g := range c.groups {
+				groups[c.file+"/"+g] = true
+			}
+		}
+	}
+	return groups
 }
 
 // teardownCheck begins the name of the check a failed teardown adds; one
@@ -258,6 +293,9 @@ func (r *faultRun) check(t *testing.T) {
 		t.Fatalf("run: %v%s", r.err, r.logs())
 	}
 	arts := loadArtifacts(t, r.dir)
+	if !r.faulty {
+		checkCounted(t, arts, r.c.groups)
+	}
 	want := r.c.pass
 	if r.faulty {
 		want = r.c.fail

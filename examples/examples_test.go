@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/pgload"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/redisload"
@@ -103,10 +104,10 @@ func groupCost(g *plan.Group) float64 {
 	return cost
 }
 
-// exampleChunks cuts each plan's groups into chunks of about chunkBudget;
-// without Postgres binaries the postgres groups are left out, without
-// redis-server the redis groups.
-func exampleChunks(t *testing.T, files []string) []exampleChunk {
+// exampleChunks cuts each plan's groups into chunks of about chunkBudget,
+// leaving out the groups in skip (file/group); without Postgres binaries
+// the postgres groups are left out, without redis-server the redis groups.
+func exampleChunks(t *testing.T, files []string, skip map[string]bool) []exampleChunk {
 	t.Helper()
 	_, noPG := pgload.FindBinDir("")
 	_, noRedis := exec.LookPath("redis-server")
@@ -133,6 +134,9 @@ func exampleChunks(t *testing.T, files []string) []exampleChunk {
 		var cur exampleChunk
 		spent := 0.0
 		for _, g := range pl.Groups {
+			if skip[file+"/"+g.ID] {
+				continue
+			}
 			if g.Runner == pgload.Section && noPG != nil {
 				t.Logf("%s: no Postgres binaries (%v): left out %s", base, noPG, g.ID)
 				continue
@@ -171,14 +175,15 @@ const examplesAtOnce = 4
 // TestExamplesRun runs every group of every example plan headless against
 // the demo target on free loopback ports, one process per chunk,
 // examplesAtOnce at a time, and checks that each group wrote an artifact
-// whose every step counted operations.
+// whose every step counted operations. The groups a TestExamplesFaults
+// case runs without its fault are left out: that run checks the same.
 func TestExamplesRun(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every group of the example plans")
 	}
 	bin := benchtuiBinary(t)
-	chunks := exampleChunks(t, examplePlans(t))
+	chunks := exampleChunks(t, examplePlans(t), runWithoutFault(t))
 	// The longest first, so that the last to start are short.
 	slices.SortStableFunc(chunks, func(a, b exampleChunk) int { return cmp.Compare(b.cost, a.cost) })
 	results := make([]exampleRun, len(chunks))
@@ -262,8 +267,17 @@ func (r *exampleRun) check(t *testing.T, c exampleChunk) {
 	if r.err != nil && (!errors.As(r.err, &exit) || exit.ExitCode() != exitFail) {
 		t.Fatalf("benchtui run %s: %v%s", c.file, r.err, r.logs())
 	}
-	arts := loadArtifacts(t, r.dir)
-	for _, id := range c.groups {
+	checkCounted(t, loadArtifacts(t, r.dir), c.groups)
+	if t.Failed() {
+		t.Log(r.logs())
+	}
+}
+
+// checkCounted checks that each group wrote an artifact whose every step
+// counted operations.
+func checkCounted(t *testing.T, arts map[string]*artifacts.Artifact, groups []string) {
+	t.Helper()
+	for _, id := range groups {
 		a := arts[id]
 		if a == nil || len(a.Steps) == 0 {
 			t.Errorf("group %s: no artifact, or one without steps", id)
@@ -274,9 +288,6 @@ func (r *exampleRun) check(t *testing.T, c exampleChunk) {
 				t.Errorf("group %s step %s: %d operations, want some", id, st.Label, st.Requests)
 			}
 		}
-	}
-	if t.Failed() {
-		t.Log(r.logs())
 	}
 }
 

@@ -1,6 +1,7 @@
 package runners
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -25,9 +26,9 @@ type Recorder struct {
 	dropped  int64
 	kinds    map[string]int64
 	counters map[string]int64
-	names    map[string]*Named // by the operations' Outcome.Name
-	status   map[int]int64     // by the operations' Outcome.Status (keyed so, no string per operation)
-	details  map[string]string // the first Outcome.Detail of each error kind since the last swap
+	names    map[string]*Named   // by the operations' Outcome.Name
+	status   map[int]int64       // by the operations' Outcome.Status (keyed so, no string per operation)
+	details  map[string][]string // the first distinct Outcome.Details of each error kind since the last swap
 	// load, when set, names every operation recorded here after one of a
 	// group's several loads (LoadName), and counts its drops under it.
 	load string
@@ -93,20 +94,22 @@ func (r *Recorder) Record(due, sent, end time.Time, out Outcome) {
 	r.mu.Unlock()
 }
 
-// detailLocked keeps the error's detail when it is the first of its kind
-// since the last swap: one string per kind, so an error storm costs no
-// more than a map lookup each.
+// detailLocked keeps the error's detail when its kind has fewer than
+// artifacts.MaxErrorSamples distinct details since the last swap: an
+// error storm costs a map lookup and at most that many comparisons each,
+// and a kind whose failures differ (two assertions) keeps each message.
 func (r *Recorder) detailLocked(out Outcome) {
 	if out.Err == "" || out.Detail == "" {
 		return
 	}
-	if _, ok := r.details[out.Err]; ok {
+	have := r.details[out.Err]
+	if len(have) >= artifacts.MaxErrorSamples || slices.Contains(have, out.Detail) {
 		return
 	}
 	if r.details == nil {
-		r.details = map[string]string{}
+		r.details = map[string][]string{}
 	}
-	r.details[out.Err] = out.Detail
+	r.details[out.Err] = append(have, out.Detail)
 }
 
 // Observe records one operation by its latency (from when it was due) and
@@ -186,9 +189,9 @@ type Interval struct {
 	// protocol status code ("200", "429"); nil when no runner set them.
 	Named  map[string]*Named
 	Status map[string]int64
-	// Details are the first Outcome.Detail of each error kind; nil
-	// without one.
-	Details map[string]string
+	// Details are the first distinct Outcome.Details of each error kind,
+	// at most artifacts.MaxErrorSamples; nil without one.
+	Details map[string][]string
 }
 
 // statusNames is counts by status code, keyed by the code's text.

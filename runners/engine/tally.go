@@ -135,9 +135,11 @@ func (t *tally) mergeMaps(iv runners.Interval) {
 	for k, n := range iv.Status {
 		t.status[k] += n
 	}
-	for k, d := range iv.Details {
-		if len(t.samples[k]) < artifacts.MaxErrorSamples {
-			t.samples = artifacts.AddErrorSample(t.samples, k, t.sample(d))
+	for k, details := range iv.Details {
+		for _, d := range details {
+			if len(t.samples[k]) < artifacts.MaxErrorSamples {
+				t.samples = artifacts.AddErrorSample(t.samples, k, t.sample(d))
+			}
 		}
 	}
 	for k, n := range iv.Named {

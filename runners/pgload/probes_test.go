@@ -13,7 +13,9 @@ import (
 // TestSQLProbeOfAGrowingTable: a SQL probe with `dsn: embedded` reads the
 // group's own cluster while the group's load inserts rows: its series
 // rises, its slope is positive, and its last read is the final count
-// within one interval's growth (and what the drain added).
+// within one interval's growth (and what the drain added). Its reads
+// have 2 s, not the interval: a whole suite once took more than 200 ms to
+// connect.
 func TestSQLProbeOfAGrowingTable(t *testing.T) {
 	skipWithoutPostgres(t)
 	plan := runnertest.ParsePlan(t, testRegistry, `version: 1
@@ -28,7 +30,7 @@ groups:
       verify:
         - {name: rows, sql: "SELECT count(*) FROM outbox WHERE sent_at IS NULL"}
     probes:
-      - {name: backlog, interval: 200ms, sql: "SELECT count(*) FROM outbox WHERE sent_at IS NULL", dsn: embedded}
+      - {name: backlog, interval: 200ms, timeout: 2s, sql: "SELECT count(*) FROM outbox WHERE sent_at IS NULL", dsn: embedded}
     load: {rate: 200, max_in_flight: 8}
     duration: 2s
 `, nil)
