@@ -13,12 +13,12 @@ import (
 
 // startBisectConsole makes a repository of 8 commits of the test server
 // whose commit 5 makes /work slower, and runs the real binary's `bisect
-// --console` on it from commit 1 (good) to 8 (bad), 3 runs of 0.5 s a
-// revision, under a private tmux server; its temporary folders go to
+// --console` on it from commit 1 (good) to 8 (bad), count runs of
+// duration a revision, under a private tmux server; its temporary folders go to
 // tmp. It returns the console, the repository, its hashes and its state
 // before bisect started (repoState). It skips the test without git, go
 // or tmux.
-func startBisectConsole(t *testing.T, tag, tmp string) (c *tmuxConsole, repo string, hashes []string, before string) {
+func startBisectConsole(t *testing.T, tag, tmp string, count int, duration string) (c *tmuxConsole, repo string, hashes []string, before string) {
 	t.Helper()
 	for _, tool := range []string{"git", "go", "tmux"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -33,8 +33,8 @@ func startBisectConsole(t *testing.T, tag, tmp string) (c *tmuxConsole, repo str
 	before = repoState(t, repo)
 	c = &tmuxConsole{t: t, socket: fmt.Sprintf("benchtui-%s-%d", tag, os.Getpid()), name: "bisect", within: 40 * time.Second}
 	cmdline := fmt.Sprintf("NO_COLOR=1 TMPDIR=%s GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local %s bisect bench.yaml -g work --good %s --bad %s"+
-		" --count 5 --duration 500ms --threshold 20%% -o %s --console; echo exit=$?; sleep 60",
-		tmp, benchtuiBinary(t), hashes[0], hashes[7], filepath.Join(tmp, "out"))
+		" --count %d --duration %s --threshold 20%% -o %s --console; echo exit=$?; sleep 60",
+		tmp, benchtuiBinary(t), hashes[0], hashes[7], count, duration, filepath.Join(tmp, "out"))
 	if out, err := c.tmux("new-session", "-d", "-x", "100", "-y", "30", "-s", c.name, "-c", repo, cmdline); err != nil {
 		t.Fatalf("tmux: %v %s", err, out)
 	}
@@ -50,8 +50,8 @@ func startBisectConsole(t *testing.T, tag, tmp string) (c *tmuxConsole, repo str
 func TestBisectConsoleUnderTmux(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	c, repo, hashes, before := startBisectConsole(t, "bisectui", tmp)
-	c.waitFor("a probe running", `(?m)^▶\s+[0-9a-f]{12}\s.*run [1-5]/[35]…`, `▶ probe \d`, `p50 [0-9.]+ ms`)
+	c, repo, hashes, before := startBisectConsole(t, "bisectui", tmp, 3, "400ms")
+	c.waitFor("a probe running", `(?m)^▶\s+[0-9a-f]{12}\s.*run [1-3]/3…`, `▶ probe \d`, `p50 [0-9.]+ ms`)
 	named := regexp.QuoteMeta(hashes[4][:12])
 	screen := c.waitFor("commit 5 named", `✗ first worse: `+named+` commit 5`, `(?m)^✗\s+`+named+`\s+bad\s+commit 5\s+p50 ms .*worse`,
 		`p50 ms\s+[0-9.]+\s+[0-9.]+\s+\+[0-9.]+%\s+worse`, `\bdone\b`)
@@ -75,7 +75,8 @@ func TestBisectConsoleUnderTmux(t *testing.T) {
 func TestBisectConsoleQuitUnderTmux(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	c, repo, _, before := startBisectConsole(t, "bisectquit", tmp)
+	// 5 runs of 0.5 s: q reaches the first probe while it runs.
+	c, repo, _, before := startBisectConsole(t, "bisectquit", tmp, 5, "500ms")
 	c.waitFor("the good revision's runs", `(?m)^▶\s+[0-9a-f]{12}\s.*run [1-5]/5…`)
 	if trees, _ := filepath.Glob(filepath.Join(tmp, "benchtui-bisect-*")); len(trees) != 1 {
 		t.Errorf("%d temporary worktrees during the probe, want 1: %q", len(trees), trees)

@@ -34,6 +34,7 @@ func searchFor(n, first int, broken ...int) (probes []int, found int, candidates
 // each possible first worse one in at most 4 probes, the bad one probed
 // only when the search ends on it; none worse is told in 5.
 func TestBisectionFindsTheFirstWorse(t *testing.T) {
+	t.Parallel()
 	for first := 0; first <= 15; first++ {
 		probes, found, candidates := searchFor(15, first)
 		want := first
@@ -61,6 +62,7 @@ func btoi(b bool) int {
 // all that is left before the first worse one, they are its candidates;
 // a bad revision that does not build names none.
 func TestBisectionSkipsLikeGit(t *testing.T) {
+	t.Parallel()
 	probes, found, candidates := searchFor(15, 9, 6)
 	if found != 9 || candidates != nil || !slices.Equal(probes, []int{6, 5, 9, 7, 8}) {
 		t.Errorf("middle skipped: probes %v, found %d (candidates %v); want 6, its older neighbour 5, then 9, 7, 8, and 9 found", probes, found, candidates)
@@ -81,6 +83,7 @@ func TestBisectionSkipsLikeGit(t *testing.T) {
 // TestGoodRunsLetTheTestDecide: the good revision gets the fewest runs
 // with which the U-test can reach p < 0.05 against count runs.
 func TestGoodRunsLetTheTestDecide(t *testing.T) {
+	t.Parallel()
 	for count, want := range map[int]int{2: 8, 3: 5, 4: 4, 5: 5, 20: 20} {
 		if got := goodRuns(count, compare.DefaultAlpha); got != want {
 			t.Errorf("goodRuns(%d) = %d, want %d", count, got, want)

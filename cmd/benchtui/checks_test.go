@@ -16,6 +16,7 @@ import (
 // server leaks an fd per request and passes when it does not; `run`
 // prints the check and `report` renders it.
 func TestFDsPerUnitThreshold(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("counts the target's fds from /proc: Linux only")
 	}

@@ -18,6 +18,7 @@ func runMain(t *testing.T, args ...string) (int, string, string) {
 // subcommand's synopsis on stdout and exit 0, for every subcommand and the
 // console; none reads -h as a plan or as an error.
 func TestHelpOnEverySubcommand(t *testing.T) {
+	t.Parallel()
 	for _, c := range subcommands() {
 		word := []string{c.name}
 		if c.name == consoleName {
@@ -68,6 +69,7 @@ func TestUnknownCommand(t *testing.T) {
 }
 
 func TestSuggest(t *testing.T) {
+	t.Parallel()
 	for word, want := range map[string]string{"rn": "run", "comapre": "compare", "demo": "demo-target",
 		"comp": "", "x": "", "version": "version", "zzzzzz": ""} {
 		if got := suggest(word); got != want {

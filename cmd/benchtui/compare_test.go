@@ -41,6 +41,7 @@ func runCmd(t *testing.T, cmd command, args ...string) (int, string, string) {
 }
 
 func TestCompareSameServerExits0(t *testing.T) {
+	t.Parallel()
 	base := writeRun(t, 1, artifactstest.T0, 5900, 1.2, 8)
 	cur := writeRun(t, 2, artifactstest.T0.Add(time.Hour), 5900, 1.2, 8)
 	code, out, errOut := runCmd(t, cmdCompare, base, cur)
@@ -53,6 +54,7 @@ func TestCompareSameServerExits0(t *testing.T) {
 }
 
 func TestCompareTwiceAsSlowExits1(t *testing.T) {
+	t.Parallel()
 	base := writeRun(t, 1, artifactstest.T0, 5900, 1.2, 8)
 	cur := writeRun(t, 2, artifactstest.T0.Add(time.Hour), 2950, 2.4, 16)
 	code, out, errOut := runCmd(t, cmdCompare, base, cur, "--format", "json")
@@ -86,6 +88,7 @@ func TestCompareTwiceAsSlowExits1(t *testing.T) {
 }
 
 func TestCompareFoldersAndFlagsAfterPositionals(t *testing.T) {
+	t.Parallel()
 	baseDir, curDir := t.TempDir(), t.TempDir()
 	rng := rand.New(rand.NewPCG(3, 3))
 	spec := artifactstest.Spec{RPS: 1000, P50: 2, P99: 10, CV: 0.03}
@@ -105,6 +108,7 @@ func TestCompareFoldersAndFlagsAfterPositionals(t *testing.T) {
 }
 
 func TestCompareUnreadableExits2NamingFile(t *testing.T) {
+	t.Parallel()
 	good := writeRun(t, 1, artifactstest.T0, 5900, 1.2, 8)
 	damaged := filepath.Join(t.TempDir(), "G5-1.json")
 	data, err := os.ReadFile(good)
@@ -137,6 +141,7 @@ func TestCompareUnreadableExits2NamingFile(t *testing.T) {
 }
 
 func TestCompareUsageExits2(t *testing.T) {
+	t.Parallel()
 	good := writeRun(t, 1, artifactstest.T0, 5900, 1.2, 8)
 	for _, args := range [][]string{
 		{good},
@@ -154,6 +159,7 @@ func TestCompareUsageExits2(t *testing.T) {
 }
 
 func TestThresholdFlag(t *testing.T) {
+	t.Parallel()
 	var opts compare.CompareOptions
 	f := &thresholdFlag{opts: &opts}
 	for _, s := range []string{"7%", "p99=10%", "rss_slope=25"} {

@@ -42,6 +42,7 @@ func shellOrSkip(t *testing.T, shell string) string {
 // TestBashCompletion: the script parses (bash -n) and its function
 // completes subcommands, flags, --format values and plan files.
 func TestBashCompletion(t *testing.T) {
+	t.Parallel()
 	bash := shellOrSkip(t, "bash")
 	script, dir := completionScript(t, "bash")
 	if out, err := exec.Command(bash, "-n", script).CombinedOutput(); err != nil {
@@ -88,6 +89,7 @@ complete_line "benchtui -o out r"
 // TestZshCompletion: the script parses and registers its function with
 // compdef (zsh runs the bash script through bashcompinit).
 func TestZshCompletion(t *testing.T) {
+	t.Parallel()
 	zsh := shellOrSkip(t, "zsh")
 	script, dir := completionScript(t, "zsh")
 	cmd := exec.Command(zsh, "-f", "-c", `zsh -n "$1" && source "$1" && print -r -- "${_comps[benchtui]}"`, "zsh", script)
@@ -101,6 +103,7 @@ func TestZshCompletion(t *testing.T) {
 // TestFishCompletion: fish completes the command lines with the script
 // loaded (complete -C).
 func TestFishCompletion(t *testing.T) {
+	t.Parallel()
 	fish := shellOrSkip(t, "fish")
 	script, dir := completionScript(t, "fish")
 	cmd := exec.Command(fish, "--no-config", "-c", `source $argv[1]; and complete -C "benchtui r"; and complete -C "benchtui run --format "`, script)

@@ -17,6 +17,7 @@ import (
 )
 
 func TestConsoleWithoutTerminalExits2(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	if code := cmdConsole(context.Background(), nil, &out, &errb); code != exitUsage {
 		t.Fatalf("exit %d, want %d", code, exitUsage)
@@ -245,6 +246,7 @@ func processesOf(bin string) []string {
 // TestConsoleOutputNotAFolderExits2: the console checks its artifacts
 // folder before it opens, so an export on quit cannot be lost to it.
 func TestConsoleOutputNotAFolderExits2(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}

@@ -41,6 +41,7 @@ var damagedCases = []struct{ old, new, field string }{
 // figures are out of range with exit 2, naming the file and the field,
 // and the real binary exits 2 too; the undamaged golden artifact passes.
 func TestDamagedFiguresExit2(t *testing.T) {
+	t.Parallel()
 	good := writeRun(t, 1, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), 5900, 1.2, 8)
 	for _, tc := range damagedCases {
 		bad := damagedArtifact(t, tc.old, tc.new)
@@ -64,6 +65,7 @@ func TestDamagedFiguresExit2(t *testing.T) {
 
 // TestDamagedFiguresExit2Binary runs the real binary on a damaged artifact.
 func TestDamagedFiguresExit2Binary(t *testing.T) {
+	t.Parallel()
 	bad := damagedArtifact(t, `"p99": 9.903`, `"p99": -5`)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -19,6 +19,7 @@ func redisFinding() string {
 }
 
 func TestDoctorFindsProblemsAndHidesSecrets(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("checks the fd limit and finds sh: Unix only")
 	}
@@ -79,6 +80,7 @@ groups:
 // folder without the files benchtui reads is an error naming the file,
 // and a missing folder an error naming the folder.
 func TestDoctorChecksCgroupFiles(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("cgroups are Linux only")
 	}

@@ -135,6 +135,7 @@ func writtenFiles(t *testing.T, dir string) []string {
 // terminal or ssh session) each stop the run with the figures measured so
 // far on disk and exit 1.
 func TestSignalsWritePartialArtifact(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			code, out, stderr := interruptMidStep(t, 0, sig)
@@ -151,6 +152,7 @@ func TestSignalsWritePartialArtifact(t *testing.T) {
 // the main path's write: every time exactly one artifact is left, no temp
 // file, and the exit code is 1.
 func TestDoubleSIGINTWritesOneArtifact(t *testing.T) {
+	t.Parallel()
 	for i := range 10 {
 		gap := time.Duration(i) * 2 * time.Millisecond
 		code, out, stderr := interruptMidStep(t, gap, syscall.SIGINT, syscall.SIGINT)
@@ -170,6 +172,7 @@ func TestDoubleSIGINTWritesOneArtifact(t *testing.T) {
 // TestRunOutputNotAFolderExits2: -o naming a file is a usage error that
 // names it, found before any request is sent.
 func TestRunOutputNotAFolderExits2(t *testing.T) {
+	t.Parallel()
 	srv, served := runnertest.CountingServer(t, 0)
 	file := filepath.Join(t.TempDir(), "results")
 	os.WriteFile(file, []byte("not a folder"), 0o644)
@@ -186,6 +189,7 @@ func TestRunOutputNotAFolderExits2(t *testing.T) {
 // end (the folder was replaced by a file during the run), the run exits 1
 // and says why: CI must not see success with the figures lost.
 func TestRunLostArtifactExits1(t *testing.T) {
+	t.Parallel()
 	srv, served := runnertest.CountingServer(t, time.Millisecond)
 	out := filepath.Join(t.TempDir(), "results")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

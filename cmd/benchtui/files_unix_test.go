@@ -16,6 +16,7 @@ import (
 // file, are refused at once (exit 2, naming what they are) instead of
 // hanging or being read.
 func TestNonRegularInputsAreRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := func(name string) string {
 		path := filepath.Join(dir, name)

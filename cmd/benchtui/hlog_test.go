@@ -15,6 +15,7 @@ import (
 // intervals' counts add up to the step's requests exactly and their merge
 // is the step's histogram.
 func TestRunWritesIntervalLogs(t *testing.T) {
+	t.Parallel()
 	srv, _ := runnertest.CountingServer(t, time.Millisecond)
 	dir := t.TempDir()
 	code, _, stderr := runCmd(t, cmdRun, writePlan(t, srv.URL, "    block: 250ms"), "-g", "closed", "--duration", "600ms", "--count", "2", "-o", dir)

@@ -15,6 +15,7 @@ import (
 // "# want:" line of the file (a "# want: !text" must be absent) and no
 // control byte but the newlines between messages.
 func TestHostilePlansAreRefused(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/hostile/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no hostile plans: %v", err)
@@ -94,6 +95,7 @@ func runWithin(t *testing.T, limit time.Duration, cmd command, args ...string) (
 // TestPublicAddressWarns: a plan that loads a public address validates,
 // with a warning that names the group, the key and the address.
 func TestPublicAddressWarns(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "public.yaml")
 	if err := os.WriteFile(path, []byte(`version: 1
 groups:

@@ -46,6 +46,7 @@ func startConsole(t *testing.T, tag, cwd, args string, w, h int) *tmuxConsole {
 // Then esc and q sent in one write (which the terminal reader takes as
 // alt+q) leave the picker and ask to quit. Both notes are in the artifact.
 func TestNoteInEveryViewUnderTmux(t *testing.T) {
+	t.Parallel()
 	cwd := filepath.Join(t.TempDir(), "work")
 	c := startConsole(t, "keys", cwd, "--duration 40s", 100, 30)
 	c.waitFor("the groups", `ping\s+idle`)

@@ -135,6 +135,7 @@ func TestKubeRunDeletesAJobNotReady(t *testing.T) {
 // never ran; merge k8s: says so, naming the Job, rather than failing to
 // read an empty artifact.
 func TestKubeMergeNoLogs(t *testing.T) {
+	t.Parallel()
 	empty := filepath.Join(t.TempDir(), "empty.log")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -150,6 +151,7 @@ func TestKubeMergeNoLogs(t *testing.T) {
 // kubectl's answer when no pod has the Job's label, or none has run) or
 // fails says so and exits 1, rather than "no live lines yet" and 0.
 func TestKubeWatchNoLogs(t *testing.T) {
+	t.Parallel()
 	empty := filepath.Join(t.TempDir(), "empty.log")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -173,6 +175,7 @@ func TestKubeWatchNoLogs(t *testing.T) {
 // reason and message it wrote (a real kube-controller-manager v1.37 writes
 // these on a pod failure policy's FailJob), a complete one without.
 func TestKubeJobFailedWhy(t *testing.T) {
+	t.Parallel()
 	j := &kube.JobState{Status: kube.JobStatus{Conditions: []kube.JobCondition{
 		{Type: string(batchv1.JobFailureTarget), Status: "True", Reason: "PodFailurePolicy"},
 		{Type: string(batchv1.JobFailed), Status: "True", Reason: "PodFailurePolicy",
@@ -233,6 +236,7 @@ esac
 // live lines) are an error naming the Job and the pods, not "not a JSON
 // artifact".
 func TestKubeMergeLogsWithoutArtifact(t *testing.T) {
+	t.Parallel()
 	lines := filepath.Join(t.TempDir(), "live.log")
 	if err := os.WriteFile(lines, []byte("load step 1/1 rate=300 measure 1s/4s rps 99\n{\"benchtui_live\":1,\"shard\":1}\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // holds each load's figures, as many as its server saw, adding up to the
 // step's; the report and compare list them by name.
 func TestRunPlanWithLoads(t *testing.T) {
+	t.Parallel()
 	srvA, servedA := runnertest.CountingServer(t, 0)
 	srvB, servedB := runnertest.CountingServer(t, 0)
 	path := filepath.Join(t.TempDir(), "plan.yaml")

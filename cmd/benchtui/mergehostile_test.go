@@ -41,6 +41,7 @@ func writeShard(t *testing.T, i int, spoil func(*artifacts.Artifact)) string {
 // overflow, a shard without a step, shards of different start times, and a
 // FIFO named like an artifact; each at once.
 func TestMergeRefusesBadShardsByName(t *testing.T) {
+	t.Parallel()
 	both := func(f func(*artifacts.Artifact)) [2]func(*artifacts.Artifact) {
 		return [2]func(*artifacts.Artifact){f, f}
 	}

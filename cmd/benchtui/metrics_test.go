@@ -15,6 +15,7 @@ import (
 // TestRunServesMetrics scrapes `run --metrics-addr` while the run runs
 // and parses what it serves with expfmt.
 func TestRunServesMetrics(t *testing.T) {
+	t.Parallel()
 	srv, _ := runnertest.CountingServer(t, time.Millisecond)
 	addr, err := freeLoopbackAddr("tcp")
 	if err != nil {
@@ -60,6 +61,7 @@ func scrapedRequests(t *testing.T, url string) float64 {
 }
 
 func TestMetricsAddrOffLoopbackIsAUsageError(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := runCmd(t, cmdRun, "--metrics-addr", ":9464", "plan.yaml")
 	if code != exitUsage || !strings.Contains(stderr, "--metrics-remote") {
 		t.Errorf("exit %d, stderr %q: want 2 naming --metrics-remote", code, stderr)

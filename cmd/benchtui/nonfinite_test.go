@@ -16,6 +16,7 @@ import (
 // quantile) leave the run whole: exit 0, the artifact written with the
 // non-finite reads counted as the probes' errors, and report reads it.
 func TestNonFiniteProbeReadsKeepTheArtifact(t *testing.T) {
+	t.Parallel()
 	srv, _ := runnertest.CountingServer(t, time.Millisecond)
 	metrics := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "# TYPE g gauge\ng +Inf\n# TYPE rpc summary\nrpc{quantile=\"0.99\"} NaN\nrpc_sum 0\nrpc_count 0\n")

@@ -14,6 +14,7 @@ import (
 // a full disk (/dev/full), exits 1 with the reason on stderr, the
 // artifact still written.
 func TestLostStdoutExitsNonZero(t *testing.T) {
+	t.Parallel()
 	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
 	if err != nil {
 		t.Skip("no /dev/full:", err)

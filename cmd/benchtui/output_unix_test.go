@@ -17,6 +17,7 @@ import (
 // closed before the start (which Go's runtime reopens on /dev/null) give,
 // is output discarded on purpose: exit 0, nothing said.
 func TestDiscardedStdoutIsNoLoss(t *testing.T) {
+	t.Parallel()
 	bin := benchtuiBinary(t)
 	for _, redirect := range []string{">/dev/null", "1<>/dev/null", ">&-"} {
 		cmd := exec.Command("sh", "-c", `exec "$0" version `+redirect, bin)
@@ -32,6 +33,7 @@ func TestDiscardedStdoutIsNoLoss(t *testing.T) {
 // a FIFO is refused (exit 2) and leaves both as they were; onto a
 // regular file it replaces the file.
 func TestReportReplacesOnlyRegularFiles(t *testing.T) {
+	t.Parallel()
 	arts := writeRun(t, 1, time.Now(), 5900, 1.2, 8)
 	dir := t.TempDir()
 	target := filepath.Join(dir, "target.md")

@@ -13,6 +13,7 @@ import (
 // as soon as the soak policy extends a step, once per extension (the
 // operator's extensions are not the policy's), counting afresh each step.
 func TestProgressTellsEachAutoExtension(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	p := newProgress(&buf, "leak-soak")
 	auto := func(note string) artifacts.Event {

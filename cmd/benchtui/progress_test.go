@@ -37,6 +37,7 @@ func endedRun() *artifacts.Artifact {
 // report say how the run ended in the same words, failed check with its
 // value and limit, soak verdict included.
 func TestSummarySaysTheEnding(t *testing.T) {
+	t.Parallel()
 	a := endedRun()
 	var buf bytes.Buffer
 	printSummary(&buf, a, "")
@@ -64,6 +65,7 @@ func TestSummarySaysTheEnding(t *testing.T) {
 }
 
 func TestSummaryOfAPass(t *testing.T) {
+	t.Parallel()
 	a := endedRun()
 	a.Run.Partial = false
 	s := &a.Steps[0]

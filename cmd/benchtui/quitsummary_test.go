@@ -14,6 +14,7 @@ import (
 // TestSummaryLinesKeepTo80: the cancelled groups are all listed, and no
 // line of the summary is wider than 80 columns.
 func TestSummaryLinesKeepTo80(t *testing.T) {
+	t.Parallel()
 	ids := []string{"work-open", "sweep", "leak-soak", "sse-flood", "quic-pooled", "quic-fresh",
 		"h3-ping", "cold-start", "shutdown", "a-group-with-a-rather-long-identifier", "pg-insert"}
 	runs := []string{"ping  stopped (quit)\n  bench-results/ping-1796092734104.json (partial)"}
@@ -45,6 +46,7 @@ func TestSummaryLinesKeepTo80(t *testing.T) {
 // quit cancelled, and the artifact, in a folder with a long name, goes
 // on a line of its own rather than wrapping.
 func TestQuitSummaryUnderTmux(t *testing.T) {
+	t.Parallel()
 	out := "results-in-a-folder-with-a-long-name" // in the work folder
 	c := startConsole(t, "summary", filepath.Join(t.TempDir(), "work"), "--duration 30s -o "+out, 80, 30)
 	c.waitFor("the groups", `ping\s+idle`)
@@ -68,6 +70,7 @@ func TestQuitSummaryUnderTmux(t *testing.T) {
 // a check, as run does, and 0 when every check held; against a real
 // loopback server.
 func TestConsoleExitsLikeRun(t *testing.T) {
+	t.Parallel()
 	srv, _ := runnertest.CountingServer(t, 0)
 	for _, c := range []struct {
 		name, limit, code string

@@ -277,7 +277,7 @@ groups:
         - {figure: requests, "<=": {figure: requests, group: z-fast}}
 `, srv.URL))
 	benchtuiBinary(t)
-	start := strconv.FormatInt(time.Now().Add(3*time.Second).Unix(), 10)
+	start := shardStartAt()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	before := served.Load()

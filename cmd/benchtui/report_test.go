@@ -11,6 +11,7 @@ import (
 )
 
 func TestReportMarkdownToStdout(t *testing.T) {
+	t.Parallel()
 	before := writeRun(t, 1, artifactstest.T0, 5900, 1.2, 8)
 	after := writeRun(t, 2, artifactstest.T0.Add(time.Hour), 2950, 2.4, 16)
 	code, out, errOut := runCmd(t, cmdReport, before, after)
@@ -25,6 +26,7 @@ func TestReportMarkdownToStdout(t *testing.T) {
 }
 
 func TestReportHTMLToFile(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Dir(writeRun(t, 1, artifactstest.T0, 5900, 1.2, 8))
 	out := filepath.Join(t.TempDir(), "report.html")
 	code, stdout, errOut := runCmd(t, cmdReport, dir, "--format", "html", "-o", out)
@@ -41,6 +43,7 @@ func TestReportHTMLToFile(t *testing.T) {
 }
 
 func TestReportErrorsExit2(t *testing.T) {
+	t.Parallel()
 	damaged := filepath.Join(t.TempDir(), "G1-5.json")
 	if err := os.WriteFile(damaged, []byte(`{"schema":"benchtui.artifact/v1","group":`), 0o644); err != nil {
 		t.Fatal(err)
@@ -57,6 +60,7 @@ func TestReportErrorsExit2(t *testing.T) {
 }
 
 func TestReportPercentiles(t *testing.T) {
+	t.Parallel()
 	art := filepath.Join("..", "..", "artifacts", "testdata", "artifact.json")
 	code, out, errOut := runCmd(t, cmdReport, art, "--percentiles")
 	if code != exitOK || !strings.HasPrefix(out, "# G5 · ") || !strings.Contains(out, "Value\tPercentile\tTotalCount\t1/(1-Percentile)") {

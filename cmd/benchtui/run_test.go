@@ -55,6 +55,7 @@ func loadArtifacts(t *testing.T, dir string) map[string]*artifacts.Artifact {
 }
 
 func TestRunWritesArtifactsThatAgreeWithTheServer(t *testing.T) {
+	t.Parallel()
 	srv, served := runnertest.CountingServer(t, 2*time.Millisecond)
 	out := t.TempDir()
 	code, stdout, stderr := runCmd(t, cmdRun, writePlan(t, srv.URL, ""), "-o", out)
@@ -90,6 +91,7 @@ func TestRunWritesArtifactsThatAgreeWithTheServer(t *testing.T) {
 // thresholds p50 and p95 (the fixed key read from the histogram) of 1 ms
 // fail, and run exits 1.
 func TestRunFailedThresholdExits1(t *testing.T) {
+	t.Parallel()
 	srv, _ := runnertest.CountingServer(t, 5*time.Millisecond)
 	for _, key := range []string{"p50", "p95"} {
 		plan := writePlan(t, srv.URL, "    thresholds: {"+key+": 1ms}")
@@ -101,6 +103,7 @@ func TestRunFailedThresholdExits1(t *testing.T) {
 }
 
 func TestBadPlansExit2NamingThePlace(t *testing.T) {
+	t.Parallel()
 	plan := writePlan(t, "http://127.0.0.1:1", "    concurency: 4")
 	for _, cmd := range []command{cmdRun, cmdValidate} {
 		code, _, stderr := runCmd(t, cmd, plan)
@@ -177,8 +180,15 @@ func TestCountOfFiveCatchesTwentyMilliseconds(t *testing.T) {
 	}
 }
 
-// TestMain removes the binaries the tests built.
-func TestMain(m *testing.M) { testbin.Exit(pgtest.Run(m)) }
+// TestMain runs 4 tests at once unless -parallel says otherwise: most
+// wait on the binary, tmux and servers that sleep. The tests that judge
+// time, rates or statistics, or look for processes across the machine,
+// do not call t.Parallel: they run first, alone in the package. It also
+// removes the binaries the tests built.
+func TestMain(m *testing.M) {
+	testbin.DefaultParallel(4)
+	testbin.Exit(pgtest.Run(m))
+}
 
 // benchtuiBinary builds the real binary once per test run.
 func benchtuiBinary(t *testing.T) string {

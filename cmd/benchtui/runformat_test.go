@@ -26,6 +26,7 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files of testd
 // header and the JSON key paths), the JSON against
 // docs/run-summary.schema.json, and that progress stayed on stderr.
 func TestRunFormatCSVAndJSON(t *testing.T) {
+	t.Parallel()
 	srv, _ := runnertest.CountingServer(t, time.Millisecond)
 	pl := writePlan(t, srv.URL, "")
 	base := t.TempDir()

@@ -16,6 +16,7 @@ import (
 // postgres group and an http load of a loads group), before the start
 // time is waited for; `kube manifest` refuses it too. The same http plan without shards runs.
 func TestShardsRefuseTheEpollClient(t *testing.T) {
+	t.Parallel()
 	srv, served := runnertest.CountingServer(t, 0)
 	httpPlan := writePlanText(t, fmt.Sprintf(`version: 1
 groups:

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -32,7 +31,7 @@ groups:
 		t.Fatal(err)
 	}
 	benchtuiBinary(t) // built before the start time is chosen
-	start := strconv.FormatInt(time.Now().Add(3*time.Second).Unix(), 10)
+	start := shardStartAt()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var kids []*child

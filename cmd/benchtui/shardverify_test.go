@@ -19,6 +19,7 @@ import (
 // rows match, and without --plan says how to run it. A plan other than
 // the shards' is refused.
 func TestShardedVerifyRunsOnTheMerge(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	text := fmt.Sprintf(`version: 1
 groups:
@@ -35,7 +36,7 @@ groups:
 `, dsn)
 	plan := writePlanText(t, text)
 	benchtuiBinary(t) // built before the start time is chosen
-	start := strconv.FormatInt(time.Now().Add(3*time.Second).Unix(), 10)
+	start := shardStartAt()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	dirs := []string{t.TempDir(), t.TempDir()}
@@ -86,6 +87,7 @@ func checkNamed(checks []artifacts.Check, name string) *artifacts.Check {
 // of its own, so a sharded postgres group on `dsn: embedded` is a plan
 // error before anything starts.
 func TestShardsRefuseAnEmbeddedDatabase(t *testing.T) {
+	t.Parallel()
 	plan := writePlanText(t, `version: 1
 groups:
   - id: pg

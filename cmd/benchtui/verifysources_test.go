@@ -19,6 +19,7 @@ import (
 // server accepted what was sent, FAIL (exit 1) when the command exits 4
 // or the count is off.
 func TestRunVerifyHTTPAndCommand(t *testing.T) {
+	t.Parallel()
 	var accepted, statsAsked atomic.Int64
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /events", func(w http.ResponseWriter, r *http.Request) { accepted.Add(1) })

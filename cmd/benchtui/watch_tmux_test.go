@@ -44,6 +44,7 @@ func liveLog(t *testing.T, dir string, i int, n int64, ms int64) {
 // group ends when both shards' lines say done, and its export is the live
 // view, marked as such.
 func TestWatchConsoleUnderTmux(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}

@@ -19,6 +19,7 @@ import (
 // negative or overflowed figure: the escapes are escaped, the impossible
 // lines left out.
 func TestWatchPrintsHostileLogsClean(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	line := func(shard int, label string, requests, errors int64) string {
 		l := livemerge.Line{Version: 1, RunID: "r", Shard: shard, Count: 2, Group: "g\x1b]0;pwned\a", Step: 1, Steps: 1,

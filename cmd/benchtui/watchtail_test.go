@@ -12,6 +12,7 @@ import (
 // (3 MiB, here) is skipped unread, and the lines after it are read; a
 // partial last line waits for its end.
 func TestTailSkipsOverlongLines(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	body := strings.Repeat("x", 3<<20) + "\nafter\npartial"
 	if err := os.WriteFile(filepath.Join(dir, "shard-0.log"), []byte(body), 0o644); err != nil {
@@ -31,6 +32,7 @@ func TestTailSkipsOverlongLines(t *testing.T) {
 // TestFollowSkipsOverlongLines: kubectl's stream of logs goes on past a
 // line longer than any live line.
 func TestFollowSkipsOverlongLines(t *testing.T) {
+	t.Parallel()
 	out := make(chan string, 8)
 	scanLines(context.Background(), strings.NewReader(strings.Repeat("x", 3<<20)+"\nafter\nlast"), out)
 	close(out)

@@ -12,6 +12,7 @@
 package testbin
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -111,4 +112,21 @@ func buildNew(pkg, tags string) bin {
 		return bin{err: fmt.Errorf("building %s: %w\n%s", pkg, err, out)}
 	}
 	return bin{path: path}
+}
+
+// DefaultParallel sets -test.parallel to n unless the command line set
+// it, for the TestMain of a package whose tests mostly wait (on child
+// processes, tmux, servers that sleep), where the default, GOMAXPROCS,
+// leaves the CPU idle. Call it before m.Run.
+func DefaultParallel(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		if err := flag.Set("test.parallel", strconv.Itoa(n)); err != nil {
+			panic(err)
+		}
+	}
 }
