@@ -157,7 +157,9 @@ func TestConsoleNoteAndRunAllUnderTmux(t *testing.T) {
 	cwd := filepath.Join(t.TempDir(), "work")
 	os.Mkdir(cwd, 0o755)
 	c := &tmuxConsole{t: t, socket: fmt.Sprintf("benchtui-test-note-%d", os.Getpid()), name: "console"}
-	cmdline := "NO_COLOR=1 " + benchtuiBinary(t) + " --duration 3s; echo exit=$?; sleep 60"
+	// Runs of 6 s: q must reach h3-ping's run while it lasts (at load 20
+	// a 3 s run had ended first).
+	cmdline := "NO_COLOR=1 " + benchtuiBinary(t) + " --duration 6s; echo exit=$?; sleep 60"
 	if out, err := c.tmux("new-session", "-d", "-x", "100", "-y", "30", "-s", c.name, "-c", cwd, cmdline); err != nil {
 		t.Fatalf("tmux: %v %s", err, out)
 	}

@@ -14,9 +14,9 @@ import (
 // the command it prints, go tool pprof -diff_base on the step's two heap
 // profiles, names the demo's leak handler as what the step added. The
 // window holds 7 reads of 200 ms: a late one on a busy machine still
-// leaves the 5 a slope needs.
+// leaves the 5 a slope needs. Not parallel: beside other tests at load
+// 20, 7 of 24 reads timed out and the step was extended once, not twice.
 func TestLeakVerdictComesWithHeapProfiles(t *testing.T) {
-	t.Parallel()
 	bin := benchtuiBinary(t)
 	addr, err := freeLoopbackAddr("tcp")
 	if err != nil {
