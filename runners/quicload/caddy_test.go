@@ -32,6 +32,7 @@ func TestHTTP3AgainstCaddy(t *testing.T) {
 	os.WriteFile(conf, []byte(fmt.Sprintf(`{
 	admin off
 	auto_https disable_redirects
+	skip_install_trust
 	storage file_system %[1]s/data
 	servers {
 		protocols h1 h2 h3
