@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,8 +24,11 @@ type faultCase struct {
 	fault    string            // DEMO_FAULT
 	duration string            // run's --duration
 	env      map[string]string // more variables, both runs
-	fail     map[string][]string
-	pass     map[string][]string // nil: no run without the fault
+	// passDuration is the run without the fault's --duration, when not
+	// duration (a fault that needs time to show, a pass that does not).
+	passDuration string
+	fail         map[string][]string
+	pass         map[string][]string // nil: no run without the fault
 }
 
 // Check names as run reports them (the figure, operator and limit).
@@ -73,7 +75,7 @@ var faultCases = []faultCase{
 		fail: map[string][]string{"g1-rls-queue": {"p99 <= 400ms", g1RPS, g1Linear2}}},
 	{file: "seed-000.yaml", groups: []string{"g1-rls-queue"}, fault: "pg:stamp-collapse-late", duration: "8s",
 		fail: map[string][]string{"g1-rls-queue": {g1Linear3to5}}},
-	{file: "seed-000.yaml", groups: []string{"g15-slow-postgres"}, fault: "slow=15s", duration: "14s",
+	{file: "seed-000.yaml", groups: []string{"g15-slow-postgres"}, fault: "slow=15s", duration: "14s", passDuration: "3s",
 		fail: map[string][]string{"g15-slow-postgres": {chkErrors, chkDropped, g15InFlightEnd, "in_flight.max <= 61", "in_flight.max <= 122", "in_flight.max <= 239"}},
 		pass: map[string][]string{"g15-slow-postgres": {chkErrors, g15InFlightEnd, "in_flight.max <= 61", "in_flight.max <= 122", "in_flight.max <= 239"}}},
 	{file: "seed-000.yaml", groups: []string{"g1-rls-queue", "g8c-oversubscribe"}, fault: "pg:stamp-leak,stamp-skipped", duration: "2s",
@@ -93,16 +95,16 @@ var faultCases = []faultCase{
 	{file: "seed-000.yaml", groups: []string{"g2-tenancy", "g8a-sql", "g8b-durable-kv"}, fault: "pg:claim-unlocked,ids-reused,kv-narrow-value", duration: "2s",
 		fail: map[string][]string{"g2-tenancy": {"zero duplicate fires"}, "g8a-sql": {chkErrors}, "g8b-durable-kv": {chkErrors}},
 		pass: map[string][]string{"g2-tenancy": {chkErrors, "zero duplicate fires", "every claim a fire"}, "g8a-sql": {chkErrors}, "g8b-durable-kv": {chkErrors}}},
-	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "hang-exit", duration: "1s",
+	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "hang-exit", duration: "1s", env: g14Sooner,
 		fail: map[string][]string{"g14-shutdown": {"exited within grace"}}},
 	// frozen_in_flight's fault, fast-work, is run by hand only (see
 	// examples/README.md): on a busy machine the 50 quick replies were
 	// still in flight at the signal.
-	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "unclean-close,errors", duration: "1s",
+	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "unclean-close,errors", duration: "1s", env: g14Sooner,
 		fail: map[string][]string{"g14-shutdown": {chkErrors, "counters.streams_closed_clean >= 220"}},
 		pass: map[string][]string{"g14-shutdown": {chkErrors, "counters.frozen_in_flight == 50", "counters.streams_closed_clean >= 220",
 			"counters.completed_after_signal >= 50", "dropped_in_flight == 0", "exited within grace"}}},
-	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "no-drain,slow=2s", duration: "1s",
+	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "no-drain,slow=2s", duration: "1s", env: g14Sooner,
 		fail: map[string][]string{"g14-shutdown": {"dropped_in_flight == 0", "counters.completed_after_signal >= 50"}}},
 	{file: "seed-002.yaml", groups: []string{"mcp-churn"}, fault: "slow,errors,dedup-full", duration: "12s",
 		fail: map[string][]string{"mcp-churn": {chkErrors, "by_name.initialize.p50 <= 10ms", "by_name.initialized.p50 <= 10ms",
@@ -172,6 +174,10 @@ var faultCases = []faultCase{
 // the plan's 30 s, in each of the sweep's 5 steps (2m23s a run before).
 var g3aDrainWait = map[string]string{"G3A_DRAIN_WAIT": "2s"}
 
+// g14Sooner: the signal after 4 s of load, not 10, and a grace of 10 s,
+// not 30, which hang-exit waits out (41 s a run before).
+var g14Sooner = map[string]string{"G14_AFTER": "4s", "G14_GRACE": "10s"}
+
 // g17TopRows: the last step embeds 20,000 rows, not 100,000 (the checks
 // are the backfill's, which each step runs whole; 1m23s a run before).
 var g17TopRows = map[string]string{"G17_TOP_ROWS": "20000"}
@@ -199,37 +205,42 @@ func TestExamplesFaults(t *testing.T) {
 		t.Skip("runs the example plans against a faulty demo target")
 	}
 	bin := benchtuiBinary(t)
-	var runs []*faultRun
 	for _, c := range runnableFaultCases(t) {
-		runs = append(runs, &faultRun{c: c, faulty: true})
-		if c.pass != nil {
-			runs = append(runs, &faultRun{c: c})
+		for _, faulty := range []bool{true, false} {
+			if !faulty && c.pass == nil {
+				continue
+			}
+			r := &faultRun{c: c, faulty: faulty}
+			t.Run(r.name(), func(t *testing.T) {
+				t.Parallel()
+				r.dir = t.TempDir()
+				r.run(bin, r.chunk(), r.env(t, bin))
+				r.check(t)
+			})
 		}
 	}
-	start := time.Now()
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, examplesAtOnce)
-	for _, r := range runs {
-		r.dir = t.TempDir()
-		env := exampleEnv(t, bin)
-		env["DEMO_SAMPLE"], env["DEMO_FAULT"], env["PG_FAULT"] = faultSample, "", ""
-		maps.Copy(env, r.c.env)
-		if r.faulty {
-			name, value := faultVar(r.c.fault)
-			env[name] = value
-		}
-		chunk := exampleChunk{file: r.c.file, groups: r.c.groups, duration: r.c.duration}
-		wg.Go(func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			r.run(bin, chunk, env)
-		})
+}
+
+// chunk is what the run runs: the case's groups for its duration.
+func (r *faultRun) chunk() exampleChunk {
+	c := exampleChunk{file: r.c.file, groups: r.c.groups, duration: r.c.duration}
+	if !r.faulty && r.c.passDuration != "" {
+		c.duration = r.c.passDuration
 	}
-	wg.Wait()
-	t.Logf("%d runs in %s", len(runs), time.Since(start).Round(time.Millisecond))
-	for _, r := range runs {
-		t.Run(r.name(), r.check)
+	return c
+}
+
+// env is the run's variables: the demo target's addresses, the case's
+// own, and its fault when on.
+func (r *faultRun) env(t *testing.T, bin string) map[string]string {
+	env := exampleEnv(t, bin)
+	env["DEMO_SAMPLE"], env["DEMO_FAULT"], env["PG_FAULT"] = faultSample, "", ""
+	maps.Copy(env, r.c.env)
+	if r.faulty {
+		name, value := faultVar(r.c.fault)
+		env[name] = value
 	}
+	return env
 }
 
 // runnableFaultCases are the fault cases this machine can run: the

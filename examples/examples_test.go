@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -166,17 +165,12 @@ func exampleChunks(t *testing.T, files []string, skip map[string]bool) []example
 	return chunks
 }
 
-// examplesAtOnce is how many chunks run side by side. The steps are timed,
-// so side by side they only get fewer operations, which the test counts
-// but does not judge; more at once than this only slows each cluster's
-// start and the targets' readiness on a 2-core machine.
-const examplesAtOnce = 4
-
 // TestExamplesRun runs every group of every example plan headless against
-// the demo target on free loopback ports, one process per chunk,
-// examplesAtOnce at a time, and checks that each group wrote an artifact
-// whose every step counted operations. The groups a TestExamplesFaults
-// case runs without its fault are left out: that run checks the same.
+// the demo target on free loopback ports, one process per chunk (a
+// subtest), examplesAtOnce at a time with TestExamplesFaults' runs, and
+// checks that each group wrote an artifact whose every step counted
+// operations. The groups a TestExamplesFaults case runs without its fault
+// are left out: that run checks the same.
 func TestExamplesRun(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -186,21 +180,13 @@ func TestExamplesRun(t *testing.T) {
 	chunks := exampleChunks(t, examplePlans(t), runWithoutFault(t))
 	// The longest first, so that the last to start are short.
 	slices.SortStableFunc(chunks, func(a, b exampleChunk) int { return cmp.Compare(b.cost, a.cost) })
-	results := make([]exampleRun, len(chunks))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, examplesAtOnce)
-	for i, c := range chunks {
-		dir, env := t.TempDir(), exampleEnv(t, bin)
-		results[i].dir = dir
-		wg.Go(func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			results[i].run(bin, c, env)
+	for _, c := range chunks {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := exampleRun{dir: t.TempDir()}
+			r.run(bin, c, exampleEnv(t, bin))
+			r.check(t, c)
 		})
-	}
-	wg.Wait()
-	for i, c := range chunks {
-		t.Run(c.name, func(t *testing.T) { results[i].check(t, c) })
 	}
 }
 

@@ -28,8 +28,19 @@ var kinds = runners.MustRegistry(httpload.Kind(), sse.Kind(), pgload.Kind(), qui
 	redisload.Kind(), spawn.Kind(), shutdown.Kind(),
 	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind()))
 
-// TestMain removes the benchtui binary the tests built.
-func TestMain(m *testing.M) { testbin.Exit(m.Run()) }
+// examplesAtOnce is how many runs of the plans (each a subtest) go side
+// by side, unless -parallel says otherwise. The steps are timed, so side
+// by side they only get fewer operations, which the tests count but do
+// not judge; more at once than this only slows each cluster's start and
+// the targets' readiness on a 2-core machine.
+const examplesAtOnce = 6
+
+// TestMain runs examplesAtOnce runs at once and removes the benchtui
+// binary the tests built.
+func TestMain(m *testing.M) {
+	testbin.DefaultParallel(examplesAtOnce)
+	testbin.Exit(m.Run())
+}
 
 // benchtuiBinary builds the real binary once per test process (as
 // cmd/benchtui's tests do: without -race, so the examples' timed steps and
