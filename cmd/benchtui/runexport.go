@@ -163,21 +163,21 @@ type markdownOutput struct {
 func (o *markdownOutput) group(r groupResult) { o.groups = append(o.groups, r) }
 
 func (o *markdownOutput) end(cmp *compare.Comparison, code int, interrupted bool) error {
-	fmt.Fprintf(o.w, "benchtui run: **%s** (exit %d)\n\n", runStatus(code, interrupted), code)
+	fmt.Fprintf(o.w, "benchtui run: **%s** (exit %d)\n", runStatus(code, interrupted), code)
 	var arts []*artifacts.Artifact
 	for _, r := range o.groups {
 		switch {
 		case r.artifact == nil:
-			fmt.Fprintf(o.w, "- %s: did not run: %s\n", r.id, r.err)
+			fmt.Fprintf(o.w, "\n- %s: did not run: %s", r.id, r.err)
 		case r.err != "":
-			fmt.Fprintf(o.w, "- %s: %s\n", r.id, r.err)
+			fmt.Fprintf(o.w, "\n- %s: %s", r.id, r.err)
 		}
 		if r.artifact != nil {
 			arts = append(arts, r.artifact)
 		}
 	}
 	if len(arts) > 0 {
-		fmt.Fprintf(o.w, "\n%s", artreport.Report(arts))
+		fmt.Fprintf(o.w, "\n\n%s", artreport.Report(arts))
 	}
 	if cmp == nil {
 		return nil

@@ -19,6 +19,8 @@ import (
 	"github.com/joshdk/go-junit"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/artifactstest"
+	"github.com/benchtui/benchtui/artifacts/compare"
 	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
@@ -194,4 +196,40 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestJUnitBaselineCases: with a baseline, each step has a case of its
+// own, failed with the figures judged worse (a p50 1.2 → 2 ms), beside
+// the run's case and the checks.
+func TestJUnitBaselineCases(t *testing.T) {
+	base, err := artifacts.Load(writeRun(t, 1, artifactstest.T0, 5900, 1.2, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := artifacts.Load(writeRun(t, 2, artifactstest.T0.Add(time.Hour), 5900, 2, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Steps[0].Checks = []artifacts.Check{{Name: "p99 <= 5ms", Value: 8, Unit: artifacts.UnitMS}, {Name: "error_rate <= 0", OK: true}}
+	cmp := compare.Compare([]*artifacts.Artifact{base}, []*artifacts.Artifact{cur}, compare.CompareOptions{})
+	var buf bytes.Buffer
+	o := &junitOutput{w: &buf}
+	o.group(groupResult{id: cur.Group.ID, artifact: cur})
+	if err := o.end(&cmp, exitFail, false); err != nil {
+		t.Fatal(err)
+	}
+	suites, err := junit.Ingest(buf.Bytes())
+	if err != nil || len(suites) != 1 || len(suites[0].Tests) != 4 {
+		t.Fatalf("junit: %v, want one suite of 4 cases:\n%s", err, buf.String())
+	}
+	want := []string{junitRunCase + " passed", "concurrency=50: p99 <= 5ms failed", "concurrency=50: error_rate <= 0 passed",
+		"concurrency=50: " + junitBaselineCase + " failed"}
+	for i, tc := range suites[0].Tests {
+		if got := tc.Name + " " + string(tc.Status); got != want[i] {
+			t.Errorf("case %d: %q, want %q", i, got, want[i])
+		}
+	}
+	if msg := suites[0].Tests[3].Message; !strings.Contains(msg, "worse than the baseline: p50 ") {
+		t.Errorf("baseline case message %q, want the p50 judged worse", msg)
+	}
 }
