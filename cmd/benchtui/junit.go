@@ -57,12 +57,15 @@ const (
 
 // junitOutput is run --junit: per group a testsuite whose testcases are
 // the run itself (an error when the group could not run, failed or was
-// stopped), every check of every step (a failure with the check's line
-// and measured value when it failed) and, with --baseline, each step's
+// stopped; with --fail-on-leak, a failure when a target's RSS was still
+// rising), every check of every step (a failure with the check's line and
+// measured value when it failed) and, with --baseline, each step's
 // judgement (a failure listing the figures judged worse).
 type junitOutput struct {
-	w      *bytes.Buffer
-	groups []groupResult
+	w *bytes.Buffer
+	// failOnLeak is run's --fail-on-leak.
+	failOnLeak bool
+	groups     []groupResult
 }
 
 func (o *junitOutput) group(r groupResult) { o.groups = append(o.groups, r) }
@@ -71,7 +74,7 @@ func (o *junitOutput) end(cmp *compare.Comparison, _ int, _ bool) error {
 	doc := junitSuites{Name: "benchtui run"}
 	total := 0.0
 	for _, r := range o.groups {
-		s, secs := junitGroup(r, cmp)
+		s, secs := junitGroup(r, cmp, o.failOnLeak)
 		doc.Suites = append(doc.Suites, s)
 		doc.Tests, doc.Failures, doc.Errors = doc.Tests+s.Tests, doc.Failures+s.Failures, doc.Errors+s.Errors
 		total += secs
@@ -87,8 +90,9 @@ func (o *junitOutput) end(cmp *compare.Comparison, _ int, _ bool) error {
 	return nil
 }
 
-// junitGroup is one group's testsuite and the seconds its steps took.
-func junitGroup(r groupResult, cmp *compare.Comparison) (junitSuite, float64) {
+// junitGroup is one group's testsuite and the seconds its steps took; a
+// leak fails its run case when failOnLeak.
+func junitGroup(r groupResult, cmp *compare.Comparison, failOnLeak bool) (junitSuite, float64) {
 	s := junitSuite{Name: r.id}
 	run := junitCase{Name: junitRunCase, Classname: r.id, Time: "0"}
 	secs := 0.0
@@ -108,6 +112,9 @@ func junitGroup(r groupResult, cmp *compare.Comparison) (junitSuite, float64) {
 	}
 	if why := junitRunError(r); why != "" {
 		run.Error = &junitProblem{Message: why, Type: "run", Text: why}
+	} else if failOnLeak && leaking(r.artifact) {
+		why := leakLine(r.artifact)
+		run.Failure = &junitProblem{Message: why, Type: "leak", Text: why}
 	}
 	s.Cases = append([]junitCase{run}, s.Cases...)
 	s.Time = junitSeconds(secs)
@@ -140,6 +147,19 @@ func junitRunError(r groupResult) string {
 		return why
 	}
 	return ""
+}
+
+// leakLine says why a's run leaks: its soak verdicts that found a leak
+// and its targets whose RSS was still rising.
+func leakLine(a *artifacts.Artifact) string {
+	e := artifacts.Outcome(a)
+	var why []string
+	for _, v := range e.Soaks {
+		if v.Leak {
+			why = append(why, v.String())
+		}
+	}
+	return "leak: " + strings.Join(append(why, risingLines(e, len(a.Steps) > 1)...), "; ")
 }
 
 // junitCaseName is a case's name: the step's label first when it has one.

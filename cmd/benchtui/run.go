@@ -168,7 +168,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	h := newHeadless(pl, artifactsDir(f.out, pl), shardOutput(shard, f.format, newRunOutput(f.format, stdout), stdout, stderr), stderr)
 	h.failOnLeak = f.failOnLeak
-	h.files = newExportSet(f.export)
+	h.files = newExportSet(f.export, f.failOnLeak)
 	if shard.Active() {
 		h.live = livemerge.NewWriter(stderr, shard)
 	}

@@ -30,16 +30,18 @@ func (e *exportFlags) register(fs *flag.FlagSet) {
 // fills it.
 type exportFile struct {
 	flag, path string
-	newOutput  func(w *bytes.Buffer) runOutput
+	// newOutput is the output filling the file; failOnLeak is run's
+	// --fail-on-leak, for the outputs that judge the run.
+	newOutput func(w *bytes.Buffer, failOnLeak bool) runOutput
 }
 
 // files are the files asked for, in the order of the flags.
 func (e exportFlags) files() []exportFile {
 	all := []exportFile{
-		{"export-json", e.json, func(w *bytes.Buffer) runOutput { return &jsonOutput{w: w} }},
-		{"export-csv", e.csv, func(w *bytes.Buffer) runOutput { return &csvOutput{w: w} }},
-		{"export-markdown", e.markdown, func(w *bytes.Buffer) runOutput { return &markdownOutput{w: w} }},
-		{"junit", e.junit, func(w *bytes.Buffer) runOutput { return &junitOutput{w: w} }},
+		{"export-json", e.json, func(w *bytes.Buffer, _ bool) runOutput { return &jsonOutput{w: w} }},
+		{"export-csv", e.csv, func(w *bytes.Buffer, _ bool) runOutput { return &csvOutput{w: w} }},
+		{"export-markdown", e.markdown, func(w *bytes.Buffer, _ bool) runOutput { return &markdownOutput{w: w} }},
+		{"junit", e.junit, func(w *bytes.Buffer, leak bool) runOutput { return &junitOutput{w: w, failOnLeak: leak} }},
 	}
 	var out []exportFile
 	for _, f := range all {
@@ -98,8 +100,9 @@ type exportWriter struct {
 	out  runOutput
 }
 
-// newExportSet returns the set writing e's files; nil when none is asked.
-func newExportSet(e exportFlags) *exportSet {
+// newExportSet returns the set writing e's files, for a run whose
+// --fail-on-leak is failOnLeak; nil when no file is asked.
+func newExportSet(e exportFlags, failOnLeak bool) *exportSet {
 	files := e.files()
 	if len(files) == 0 {
 		return nil
@@ -107,7 +110,7 @@ func newExportSet(e exportFlags) *exportSet {
 	s := &exportSet{}
 	for _, f := range files {
 		buf := &bytes.Buffer{}
-		s.files = append(s.files, exportWriter{path: f.path, buf: buf, out: f.newOutput(buf)})
+		s.files = append(s.files, exportWriter{path: f.path, buf: buf, out: f.newOutput(buf, failOnLeak)})
 	}
 	return s
 }

@@ -233,3 +233,30 @@ func TestJUnitBaselineCases(t *testing.T) {
 		t.Errorf("baseline case message %q, want the p50 judged worse", msg)
 	}
 }
+
+// TestJUnitLeakFailsTheRunCase: with --fail-on-leak, a target whose RSS
+// is still rising fails the group's run case, saying so; without it, the
+// run case passes (the run does not fail on it either).
+func TestJUnitLeakFailsTheRunCase(t *testing.T) {
+	a, err := artifacts.Load(writeRun(t, 1, artifactstest.T0, 5900, 1.2, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Steps[0].Target.RSSRising = true
+	for _, failOnLeak := range []bool{false, true} {
+		var buf bytes.Buffer
+		o := &junitOutput{w: &buf, failOnLeak: failOnLeak}
+		o.group(groupResult{id: a.Group.ID, artifact: a})
+		if err := o.end(nil, exitOK, false); err != nil {
+			t.Fatal(err)
+		}
+		suites, err := junit.Ingest(buf.Bytes())
+		if err != nil || len(suites) != 1 || len(suites[0].Tests) != 1 {
+			t.Fatalf("junit: %v, want one suite of one case:\n%s", err, buf.String())
+		}
+		run := suites[0].Tests[0]
+		if failed := run.Status == junit.StatusFailed; failed != failOnLeak || failed && !strings.Contains(run.Message, "RSS still rising") {
+			t.Errorf("--fail-on-leak %v: run case %s %q", failOnLeak, run.Status, run.Message)
+		}
+	}
+}
