@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"unicode"
@@ -44,10 +45,15 @@ func BenchfmtUnit(metric string) (unit string, scale float64) {
 // step, and of each named request, every sampled figure of that sample on
 // it. A line is named Benchmark<group>/<step label>, with
 // /request=<name> for a named request's; its iteration count is 1 (a
-// sample is a block or a run, not an operation count).
+// sample is a block or a run, not an operation count). Artifacts without
+// samples (written before they were kept) are an error: nothing would be
+// written.
 func WriteBenchfmt(w io.Writer, arts []*artifacts.Artifact) error {
 	bw := benchfmt.NewWriter(w)
 	figs := SampledFigures(arts)
+	if len(figs) == 0 {
+		return errors.New("no samples to write: the artifacts predate samples")
+	}
 	for start := 0; start < len(figs); {
 		end := start + 1
 		for end < len(figs) && sameSet(figs[start], figs[end]) {

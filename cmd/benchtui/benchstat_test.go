@@ -197,3 +197,18 @@ func TestReportBenchstatLines(t *testing.T) {
 		t.Errorf("lines per benchmark %v, want %v", counts, want)
 	}
 }
+
+// TestReportBenchstatWithoutSamples: artifacts written before samples
+// give benchstat nothing: a usage error, not an empty file.
+func TestReportBenchstatWithoutSamples(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	a := artifactstest.Artifact("G1", artifactstest.T0, artifactstest.Step(rng, artifactstest.Spec{RPS: 100, P50: 1, P99: 4, NoSamples: true}))
+	dir := t.TempDir()
+	if _, err := artifacts.Write(dir, a); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCmd(t, cmdReport, dir, "--format", "benchstat")
+	if code != exitUsage || out != "" || !strings.Contains(errOut, "predate samples") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2 saying the artifacts predate samples", code, out, errOut)
+	}
+}
