@@ -26,6 +26,7 @@ import (
 // judges on samples has benchstat's figures: the same medians, p-value,
 // sample counts and delta (or ~).
 func TestBenchstatReadsCompareFigures(t *testing.T) {
+	t.Parallel()
 	baseDir, curDir := writeBenchstatSide(t, 1, 1.2, 5), writeBenchstatSide(t, 2, 1.35, 5.5)
 	dir := t.TempDir()
 	files := map[string]string{baseDir: filepath.Join(dir, "old.txt"), curDir: filepath.Join(dir, "new.txt")}
@@ -178,6 +179,7 @@ func checkBenchstatRow(t *testing.T, key string, b benchstatRow, r compare.Row, 
 // Go benchmark format with every sampled figure on it, named after the
 // group and step.
 func TestReportBenchstatLines(t *testing.T) {
+	t.Parallel()
 	dir := writeBenchstatSide(t, 3, 1, 4)
 	code, out, errOut := runCmd(t, cmdReport, dir, "--format", "benchstat")
 	if code != exitOK {
@@ -201,6 +203,7 @@ func TestReportBenchstatLines(t *testing.T) {
 // TestReportBenchstatWithoutSamples: artifacts written before samples
 // give benchstat nothing: a usage error, not an empty file.
 func TestReportBenchstatWithoutSamples(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 1))
 	a := artifactstest.Artifact("G1", artifactstest.T0, artifactstest.Step(rng, artifactstest.Spec{RPS: 100, P50: 1, P99: 4, NoSamples: true}))
 	dir := t.TempDir()

@@ -42,6 +42,7 @@ func checksPlan(t *testing.T, url string) string {
 // the run ended, and a JUnit parser reads one testsuite per group whose
 // testcases are the run and every check, failures where checks failed.
 func TestRunExportsForCI(t *testing.T) {
+	t.Parallel()
 	srv, _ := runnertest.CountingServer(t, time.Millisecond)
 	dir, out := t.TempDir(), t.TempDir()
 	args := append([]string{"run", checksPlan(t, srv.URL), "-o", out, "--duration", "500ms", "--format", "json"}, exportArgs(dir)...)
@@ -112,7 +113,7 @@ func checkJUnit(t *testing.T, path string, arts map[string]*artifacts.Artifact, 
 // one quit at once by a second while the first still waits for requests
 // in flight (the server stops answering), still writes every export file:
 // status interrupted, the partial group's figures and checks, the JUnit
-// run case an error.
+// run case an error. Serial: it judges how soon the second SIGINT quits.
 func TestExportsWrittenWhenInterrupted(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("sends Unix signals")
@@ -182,6 +183,7 @@ func hangingServer(t *testing.T) (string, *atomic.Int64, *atomic.Bool) {
 // TestExportToAFolderRefused: an export file that could not be written at
 // the end (a folder stands there) is a usage error before anything runs.
 func TestExportToAFolderRefused(t *testing.T) {
+	t.Parallel()
 	plan := writePlanText(t, "version: 1\ngroups: []\n")
 	code, _, stderr := runCmd(t, cmdRun, plan, "-o", t.TempDir(), "--junit", t.TempDir())
 	if code != exitUsage || !strings.Contains(stderr, "--junit") || !strings.Contains(stderr, "not a regular file") {
@@ -202,6 +204,7 @@ func readFile(t *testing.T, path string) string {
 // own, failed with the figures judged worse (a p50 1.2 → 2 ms), beside
 // the run's case and the checks.
 func TestJUnitBaselineCases(t *testing.T) {
+	t.Parallel()
 	base, err := artifacts.Load(writeRun(t, 1, artifactstest.T0, 5900, 1.2, 8))
 	if err != nil {
 		t.Fatal(err)
@@ -238,6 +241,7 @@ func TestJUnitBaselineCases(t *testing.T) {
 // is still rising fails the group's run case, saying so; without it, the
 // run case passes (the run does not fail on it either).
 func TestJUnitLeakFailsTheRunCase(t *testing.T) {
+	t.Parallel()
 	a, err := artifacts.Load(writeRun(t, 1, artifactstest.T0, 5900, 1.2, 8))
 	if err != nil {
 		t.Fatal(err)
