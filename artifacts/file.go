@@ -112,6 +112,12 @@ func WriteFileAtomic(path string, data []byte) error {
 
 // replaceable is nil when path is absent or a regular file (not a link
 // to one).
+// CheckReplaceable reports whether WriteFileAtomic may write path: an
+// error when something other than a regular file (a link, a device, a
+// FIFO, a folder) is there. A command checks its output files with it
+// before a long run, rather than fail at the end.
+func CheckReplaceable(path string) error { return replaceable(path) }
+
 func replaceable(path string) error {
 	fi, err := os.Lstat(path)
 	switch {

@@ -5,7 +5,6 @@
 package compare
 
 import (
-	"maps"
 	"math"
 	"slices"
 	"time"
@@ -305,13 +304,10 @@ func compareStep(out *Comparison, group string, b, c *artifacts.Step, opts Compa
 	where := group + " " + stepName(c.Label)
 	out.Warnings = append(out.Warnings, countWarnings(where, b, c)...)
 	out.Warnings = append(out.Warnings, samplesWarnings(where, b.Samples, c.Samples)...)
-	compareFigures(out, group, "", b, c, opts)
-	for _, name := range slices.Sorted(maps.Keys(c.ByName)) {
-		bn, ok := b.ByName[name]
-		if !ok {
-			continue
+	for _, cf := range figureSets(c) {
+		if bf, ok := figureSetOf(b, cf.name); ok {
+			compareFigures(out, group, cf.suffix(), bf, cf.step, opts)
 		}
-		compareFigures(out, group, "["+name+"]", namedAsStep(b, bn), namedAsStep(c, c.ByName[name]), opts)
 	}
 	if (b.Target == nil) != (c.Target == nil) {
 		out.warn(where + ": target resources measured on one side only")

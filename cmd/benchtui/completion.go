@@ -64,7 +64,8 @@ func flagsOf(c subcommand) []cliFlag {
 }
 
 // fileFlags take a file or folder name.
-var fileFlags = map[string]bool{"o": true, "baseline": true}
+var fileFlags = map[string]bool{"o": true, "baseline": true,
+	"export-json": true, "export-csv": true, "export-markdown": true, "junit": true}
 
 // bashCase is one subcommand's line of the bash script's case.
 type bashCase struct{ Pattern, Flags, Args, Formats string }

@@ -66,6 +66,9 @@ complete_line "benchtui compare "
 complete_line "benchtui completion "
 complete_line "benchtui help d"
 complete_line "benchtui -o out r"
+complete_line "benchtui run --ex"
+complete_line "benchtui run --junit n"
+complete_line "benchtui report --format "
 `
 	cmd := exec.Command(bash, "-c", driver, "bash", script)
 	cmd.Dir = dir
@@ -80,7 +83,10 @@ complete_line "benchtui -o out r"
 		"benchtui compare =>G5-1.json\n" +
 		"benchtui completion =>bash zsh fish\n" +
 		"benchtui help d=>doctor demo-target\n" +
-		"benchtui -o out r=>run report\n"
+		"benchtui -o out r=>run report\n" +
+		"benchtui run --ex=>--export-csv --export-json --export-markdown\n" +
+		"benchtui run --junit n=>notes.txt\n" +
+		"benchtui report --format =>markdown html benchstat\n"
 	if string(out) != want {
 		t.Errorf("completions:\n%s\nwant:\n%s", out, want)
 	}
@@ -106,12 +112,12 @@ func TestFishCompletion(t *testing.T) {
 	t.Parallel()
 	fish := shellOrSkip(t, "fish")
 	script, dir := completionScript(t, "fish")
-	cmd := exec.Command(fish, "--no-config", "-c", `source $argv[1]; and complete -C "benchtui r"; and complete -C "benchtui run --format "`, script)
+	cmd := exec.Command(fish, "--no-config", "-c", `source $argv[1]; and complete -C "benchtui r"; and complete -C "benchtui run --format "; and complete -C "benchtui report --format "; and complete -C "benchtui run --export-j"`, script)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir)
 	out, err := cmd.CombinedOutput()
 	got := string(out)
-	for _, want := range []string{"run\t", "report\t", "json\t", "csv\t"} {
+	for _, want := range []string{"run\t", "report\t", "json\t", "csv\t", "benchstat\t", "--export-json\t"} {
 		if err != nil || !strings.Contains(got, want) {
 			t.Errorf("fish: %v, no %q in:\n%s", err, want, got)
 		}

@@ -21,6 +21,7 @@ func TestFlagsOutOfRangeAreRefused(t *testing.T) {
 		{"", cmdRun, []string{plan, "--duration", "-1s"}, `invalid value "-1s" for flag -duration: want more than 0`},
 		{"", cmdRun, []string{plan, "--duration", "0s"}, `invalid value "0s" for flag -duration: want more than 0`},
 		{"", cmdRun, []string{plan, "--count", "0"}, `invalid value "0" for flag -count: want 1 to 100`},
+		{"", cmdRun, []string{plan, "--export-json", "r.json", "--junit", "./r.json"}, "--export-json and --junit name the same file ./r.json"},
 		{"-5s", cmdRun, []string{plan}, `environment BENCHTUI_DURATION="-5s": want a duration (it sets -duration): want more than 0`},
 		{"", cmdConsole, []string{plan, "--duration", "0s"}, `invalid value "0s" for flag -duration`},
 		{"", cmdCompare, []string{plan, plan, "--threshold", "NaN%"}, `threshold "NaN%": want a percentage`},

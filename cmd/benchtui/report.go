@@ -9,13 +9,15 @@ import (
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/artifacts/compare"
 	artreport "github.com/benchtui/benchtui/artifacts/report"
 )
 
 // cmdReport implements `benchtui report ARTIFACT...|DIR [--format
-// markdown|html] [--percentiles] [-o FILE]`: every artifact of the files and folders named,
+// markdown|html|benchstat] [--percentiles] [-o FILE]`: every artifact of the files and folders named,
 // one section per group, a before/after table where a group ran more than
-// once. It writes to stdout, or atomically to FILE with -o (a regular file
+// once; with --format benchstat, the samples compare judges of the newest
+// artifact of each group, in the Go benchmark format. It writes to stdout, or atomically to FILE with -o (a regular file
 // or a new one: never a link, device or FIFO). It exits 2 when
 // an input cannot be read, the output cannot be written, or on bad usage.
 func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) int {
@@ -33,8 +35,12 @@ func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// formatBenchstat is report's --format for the Go benchmark format:
+// compare's samples, one line each, as benchstat reads them.
+const formatBenchstat = "benchstat"
+
 // reportFormats are the values of report --format.
-var reportFormats = []string{artreport.FormatMarkdown, artreport.FormatHTML}
+var reportFormats = []string{artreport.FormatMarkdown, artreport.FormatHTML, formatBenchstat}
 
 // reportOptions are the flags of report.
 type reportOptions struct {
@@ -45,7 +51,7 @@ type reportOptions struct {
 // reportFlagSet defines the flags of report into o.
 func reportFlagSet(o *reportOptions) *flag.FlagSet {
 	fs := flagSet("report")
-	fs.StringVar(&o.format, "format", artreport.FormatMarkdown, "output `format`: markdown or html")
+	fs.StringVar(&o.format, "format", artreport.FormatMarkdown, "output `format`: markdown, html or benchstat (compare's samples in the Go benchmark format)")
 	fs.StringVar(&o.out, "o", "", "write the report to `FILE` instead of stdout")
 	fs.BoolVar(&o.percentiles, "percentiles", false, "instead of the report, each step's HdrHistogram percentile distribution (ms), as the HdrHistogram plotter reads it")
 	return fs
@@ -82,19 +88,24 @@ func reportRenderer(o reportOptions) (func([]*artifacts.Artifact) (string, error
 	plain := func(f func([]*artifacts.Artifact) string) func([]*artifacts.Artifact) (string, error) {
 		return func(a []*artifacts.Artifact) (string, error) { return f(a), nil }
 	}
+	written := func(f func(io.Writer, []*artifacts.Artifact) error) func([]*artifacts.Artifact) (string, error) {
+		return func(a []*artifacts.Artifact) (string, error) {
+			var b strings.Builder
+			err := f(&b, a)
+			return b.String(), err
+		}
+	}
 	switch {
 	case o.percentiles && o.format != artreport.FormatMarkdown:
 		return nil, fmt.Errorf("--percentiles prints a text distribution; it takes no --format %s", o.format)
 	case o.percentiles:
-		return func(a []*artifacts.Artifact) (string, error) {
-			var b strings.Builder
-			err := artreport.WritePercentiles(&b, a)
-			return b.String(), err
-		}, nil
+		return written(artreport.WritePercentiles), nil
 	case o.format == artreport.FormatMarkdown, o.format == "md":
 		return plain(artreport.Report), nil
 	case o.format == artreport.FormatHTML:
 		return plain(artreport.ReportHTML), nil
+	case o.format == formatBenchstat:
+		return written(compare.WriteBenchfmt), nil
 	}
-	return nil, fmt.Errorf("unknown --format %q (want markdown or html)", o.format)
+	return nil, fmt.Errorf("unknown --format %q (want markdown, html or benchstat)", o.format)
 }

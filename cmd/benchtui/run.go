@@ -33,6 +33,7 @@ type runFlags struct {
 	format   string
 	// failOnLeak makes a target whose RSS is still rising fail the run.
 	failOnLeak bool
+	export     exportFlags
 	shard      shardFlags
 	metrics    metricsFlags
 }
@@ -50,6 +51,7 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.Var(countFlag{&f.count, plan.MaxRepeat}, "count", "run every step `N` times, each run one sample for comparisons (replaces repeat:)")
 	fs.StringVar(&f.format, "format", formatText, "stdout `format`: text (tables), json (one summary document) or csv (a row per step)")
 	fs.BoolVar(&f.failOnLeak, "fail-on-leak", false, "exit 1 when a watched target's RSS is still rising (⚠), as a failed check would")
+	f.export.register(fs)
 	f.shard.register(fs)
 	f.metrics.define(fs)
 	return fs
@@ -66,6 +68,9 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 		return f, fmt.Errorf("unknown --format %q (want text, json or csv)", f.format)
 	}
 	if err := f.metrics.check(); err != nil {
+		return f, err
+	}
+	if err := f.export.distinct(); err != nil {
 		return f, err
 	}
 	if len(pos) > 1 {
@@ -163,10 +168,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	h := newHeadless(pl, artifactsDir(f.out, pl), shardOutput(shard, f.format, newRunOutput(f.format, stdout), stdout, stderr), stderr)
 	h.failOnLeak = f.failOnLeak
+	h.files = newExportSet(f.export, f.failOnLeak)
 	if shard.Active() {
 		h.live = livemerge.NewWriter(stderr, shard)
 	}
 	if err := artifacts.CheckWritable(h.dir); err != nil {
+		fmt.Fprintln(stderr, "benchtui run:", err)
+		return exitUsage
+	}
+	if err := f.export.writable(); err != nil {
 		fmt.Fprintln(stderr, "benchtui run:", err)
 		return exitUsage
 	}
@@ -207,6 +217,9 @@ type headless struct {
 	snapshot func(engine.Snapshot)
 	// failOnLeak: a target whose RSS is still rising fails the run.
 	failOnLeak bool
+	// files are the export files of run (--export-*, --junit); nil
+	// without any.
+	files *exportSet
 	// keep writes each session's artifact once, whoever asks first: the
 	// main path or a second interrupt.
 	keep *orchestrate.Keeper
@@ -247,6 +260,7 @@ func (h *headless) runAll(ctx context.Context, run *engine.Run, groups []*plan.G
 			}
 		}
 		h.out.group(res)
+		h.files.group(res)
 	}
 	var cmp *compare.Comparison
 	if ctx.Err() != nil {
@@ -259,6 +273,10 @@ func (h *headless) runAll(ctx context.Context, run *engine.Run, groups []*plan.G
 	}
 	if err := h.out.end(cmp, code, ctx.Err() != nil); err != nil {
 		fmt.Fprintln(h.stderr, "benchtui:", err)
+	}
+	if err := h.files.end(cmp, code, ctx.Err() != nil); err != nil {
+		fmt.Fprintln(h.stderr, "benchtui:", err)
+		code = max(code, exitFail)
 	}
 	return code
 }
@@ -346,10 +364,16 @@ func (in *interrupter) close() {
 }
 
 // exitNow is the second interrupt: it waits for a write in flight, writes
-// what sess (which may be nil) has unless that is done, stops the targets
-// and exits 1, holding the writer, so no other write starts.
+// what sess (which may be nil) has unless that is done, writes the export
+// files with it, stops the targets and exits 1, holding the writer, so no
+// other write starts.
 func (h *headless) exitNow(sess *engine.Session, run *engine.Run) {
-	h.keep.Hold(sess)
+	if held := h.keep.Hold(sess); held.Artifact != nil {
+		h.files.group(groupResult{id: held.Artifact.Group.ID, artifact: held.Artifact, path: held.Path})
+	}
+	if err := h.files.end(nil, exitFail, true); err != nil {
+		fmt.Fprintln(h.stderr, "benchtui:", err)
+	}
 	run.Close()
 	exit(exitFail)
 }

@@ -145,12 +145,14 @@ func (k *Keeper) Shutdown(why string, wait time.Duration) []Stored {
 
 // Hold waits for a write in flight, writes the final artifact of sess
 // (nil for none) unless that is done, and keeps the writer: no write
-// starts after it. For a process about to exit at once.
-func (k *Keeper) Hold(sess *engine.Session) {
+// starts after it. For a process about to exit at once. It returns the
+// final artifact of sess (zero for none).
+func (k *Keeper) Hold(sess *engine.Session) Stored {
 	k.mu.Lock()
-	if sess != nil {
-		k.storeLocked(sess)
+	if sess == nil {
+		return Stored{}
 	}
+	return k.storeLocked(sess)
 }
 
 // Entry is one session the keeper was given and, once written, its final
