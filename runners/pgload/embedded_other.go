@@ -22,3 +22,7 @@ func groupAttr(*credential) *syscall.SysProcAttr { return nil }
 func kill(int, syscall.Signal) error { return errNoEmbedded }
 
 func serverCredential() (*credential, error) { return nil, errNoEmbedded }
+
+const noFollow = 0
+
+func privateDir(string) error { return errNoEmbedded }

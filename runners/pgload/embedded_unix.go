@@ -44,3 +44,20 @@ func serverCredential() (*syscall.Credential, error) {
 	}
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}, nil
 }
+
+// noFollow makes an open fail on a symbolic link.
+const noFollow = syscall.O_NOFOLLOW
+
+// privateDir fails unless path is a folder (not a symbolic link) owned by
+// our effective user that no one else may write to.
+func privateDir(path string) error {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !st.IsDir() || !ok || int(sys.Uid) != os.Geteuid() || st.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%w: %s is not a folder of ours alone", errCorruptTemplate, path)
+	}
+	return nil
+}
