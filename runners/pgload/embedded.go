@@ -60,9 +60,11 @@ type Embedded struct {
 	stopErr  error
 }
 
-// StartEmbedded creates, starts and waits for a throwaway cluster. When
-// running as root, the cluster runs as the `postgres` OS user (initdb
-// refuses root). On error nothing is left behind. It needs a Unix: elsewhere
+// StartEmbedded creates, starts and waits for a throwaway cluster. Its
+// data folder is a copy of a cached initdb template (see
+// embedded_template.go), or the output of its own initdb when the
+// template cannot be used. When running as root, the cluster runs as the
+// `postgres` OS user (initdb refuses root). On error nothing is left behind. It needs a Unix: elsewhere
 // it returns an error wrapping watch.ErrUnsupported.
 //
 // The postmaster dies with benchtui (see startServer); the folder of a

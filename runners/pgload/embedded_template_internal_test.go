@@ -92,6 +92,21 @@ func rootEntries(t *testing.T, root string) (templates, owned []string) {
 	return templates, owned
 }
 
+// binAndCredential are the Postgres binaries' folder and the user the
+// cluster runs as, as StartEmbedded finds them.
+func binAndCredential(t *testing.T) (string, *credential) {
+	t.Helper()
+	bin, err := findBinDir("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cred, err := serverCredential()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin, cred
+}
+
 // onlyTemplate is root's one template, failing unless root holds exactly
 // that.
 func onlyTemplate(t *testing.T, root string) *template {
@@ -100,10 +115,7 @@ func onlyTemplate(t *testing.T, root string) *template {
 	if len(templates) != 1 || len(owned) != 0 {
 		t.Fatalf("%s holds templates %v and work folders %v, want one template alone", root, templates, owned)
 	}
-	bin, err := findBinDir("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, _ := binAndCredential(t)
 	tmpl, err := templateFor(context.Background(), root, bin)
 	if err != nil {
 		t.Fatal(err)
@@ -146,14 +158,7 @@ func TestTemplateColdStartsAtOnce(t *testing.T) {
 // their copy.
 func TestTemplateBuildRace(t *testing.T) {
 	root := templateTestRoot(t)
-	bin, err := findBinDir("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cred, err := serverCredential()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, cred := binAndCredential(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	tmpl, err := templateFor(ctx, root, bin)
@@ -260,14 +265,7 @@ func TestTemplateCopy(t *testing.T) {
 	root := templateTestRoot(t)
 	startFromTemplate(t, root).Stop()
 	tmpl := onlyTemplate(t, root)
-	bin, err := findBinDir("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cred, err := serverCredential()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, cred := binAndCredential(t)
 	e := &Embedded{dir: t.TempDir(), bin: bin, cred: cred}
 	ctx := context.Background()
 	if err := e.copyFromTemplate(ctx, root); err != nil {
