@@ -4,6 +4,7 @@ package pgload
 
 import (
 	"fmt"
+	"io/fs"
 	"runtime"
 	"syscall"
 
@@ -25,4 +26,4 @@ func serverCredential() (*credential, error) { return nil, errNoEmbedded }
 
 const noFollow = 0
 
-func privateDir(string) error { return errNoEmbedded }
+func privateDir(string) (fs.FileInfo, error) { return nil, errNoEmbedded }

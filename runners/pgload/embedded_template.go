@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -76,67 +77,87 @@ func (e *Embedded) copyFromTemplate(ctx context.Context, root string) error {
 		return err
 	}
 	for attempt := 0; ; attempt++ {
-		tally, err := t.ensure(ctx, e.bin, e.cred)
+		made, err := t.ensure(ctx, e.bin, e.cred)
 		if err != nil {
 			return err
 		}
-		err = copyTree(ctx, t.dataDir(), e.DataDir(), tally, e.cred)
+		err = copyTree(ctx, t.dataDir(), e.DataDir(), made.tally, e.cred)
 		if err == nil || !errors.Is(err, errCorruptTemplate) || attempt > 0 {
 			return err
 		}
 		if rmErr := os.RemoveAll(e.DataDir()); rmErr != nil {
 			return errors.Join(err, rmErr)
 		}
-		t.discard(root)
+		t.discardIfSame(made.dir)
 	}
 }
 
-// ensure returns the tally of a usable template, building it if need be.
-func (t *template) ensure(ctx context.Context, bin string, cred *credential) (treeTally, error) {
-	if tally, err := t.check(); err == nil {
-		return tally, nil
+// madeTemplate is a template found usable: its folder and its tally.
+type madeTemplate struct {
+	dir   fs.FileInfo
+	tally treeTally
+}
+
+// ensure returns a usable template, building it if need be.
+func (t *template) ensure(ctx context.Context, bin string, cred *credential) (madeTemplate, error) {
+	if made, err := t.check(); err == nil {
+		return made, nil
 	}
 	templateMu.Lock()
 	defer templateMu.Unlock()
-	tally, err := t.check() // another goroutine may have built it meanwhile
+	made, err := t.check() // another goroutine may have built it meanwhile
 	if err == nil {
-		return tally, nil
+		return made, nil
 	}
 	if !errors.Is(err, os.ErrNotExist) {
-		t.discard(filepath.Dir(t.dir))
+		t.discard()
+		if _, statErr := os.Lstat(t.dir); statErr == nil {
+			return madeTemplate{}, err // another user's, say: building would be in vain
+		}
 	}
 	if err := t.build(ctx, bin, cred); err != nil {
-		return treeTally{}, err
+		return madeTemplate{}, err
 	}
 	return t.check()
 }
 
-// check returns the template's tally if it is usable: ours alone, made
-// from the same key, for the same major version.
-func (t *template) check() (treeTally, error) {
-	if err := privateDir(t.dir); err != nil {
-		return treeTally{}, err
+// discardIfSame discards the template if its folder is still dir (not
+// one another goroutine has built since).
+func (t *template) discardIfSame(dir fs.FileInfo) {
+	templateMu.Lock()
+	defer templateMu.Unlock()
+	if now, err := os.Lstat(t.dir); err == nil && os.SameFile(now, dir) {
+		t.discard()
+	}
+}
+
+// check returns the template if it is usable: ours alone, made from the
+// same key, for the same major version.
+func (t *template) check() (madeTemplate, error) {
+	dir, err := privateDir(t.dir)
+	if err != nil {
+		return madeTemplate{}, err
 	}
 	info, err := readSmallFile(filepath.Join(t.dir, templateInfoFile))
 	if err != nil {
-		return treeTally{}, err
+		return madeTemplate{}, err
 	}
 	rest, ok := strings.CutPrefix(info, t.key)
 	if !ok {
-		return treeTally{}, fmt.Errorf("%w: %s was made from other binaries or options", errCorruptTemplate, t.dir)
+		return madeTemplate{}, fmt.Errorf("%w: %s was made from other binaries or options", errCorruptTemplate, t.dir)
 	}
-	var tally treeTally
-	if _, err := fmt.Sscanf(rest, "files=%d\nbytes=%d\n", &tally.files, &tally.bytes); err != nil {
-		return treeTally{}, fmt.Errorf("%w: reading %s's tally: %v", errCorruptTemplate, t.dir, err)
+	made := madeTemplate{dir: dir}
+	if _, err := fmt.Sscanf(rest, "files=%d\nbytes=%d\n", &made.tally.files, &made.tally.bytes); err != nil {
+		return madeTemplate{}, fmt.Errorf("%w: reading %s's tally: %v", errCorruptTemplate, t.dir, err)
 	}
 	pgVersion, err := readSmallFile(filepath.Join(t.dataDir(), "PG_VERSION"))
 	if err != nil {
-		return treeTally{}, fmt.Errorf("%w: %v", errCorruptTemplate, err)
+		return madeTemplate{}, fmt.Errorf("%w: %v", errCorruptTemplate, err)
 	}
 	if got := strings.TrimSpace(pgVersion); got != t.major {
-		return treeTally{}, fmt.Errorf("%w: %s says PG_VERSION %q, the binaries are %s", errCorruptTemplate, t.dir, got, t.major)
+		return madeTemplate{}, fmt.Errorf("%w: %s says PG_VERSION %q, the binaries are %s", errCorruptTemplate, t.dir, got, t.major)
 	}
-	return tally, nil
+	return made, nil
 }
 
 // build runs initdb in a folder of this process's (which the stale
@@ -189,8 +210,8 @@ func initdbAs(ctx context.Context, bin string, cred *credential, work, data stri
 // discard moves the template aside into a folder of this process's (in
 // one rename: a process copying it meanwhile sees it whole or not at all,
 // and the stale cleaner removes it should we die) and removes it.
-func (t *template) discard(root string) {
-	trash, err := os.MkdirTemp(root, ownerPrefix(os.Getpid()))
+func (t *template) discard() {
+	trash, err := os.MkdirTemp(filepath.Dir(t.dir), ownerPrefix(os.Getpid()))
 	if err != nil {
 		return
 	}

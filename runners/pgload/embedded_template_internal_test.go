@@ -271,10 +271,11 @@ func TestTemplateCopy(t *testing.T) {
 	if err := e.copyFromTemplate(ctx, root); err != nil {
 		t.Fatal(err)
 	}
-	want, err := tmpl.check()
+	made, err := tmpl.check()
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := made.tally
 	wantUID := uint32(os.Geteuid())
 	if cred != nil {
 		wantUID = cred.Uid

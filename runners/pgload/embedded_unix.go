@@ -5,6 +5,7 @@ package pgload
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/user"
 	"strconv"
@@ -48,16 +49,17 @@ func serverCredential() (*syscall.Credential, error) {
 // noFollow makes an open fail on a symbolic link.
 const noFollow = syscall.O_NOFOLLOW
 
-// privateDir fails unless path is a folder (not a symbolic link) owned by
-// our effective user that no one else may write to.
-func privateDir(path string) error {
+// privateDir returns path's information, failing unless path is a folder
+// (not a symbolic link) owned by our effective user that no one else may
+// write to.
+func privateDir(path string) (fs.FileInfo, error) {
 	st, err := os.Lstat(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sys, ok := st.Sys().(*syscall.Stat_t)
 	if !st.IsDir() || !ok || int(sys.Uid) != os.Geteuid() || st.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("%w: %s is not a folder of ours alone", errCorruptTemplate, path)
+		return nil, fmt.Errorf("%w: %s is not a folder of ours alone", errCorruptTemplate, path)
 	}
-	return nil
+	return st, nil
 }
