@@ -237,6 +237,25 @@ func TestTemplateClustersAreIndependent(t *testing.T) {
 	}
 }
 
+// TestTemplateUnusableFallsBackToInitdb: when no template can be made
+// (its folder cannot be written), the cluster runs its own initdb.
+func TestTemplateUnusableFallsBackToInitdb(t *testing.T) {
+	root := templateTestRoot(t)
+	notAFolder := filepath.Join(root, "file")
+	if err := os.WriteFile(notAFolder, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin, cred := binAndCredential(t)
+	probe := &Embedded{dir: t.TempDir(), bin: bin, cred: cred}
+	if err := probe.copyFromTemplate(context.Background(), notAFolder); err == nil {
+		t.Fatal("a template was made in a file")
+	}
+	e := startFromTemplate(t, notAFolder)
+	if got := queryOne(t, e, "SELECT 'ok'"); got != "ok" {
+		t.Errorf("SELECT 'ok' = %q", got)
+	}
+}
+
 // TestCleanStaleLeavesTemplates: the stale cleaner removes a dead
 // process's half-made template folder, and never a template.
 func TestCleanStaleLeavesTemplates(t *testing.T) {
