@@ -2,6 +2,7 @@ package pgload
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,6 +35,11 @@ type EmbeddedOptions struct {
 	Settings map[string]string
 	// StartTimeout bounds initdb plus start; 0 means 60s.
 	StartTimeout time.Duration
+
+	// templateRoot holds the cached initdb template (see embedded_template.go);
+	// empty means embeddedRoot. Tests set it to stay away from the
+	// machine's template.
+	templateRoot string
 }
 
 // Embedded is a throwaway Postgres cluster in a temp folder, tuned for
@@ -54,9 +60,11 @@ type Embedded struct {
 	stopErr  error
 }
 
-// StartEmbedded creates, starts and waits for a throwaway cluster. When
-// running as root, the cluster runs as the `postgres` OS user (initdb
-// refuses root). On error nothing is left behind. It needs a Unix: elsewhere
+// StartEmbedded creates, starts and waits for a throwaway cluster. Its
+// data folder is a copy of a cached initdb template (see
+// embedded_template.go), or the output of its own initdb when the
+// template cannot be used. When running as root, the cluster runs as the
+// `postgres` OS user (initdb refuses root). On error nothing is left behind. It needs a Unix: elsewhere
 // it returns an error wrapping watch.ErrUnsupported.
 //
 // The postmaster dies with benchtui (see startServer); the folder of a
@@ -92,20 +100,38 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 	return e, nil
 }
 
+// initdbArgs are the options of every initdb run, after -D (a cluster's
+// own, or the cached template's).
+var initdbArgs = []string{"-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"}
+
 func (e *Embedded) start(ctx context.Context, opts EmbeddedOptions) error {
+	// The data folder is copied from the cached template before the
+	// cluster's folder is handed to the postgres user, so that user
+	// cannot meddle with what root writes; initdb is the fallback.
+	tmplErr := e.copyFromTemplate(ctx, cmp.Or(opts.templateRoot, embeddedRoot))
 	if e.cred != nil {
 		if err := os.Chown(e.dir, int(e.cred.Uid), int(e.cred.Gid)); err != nil {
 			return fmt.Errorf("handing %s to the postgres user: %w", e.dir, err)
 		}
 	}
-	if _, err := e.run(ctx, "initdb", "-D", e.DataDir(), "-U", "postgres", "-A", "trust",
-		"-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"); err != nil {
-		return err
+	if tmplErr != nil {
+		if err := e.initdb(ctx); err != nil {
+			return fmt.Errorf("%w (the cached initdb template could not be used either: %v)", err, tmplErr)
+		}
 	}
 	if err := e.writeConf(opts); err != nil {
 		return err
 	}
 	return e.startServer(ctx)
+}
+
+// initdb makes the cluster's data folder afresh.
+func (e *Embedded) initdb(ctx context.Context) error {
+	if err := os.RemoveAll(e.DataDir()); err != nil {
+		return fmt.Errorf("clearing %s: %w", e.DataDir(), err)
+	}
+	_, err := runProgram(ctx, e.bin, e.cred, e.dir, e.DataDir(), "initdb", append([]string{"-D", e.DataDir()}, initdbArgs...)...)
+	return err
 }
 
 func (e *Embedded) writeConf(opts EmbeddedOptions) error {
@@ -137,15 +163,16 @@ func (e *Embedded) writeConf(opts EmbeddedOptions) error {
 	return errors.Join(err, f.Close())
 }
 
-// run runs one of the cluster's programs (initdb), as the postgres user
-// when root, tied to benchtui's life.
-func (e *Embedded) run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, filepath.Join(e.bin, name), args...)
-	cmd.Dir = e.dir
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGDATA="+e.DataDir())
+// runProgram runs one of the cluster's programs (initdb) of bin, in dir
+// for the data folder dataDir, as cred (the postgres user when root) when
+// not nil, tied to benchtui's life.
+func runProgram(ctx context.Context, bin string, cred *credential, dir, dataDir, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, name), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGDATA="+dataDir)
 	// Own process group: a Ctrl-C in the terminal reaches benchtui, which
 	// stops the cluster in order, and not the cluster directly.
-	cmd.SysProcAttr = groupAttr(e.cred)
+	cmd.SysProcAttr = groupAttr(cred)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 5 * time.Second

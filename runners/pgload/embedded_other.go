@@ -4,6 +4,7 @@ package pgload
 
 import (
 	"fmt"
+	"io/fs"
 	"runtime"
 	"syscall"
 
@@ -22,3 +23,7 @@ func groupAttr(*credential) *syscall.SysProcAttr { return nil }
 func kill(int, syscall.Signal) error { return errNoEmbedded }
 
 func serverCredential() (*credential, error) { return nil, errNoEmbedded }
+
+const noFollow = 0
+
+func privateDir(string) (fs.FileInfo, error) { return nil, errNoEmbedded }

@@ -43,7 +43,9 @@ func folderOwner(name string) int {
 // cleanStale removes the cluster folders under root whose owning process
 // is gone (a benchtui killed with SIGKILL cannot remove its own), after
 // killing a postmaster still running in one. It is best effort: a folder
-// left behind is no reason to fail a run.
+// left behind is no reason to fail a run. The initdb templates
+// (templatePrefix) have no owner and are left; a template a dead process
+// was building or discarding is in a folder of its own, and removed.
 func cleanStale(root string) {
 	ents, err := os.ReadDir(root)
 	if err != nil {

@@ -5,6 +5,7 @@ package pgload
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/user"
 	"strconv"
@@ -43,4 +44,22 @@ func serverCredential() (*syscall.Credential, error) {
 		return nil, fmt.Errorf("reading the postgres user's ids: %w", err)
 	}
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}, nil
+}
+
+// noFollow makes an open fail on a symbolic link.
+const noFollow = syscall.O_NOFOLLOW
+
+// privateDir returns path's information, failing unless path is a folder
+// (not a symbolic link) owned by our effective user that no one else may
+// write to.
+func privateDir(path string) (fs.FileInfo, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !st.IsDir() || !ok || int(sys.Uid) != os.Geteuid() || st.Mode().Perm()&0o022 != 0 {
+		return nil, fmt.Errorf("%w: %s is not a folder of ours alone", errCorruptTemplate, path)
+	}
+	return st, nil
 }
