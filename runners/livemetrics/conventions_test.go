@@ -26,8 +26,8 @@ import (
 // server with the exporter observing it and scrapes the end: the latency
 // histogram's count is the server's own count of requests served (and the
 // artifact's requests), its buckets rise to it, and its sum is the
-// artifact's mean latency times its count. While the run ran, a scrape
-// saw a histogram too.
+// artifact's mean latency times its count; promtool and promlint pass it.
+// While the run ran, a scrape saw a histogram too.
 func TestLatencyHistogramIsTheRunsCount(t *testing.T) {
 	target, served := runnertest.CountingServer(t, time.Millisecond)
 	exp := livemetrics.New(livemetrics.Build{Version: "test"})
@@ -43,7 +43,9 @@ func TestLatencyHistogramIsTheRunsCount(t *testing.T) {
 		t.Error("no latency histogram while the run ran")
 	}
 	st := sess.Result().Steps[0]
-	h := latencyOf(t, families(t, scrape(t, srv.URL(), "")))
+	body := scrape(t, srv.URL(), "")
+	checkExposition(t, body)
+	h := latencyOf(t, families(t, body))
 	if h == nil {
 		t.Fatal("no latency histogram after the run")
 	}
@@ -72,13 +74,7 @@ func TestLatencyHistogramIsTheRunsCount(t *testing.T) {
 func TestScrapePassesPromtoolAndPromlint(t *testing.T) {
 	srv := servedExporter(t)
 	body := scrape(t, srv.URL(), "")
-	problems, err := promlint.New(bytes.NewReader(body)).Lint()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range problems {
-		t.Errorf("promlint: %s: %s", p.Metric, p.Text)
-	}
+	checkExposition(t, body)
 	fams := families(t, body)
 	cpu := fams["benchtui_target_cpu_seconds_total"]
 	if cpu.GetType() != dto.MetricType_COUNTER || len(cpu.Metric) != 1 || cpu.Metric[0].GetCounter().GetValue() != 12.5 {
@@ -92,6 +88,19 @@ func TestScrapePassesPromtoolAndPromlint(t *testing.T) {
 	}
 	if n := len(fams["benchtui_latency_seconds"].GetMetric()); n != 2 {
 		t.Errorf("%d latency histograms, want 2 (the done step and the running one)", n)
+	}
+}
+
+// checkExposition wants body clean for promlint and for promtool check
+// metrics (promtoolCheck).
+func checkExposition(t *testing.T, body []byte) {
+	t.Helper()
+	problems, err := promlint.New(bytes.NewReader(body)).Lint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("promlint: %s: %s", p.Metric, p.Text)
 	}
 	promtoolCheck(t, body)
 }
