@@ -86,10 +86,12 @@ const chartsJS = `Array.from(document.querySelectorAll('svg')).map(s => {
   return [r.width, r.height, lines];
 })`
 
-// browser starts headless Chromium for the test and stops it after.
-func browser(t *testing.T, bin string) context.Context {
+// browser starts headless Chromium for the test and stops it after; opts
+// are further options (flags) of its own.
+func browser(t *testing.T, bin string, more ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU)
+	opts = append(opts, more...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 30*time.Second)

@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,11 +39,11 @@ func Write(dir string, a *Artifact) (string, error) {
 		return "", err
 	}
 	SanitizeFloats(a)
-	data, err := json.MarshalIndent(a, "", "  ")
-	if err != nil {
+	var data bytes.Buffer
+	if err := EncodeJSON(&data, a); err != nil {
 		return "", fmt.Errorf("encoding artifact for %s: %w", a.Group.ID, err)
 	}
-	return path, WriteFileAtomic(path, append(data, '\n'))
+	return path, WriteFileAtomic(path, data.Bytes())
 }
 
 // CheckWritable makes dir when missing and writes, syncs and removes a

@@ -63,6 +63,9 @@ func TestWriteLoadRoundTrip(t *testing.T) {
 	if filepath.Base(path) != "G5-1796040000000.json" {
 		t.Errorf("file name %s", filepath.Base(path))
 	}
+	if b, _ := os.ReadFile(path); !bytes.Contains(b, []byte(`"p99 <= 50ms"`)) {
+		t.Errorf("the check's name is not written as it is (p99 <= 50ms)")
+	}
 	got, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -83,15 +86,21 @@ func TestWriteLoadRoundTrip(t *testing.T) {
 	}
 }
 
-// TestGoldenFixture pins the JSON field names: they are a contract.
+// TestGoldenFixture pins the JSON field names, as Write encodes them:
+// they are a contract. A check's "<=" is written as it is, not escaped
+// for HTML (\u003c=).
 func TestGoldenFixture(t *testing.T) {
-	data, err := json.MarshalIndent(fixture(t), "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	if err := EncodeJSON(&buf, fixture(t)); err != nil {
 		t.Fatal(err)
 	}
+	data := bytes.TrimSpace(buf.Bytes())
 	golden := filepath.Join("testdata", "artifact.json")
 	if *updateFixture {
 		os.WriteFile(golden, append(data, '\n'), 0o644)
+	}
+	if bytes.Contains(data, []byte(`\u003c`)) || !bytes.Contains(data, []byte(`<=`)) {
+		t.Errorf("want the fixture's checks' <= as they are:\n%s", data)
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {

@@ -92,3 +92,20 @@ func TestPercentilesGolden(t *testing.T) {
 	}
 	golden(t, "percentiles", buf.Bytes())
 }
+
+// TestSweepChartDrawsTheBaseline: the sweep G1 has two runs, so its
+// chart of latency against concurrency draws the oldest's p50 and p99
+// dashed behind the newest's, as the charts over time do.
+func TestSweepChartDrawsTheBaseline(t *testing.T) {
+	html := report.ReportHTML(reportFixture())
+	start := strings.Index(html, `aria-label="Latency against concurrency"`)
+	if start < 0 {
+		t.Fatal("no sweep chart")
+	}
+	chart := html[start : start+strings.Index(html[start:], "</svg>")]
+	for _, want := range []string{"p50 base", "p99 base", `stroke-dasharray="5 3"`} {
+		if !strings.Contains(chart, want) {
+			t.Errorf("the sweep chart has no %q:\n%s", want, chart)
+		}
+	}
+}

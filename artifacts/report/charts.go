@@ -67,7 +67,11 @@ func (s *section) charts() []string {
 	if cur.hasRSS {
 		out = append(out, rssChart(cur))
 	}
-	if c, ok := sweepChart(s.newest.Steps); ok {
+	var baseSteps []artifacts.Step
+	if s.base != nil {
+		baseSteps = s.base.Steps
+	}
+	if c, ok := sweepChart(s.newest.Steps, baseSteps); ok {
 		out = append(out, c)
 	}
 	return out
@@ -128,21 +132,38 @@ func fitLine(xs, ys []float64) (slope, intercept float64, ok bool) {
 }
 
 // sweepChart is the chart a sweep exists for: p50 and p99 (log axis)
-// against the swept value, one point per step.
-func sweepChart(steps []artifacts.Step) (string, bool) {
-	if len(steps) < 2 {
-		return "", false
-	}
-	param := sweepParam(steps)
+// against the swept value, one point per step, and the baseline run's
+// dashed behind them when it swept the same parameter.
+func sweepChart(steps, base []artifacts.Step) (string, bool) {
+	param := sweepOf(steps)
 	if param == "" {
 		return "", false
 	}
-	var xs, p50, p99 []float64
+	xs, p50, p99 := sweepSeries(steps, param)
+	c := chart{title: "Latency against " + param, xTitle: param, yTitle: "latency (ms, log)", logY: true,
+		lines: []line{{name: "p50", color: colorP50, xs: xs, ys: p50, dots: true}, {name: "p99", color: colorP99, xs: xs, ys: p99, dots: true}}}
+	if sweepOf(base) == param {
+		bx, b50, b99 := sweepSeries(base, param)
+		c.lines = append(c.lines, line{name: "p50" + baseLabel, color: colorP50, xs: bx, ys: b50, dashed: true, dots: true},
+			line{name: "p99" + baseLabel, color: colorP99, xs: bx, ys: b99, dashed: true, dots: true})
+	}
+	return c.svg(), true
+}
+
+// sweepOf is the parameter steps sweep, "" when they are no sweep (fewer
+// than two steps, or not one parameter).
+func sweepOf(steps []artifacts.Step) string {
+	if len(steps) < 2 {
+		return ""
+	}
+	return sweepParam(steps)
+}
+
+// sweepSeries are the swept values of steps and their p50 and p99.
+func sweepSeries(steps []artifacts.Step, param string) (xs, p50, p99 []float64) {
 	for _, s := range steps {
 		xs = append(xs, s.Params[param])
 		p50, p99 = append(p50, s.LatencyMS.P50), append(p99, s.LatencyMS.P99)
 	}
-	c := chart{title: "Latency against " + param, xTitle: param, yTitle: "latency (ms, log)", logY: true,
-		lines: []line{{name: "p50", color: colorP50, xs: xs, ys: p50, dots: true}, {name: "p99", color: colorP99, xs: xs, ys: p99, dots: true}}}
-	return c.svg(), true
+	return xs, p50, p99
 }

@@ -13,14 +13,18 @@ import (
 // and loads nothing from the network. Colours are variables so that a
 // reader's dark mode (prefers-color-scheme) turns the page and the
 // charts' text, grid and frames dark together; the charts' lines keep
-// their colours, which read on both.
+// their colours, which read on both. A table wider than the screen
+// scrolls in its .scroll box, whose scrollbar is styled so that a phone
+// shows it (its overlay scrollbars show none until touched).
 const htmlStyle = `:root{--fg:#1f2328;--muted:#57606a;--bg:#fff;--panel:#fafbfc;--line:#d0d7de;--grid:#e6e9ed;--th:#f3f4f6;
 --ok:#1a7f37;--okbg:#dafbe1;--bad:#b42318;--badbg:#ffebe9;--warn:#9a6700}
 @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9da7b3;--bg:#0d1117;--panel:#161b22;--line:#30363d;--grid:#262c34;
 --th:#1c2128;--ok:#3fb950;--okbg:#12261a;--bad:#f85149;--badbg:#2d1214;--warn:#d29922}}
 body{font:15px/1.5 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:var(--fg);background:var(--bg);padding:0 1em}
 h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid var(--line);padding-bottom:.2em}
-table{border-collapse:collapse;margin:.6em 0;display:block;overflow-x:auto}th,td{border:1px solid var(--line);padding:.25em .6em}
+table{border-collapse:collapse}th,td{border:1px solid var(--line);padding:.25em .6em}
+.scroll{overflow-x:auto;margin:.6em 0}.scroll::-webkit-scrollbar{height:8px}
+.scroll::-webkit-scrollbar-thumb{background:var(--line);border-radius:4px}
 th{background:var(--th);text-align:left}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 code{white-space:nowrap}.meta{color:var(--muted)}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:1em}

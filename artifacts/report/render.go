@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -114,9 +113,7 @@ func WriteJSON(w io.Writer, c compare.Comparison) error {
 	if doc.Warnings == nil {
 		doc.Warnings = []string{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	return artifacts.EncodeJSON(w, doc)
 }
 
 // JSONRows converts rows to their JSON form.

@@ -31,31 +31,64 @@ type chart struct {
 }
 
 // Chart geometry, in SVG user units; the SVG scales to its container.
+// padL is the least room left of the plot: a chart whose y tick labels
+// are wider takes more (plotLeft).
 const (
 	chartW, chartH         = 560, 240
 	padL, padR, padT, padB = 58, 12, 42, 40
-	plotW, plotH           = chartW - padL - padR, chartH - padT - padB
+	plotRight, plotH       = chartW - padR, chartH - padT - padB
 )
+
+// The y axis title is drawn rotated, its baseline at x = yTitleX: its
+// glyphs reach about 10 units left of it and yTitleDescent right.
+const yTitleX, yTitleDescent = 12, 3
+
+// plotLeft is where the plot begins: room, after the y axis title and a
+// gap, for ya's widest tick label, right-aligned 5 units left of the plot.
+func plotLeft(ya axis) float64 {
+	widest := 0.0
+	for _, v := range ya.ticks {
+		widest = math.Max(widest, labelWidth(axisLabel(v)))
+	}
+	return math.Max(padL, math.Ceil(yTitleX+yTitleDescent+4+widest+5))
+}
+
+// labelWidth is how wide a tick label is drawn at the charts' 13 px,
+// estimated for a wide sans-serif (DejaVu Sans: digits 0.64 em, "," and
+// "." 0.32 em) so that narrower fonts have room to spare.
+func labelWidth(s string) float64 {
+	w := 0.0
+	for _, r := range s {
+		if r == ',' || r == '.' {
+			w += 4.5
+		} else {
+			w += 8.5
+		}
+	}
+	return w
+}
 
 // svg renders c. Every point is kept (series are already thinned to a
 // bounded length), so a peak is drawn at its height.
 func (c chart) svg() string {
-	xa := c.xAxis()
 	ya := c.yAxis()
+	left := plotLeft(ya)
+	ya.left = left
+	xa := c.xAxis(left)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
 		chartW, chartH, html.EscapeString(c.title))
-	fmt.Fprintf(&sb, `<text class="title" x="%d" y="16">%s</text>`+"\n", padL, html.EscapeString(c.title))
+	fmt.Fprintf(&sb, `<text class="title" x="%g" y="16">%s</text>`+"\n", left, html.EscapeString(c.title))
 	ya.gridY(&sb)
 	xa.gridX(&sb)
 	for _, m := range c.marks {
 		x := xa.pos(m)
 		fmt.Fprintf(&sb, `<line class="mark" x1="%.1f" y1="%d" x2="%.1f" y2="%d"/>`+"\n", x, padT, x, padT+plotH)
 	}
-	fmt.Fprintf(&sb, `<rect class="frame" x="%d" y="%d" width="%d" height="%d"/>`+"\n", padL, padT, plotW, plotH)
-	fmt.Fprintf(&sb, `<text class="axis" x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", padL+plotW/2, chartH-4, html.EscapeString(c.xTitle))
-	fmt.Fprintf(&sb, `<text class="axis" transform="translate(12 %d) rotate(-90)" text-anchor="middle">%s</text>`+"\n", padT+plotH/2, html.EscapeString(c.yTitle))
-	lx := padL
+	fmt.Fprintf(&sb, `<rect class="frame" x="%g" y="%d" width="%g" height="%d"/>`+"\n", left, padT, plotRight-left, plotH)
+	fmt.Fprintf(&sb, `<text class="axis" x="%g" y="%d" text-anchor="middle">%s</text>`+"\n", (left+plotRight)/2, chartH-4, html.EscapeString(c.xTitle))
+	fmt.Fprintf(&sb, `<text class="axis" transform="translate(%d %d) rotate(-90)" text-anchor="middle">%s</text>`+"\n", yTitleX, padT+plotH/2, html.EscapeString(c.yTitle))
+	lx := int(left)
 	for _, l := range c.lines {
 		l.draw(&sb, xa, ya)
 		// The legend is a row under the title, each entry as wide as its
@@ -97,14 +130,16 @@ func (l line) draw(sb *strings.Builder, xa, ya axis) {
 	}
 }
 
-// xAxis spans every line's x values.
-func (c chart) xAxis() axis {
+// xAxis spans every line's x values, drawn from left to the plot's right.
+func (c chart) xAxis(left float64) axis {
 	var all []float64
 	for _, l := range c.lines {
 		all = append(all, l.xs...)
 	}
 	lo, hi := bounds(all)
-	return linearAxis(lo, hi, false, true)
+	a := linearAxis(lo, hi, false, true)
+	a.left = left
+	return a
 }
 
 // yAxis spans every line's y values: decades on a log axis, nice round

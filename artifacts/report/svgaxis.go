@@ -12,6 +12,8 @@ type axis struct {
 	lo, hi   float64 // in values (not logarithms)
 	log, isY bool
 	ticks    []float64
+	// left is where the plot begins (plotLeft); it ends at plotRight.
+	left float64
 }
 
 // pos is where v falls on the axis, in SVG user units.
@@ -26,7 +28,7 @@ func (a axis) pos(v float64) float64 {
 	if a.isY {
 		return padT + plotH - f*plotH
 	}
-	return padL + f*plotW
+	return a.left + f*(plotRight-a.left)
 }
 
 // linearAxis spans [lo, hi] widened to round ticks about 5 apart; with
@@ -98,8 +100,8 @@ func logAxis(vs []float64) axis {
 func (a axis) gridY(sb *strings.Builder) {
 	for _, v := range a.ticks {
 		y := a.pos(v)
-		fmt.Fprintf(sb, `<line class="grid" x1="%d" y1="%.1f" x2="%d" y2="%.1f"/>`+"\n", padL, y, padL+plotW, y)
-		fmt.Fprintf(sb, `<text class="tick" x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", padL-5, y+4, axisLabel(v))
+		fmt.Fprintf(sb, `<line class="grid" x1="%g" y1="%.1f" x2="%d" y2="%.1f"/>`+"\n", a.left, y, plotRight, y)
+		fmt.Fprintf(sb, `<text class="tick" x="%g" y="%.1f" text-anchor="end">%s</text>`+"\n", a.left-5, y+4, axisLabel(v))
 	}
 }
 

@@ -94,9 +94,10 @@ func (t *table) text(sb *strings.Builder) {
 	}
 }
 
-// html writes t as an HTML table, escaping every cell.
+// html writes t as an HTML table, escaping every cell, in a box of its
+// own that scrolls sideways when the table is wider than the screen.
 func (t *table) html(sb *strings.Builder) {
-	sb.WriteString("<table>\n<thead><tr>")
+	sb.WriteString("<div class=\"scroll\"><table>\n<thead><tr>")
 	for i, h := range t.header {
 		sb.WriteString("<th" + t.class(i) + ">" + html.EscapeString(h) + "</th>")
 	}
@@ -108,7 +109,7 @@ func (t *table) html(sb *strings.Builder) {
 		}
 		sb.WriteString("</tr>\n")
 	}
-	sb.WriteString("</tbody>\n</table>\n")
+	sb.WriteString("</tbody>\n</table></div>\n")
 }
 
 // htmlCell is one escaped cell. A verdict (a cell that starts with

@@ -78,6 +78,19 @@ func TestSuggest(t *testing.T) {
 	}
 }
 
+// TestEnvHelpOnlyWhereTheVariablesApply: the help of run, bisect and the
+// console lists BENCHTUI_ARTIFACTS (it sets their -o); report's, merge's
+// and kube's do not, though they have an -o too.
+func TestEnvHelpOnlyWhereTheVariablesApply(t *testing.T) {
+	for _, args := range [][]string{{"run", "-h"}, {"bisect", "-h"}, {"help", "console"}, {"report", "-h"}, {"merge", "-h"}, {"kube", "-h"}} {
+		_, stdout, stderr := runMain(t, args...)
+		lists := strings.Contains(stdout+stderr, "BENCHTUI_ARTIFACTS")
+		if want := args[0] == "help" || args[0] == "run" || args[0] == "bisect"; lists != want {
+			t.Errorf("%v: lists BENCHTUI_ARTIFACTS %v, want %v:\n%s%s", args, lists, want, stdout, stderr)
+		}
+	}
+}
+
 // TestEnvDefaults: BENCHTUI_ARTIFACTS and BENCHTUI_DURATION set the
 // defaults of -o and --duration of run and the console; flags win; a bad
 // value is an error naming the variable.

@@ -63,43 +63,68 @@ func flagsOf(c subcommand) []cliFlag {
 	return append(out, cliFlag{"h", "show help", false}, cliFlag{"help", "show help", false})
 }
 
-// fileFlags take a file or folder name.
-var fileFlags = map[string]bool{"o": true, "baseline": true,
-	"export-json": true, "export-csv": true, "export-markdown": true, "junit": true}
+// The kinds of a flag's value that completes as a path, beside the
+// argKinds of usage.go (plan files, artifacts).
+const (
+	argsFolders argKind = "folders" // a folder
+	argsFile    argKind = "file"    // any file or folder
+)
 
-// bashCase is one subcommand's line of the bash script's case.
-type bashCase struct{ Pattern, Flags, Args, Formats string }
+// flagValueKind is what the value of subcommand cmd's flag name
+// completes as; "" for a value that is not a path.
+func flagValueKind(cmd, name string) argKind {
+	switch name {
+	case "baseline":
+		return argsArtifacts
+	case "plan":
+		return argsPlan
+	case "ready-file", "watch", "export-json", "export-csv", "export-markdown", "junit":
+		return argsFile
+	case "o":
+		if cmd == "report" {
+			return argsFile // the report itself
+		}
+		return argsFolders // where artifacts go
+	}
+	return ""
+}
+
+// bashCase is one subcommand's line of the bash script's case: Kinds
+// lists its path flags as -flag=kind words (flagValueKind).
+type bashCase struct{ Pattern, Flags, Args, Formats, Kinds string }
 
 // bashTemplateData fills bash.tmpl.
 type bashTemplateData struct {
-	Commands, ConsoleFlags string
-	Cases                  []bashCase
-	ValueFlags, FileFlags  string
+	Commands, ConsoleFlags, ConsoleKinds string
+	Cases                                []bashCase
+	ValueFlags                           string
 }
 
 func bashData() bashTemplateData {
 	var d bashTemplateData
 	var names []string
-	value, file := map[string]bool{}, map[string]bool{}
+	value := map[string]bool{}
 	for _, c := range subcommands() {
-		var fl []string
+		var fl, kinds []string
 		for _, f := range flagsOf(c) {
 			fl = append(fl, f.dashed())
 			if f.value {
 				value["-"+f.name], value["--"+f.name] = true, true
-				file["-"+f.name], file["--"+f.name] = fileFlags[f.name], fileFlags[f.name]
+			}
+			if k := flagValueKind(c.name, f.name); k != "" && f.value {
+				kinds = append(kinds, "-"+f.name+"="+string(k), "--"+f.name+"="+string(k))
 			}
 		}
 		if c.name == consoleName {
-			d.ConsoleFlags = strings.Join(fl, " ")
+			d.ConsoleFlags, d.ConsoleKinds = strings.Join(fl, " "), strings.Join(kinds, " ")
 			continue
 		}
 		names = append(names, c.name)
 		d.Cases = append(d.Cases, bashCase{Pattern: c.name, Flags: strings.Join(fl, " "),
-			Args: string(c.args), Formats: strings.Join(c.formats, " ")})
+			Args: string(c.args), Formats: strings.Join(c.formats, " "), Kinds: strings.Join(kinds, " ")})
 	}
 	d.Commands = strings.Join(names, " ")
-	d.ValueFlags, d.FileFlags = casePattern(value), casePattern(file)
+	d.ValueFlags = casePattern(value)
 	return d
 }
 
@@ -119,9 +144,11 @@ func casePattern(m map[string]bool) string {
 // strings are quoted for fish.
 type (
 	fishCommand struct{ Name, About string }
-	fishFlag    struct {
-		Cond, Option, Values, Usage string
-		File, Value                 bool
+	// fishFlag's Values are its words (--format), Paths the completion of
+	// a path value other than any file (File).
+	fishFlag struct {
+		Cond, Option, Values, Paths, Usage string
+		File, Value                        bool
 	}
 	fishArgs         struct{ Cond, Completion string }
 	fishTemplateData struct {
@@ -132,10 +159,13 @@ type (
 	}
 )
 
-// fishArgCompletions are the fish completions of each kind of argument.
+// fishArgCompletions are the fish completions of each kind of argument
+// or flag value (__benchtui_files is fish.tmpl's: fish's own
+// __fish_complete_suffix offers every other file after the matching ones).
 var fishArgCompletions = map[argKind]string{
-	argsPlan:      `-ka '(__fish_complete_suffix .yaml; __fish_complete_suffix .yml)'`,
-	argsArtifacts: `-ka '(__fish_complete_suffix .json; __fish_complete_directories)'`,
+	argsPlan:      `-a '(__benchtui_files .yaml .yml)'`,
+	argsArtifacts: `-a '(__benchtui_files .json)'`,
+	argsFolders:   `-a '(__fish_complete_directories)'`,
 	argsShells:    `-a 'bash zsh fish'`,
 }
 
@@ -155,9 +185,13 @@ func fishData() fishTemplateData {
 			if len(f.name) == 1 {
 				opt = "-s " + f.name
 			}
-			ff := fishFlag{Cond: cond, Option: opt, Usage: fishQuote(f.usage), File: fileFlags[f.name], Value: f.value}
-			if f.name == "format" {
+			kind := flagValueKind(c.name, f.name)
+			ff := fishFlag{Cond: cond, Option: opt, Usage: fishQuote(f.usage), File: kind == argsFile, Value: f.value}
+			switch {
+			case f.name == "format":
 				ff.Values = fishQuote(strings.Join(c.formats, " "))
+			case fishArgCompletions[kind] != "":
+				ff.Paths = fishArgCompletions[kind]
 			}
 			d.Flags = append(d.Flags, ff)
 		}

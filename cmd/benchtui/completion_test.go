@@ -4,12 +4,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // completionScript writes the script `benchtui completion shell` prints
-// to a file in a folder that also holds a plan and an artifact.
+// to a file in a folder that also holds a plan, an artifact, another file
+// and a folder, runs.
 func completionScript(t *testing.T, shell string) (script, dir string) {
 	t.Helper()
 	code, stdout, stderr := runMain(t, "completion", shell)
@@ -21,6 +23,9 @@ func completionScript(t *testing.T, shell string) (script, dir string) {
 		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "runs"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	script = filepath.Join(dir, "benchtui."+shell)
 	if err := os.WriteFile(script, []byte(stdout), 0o644); err != nil {
@@ -40,7 +45,9 @@ func shellOrSkip(t *testing.T, shell string) string {
 }
 
 // TestBashCompletion: the script parses (bash -n) and its function
-// completes subcommands, flags, --format values and plan files.
+// completes subcommands, flags, --format values, plan files and folders
+// for PLAN and merge --plan, artifacts and folders for compare and
+// report, folders only for run -o, any file for report -o.
 func TestBashCompletion(t *testing.T) {
 	t.Parallel()
 	bash := shellOrSkip(t, "bash")
@@ -66,6 +73,10 @@ complete_line "benchtui compare "
 complete_line "benchtui completion "
 complete_line "benchtui help d"
 complete_line "benchtui -o out r"
+complete_line "benchtui run -o "
+complete_line "benchtui merge --plan "
+complete_line "benchtui report -o n"
+complete_line "benchtui report "
 complete_line "benchtui run --ex"
 complete_line "benchtui run --junit n"
 complete_line "benchtui report --format "
@@ -76,14 +87,19 @@ complete_line "benchtui report --format "
 	if err != nil {
 		t.Fatalf("bash: %v\n%s", err, out)
 	}
-	want := "benchtui r=>run report\n" +
+	// "runs" is a folder on the way to the console's PLAN.
+	want := "benchtui r=>run report runs\n" +
 		"benchtui run --f=>--fail-on-leak --format\n" +
 		"benchtui run --format =>text json csv\n" +
-		"benchtui run =>bench.yaml\n" +
-		"benchtui compare =>G5-1.json\n" +
+		"benchtui run =>runs bench.yaml\n" +
+		"benchtui compare =>runs G5-1.json\n" +
 		"benchtui completion =>bash zsh fish\n" +
 		"benchtui help d=>doctor demo-target\n" +
-		"benchtui -o out r=>run report\n" +
+		"benchtui -o out r=>run report runs\n" +
+		"benchtui run -o =>runs\n" +
+		"benchtui merge --plan =>runs bench.yaml\n" +
+		"benchtui report -o n=>notes.txt\n" +
+		"benchtui report =>runs G5-1.json\n" +
 		"benchtui run --ex=>--export-csv --export-json --export-markdown\n" +
 		"benchtui run --junit n=>notes.txt\n" +
 		"benchtui report --format =>markdown html benchstat\n"
@@ -107,19 +123,45 @@ func TestZshCompletion(t *testing.T) {
 }
 
 // TestFishCompletion: fish completes the command lines with the script
-// loaded (complete -C).
+// loaded (complete -C): subcommands, --format values, and paths by kind:
+// artifacts and folders after report (not every file), folders after
+// run -o, plan files after run and merge --plan.
 func TestFishCompletion(t *testing.T) {
 	t.Parallel()
 	fish := shellOrSkip(t, "fish")
 	script, dir := completionScript(t, "fish")
-	cmd := exec.Command(fish, "--no-config", "-c", `source $argv[1]; and complete -C "benchtui r"; and complete -C "benchtui run --format "; and complete -C "benchtui report --format "; and complete -C "benchtui run --export-j"`, script)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir)
-	out, err := cmd.CombinedOutput()
-	got := string(out)
-	for _, want := range []string{"run\t", "report\t", "json\t", "csv\t", "benchstat\t", "--export-json\t"} {
-		if err != nil || !strings.Contains(got, want) {
-			t.Errorf("fish: %v, no %q in:\n%s", err, want, got)
+	home := t.TempDir() // fish makes its folders there, not among the paths completed
+	for line, want := range map[string][]string{
+		"benchtui r":                {"report", "run", "runs/"},
+		"benchtui run --format ":    {"csv", "json", "text"},
+		"benchtui report ":          {"G5-1.json", "runs/"},
+		"benchtui compare ":         {"G5-1.json", "runs/"},
+		"benchtui run ":             {"bench.yaml", "runs/"},
+		"benchtui merge --plan ":    {"bench.yaml", "runs/"},
+		"benchtui run -o ":          {"runs/"},
+		"benchtui report -o note":   {"notes.txt"},
+		"benchtui report --format ": {"benchstat", "html", "markdown"},
+		"benchtui run --export-j":   {"--export-json"},
+	} {
+		cmd := exec.Command(fish, "--no-config", "-c", `source $argv[1]; and complete -C $argv[2]`, script, line)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home)
+		out, err := cmd.CombinedOutput()
+		if got := fishWords(out); err != nil || !slices.Equal(got, want) {
+			t.Errorf("fish: %q completes to %q (%v), want %q", line, got, err, want)
 		}
 	}
+}
+
+// fishWords are the completions complete -C printed, without their
+// descriptions, sorted and without duplicates.
+func fishWords(out []byte) []string {
+	var words []string
+	for l := range strings.Lines(string(out)) {
+		if w, _, _ := strings.Cut(strings.TrimRight(l, "\n"), "\t"); w != "" {
+			words = append(words, w)
+		}
+	}
+	slices.Sort(words)
+	return slices.Compact(words)
 }

@@ -29,6 +29,13 @@ type finding struct {
 // buffers for QUIC, each target's command or process, each Postgres DSN.
 // It exits 1 when a check is an error.
 func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// doctor has no flags: one given is an unknown flag, not a plan path.
+	flags := flagSet("doctor")
+	flags.SetOutput(stderr)
+	args, err := parseInterspersed(flags, args)
+	if err != nil {
+		return exitUsage // the flag package said why, and the synopsis
+	}
 	if len(args) > 1 {
 		fmt.Fprintln(stderr, "usage: benchtui doctor [PLAN]")
 		return exitUsage

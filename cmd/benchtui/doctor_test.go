@@ -114,3 +114,13 @@ groups:
 		}
 	}
 }
+
+// TestDoctorUnknownFlag: doctor has no flags, so `doctor --bogus` is an
+// unknown flag (exit 2), not a plan named --bogus to read.
+func TestDoctorUnknownFlag(t *testing.T) {
+	code, stdout, stderr := runMain(t, "doctor", "--bogus")
+	if code != exitUsage || !strings.Contains(stderr, "flag provided but not defined: -bogus") ||
+		strings.Contains(stderr, "reading plan") || stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q: want 2 and an unknown flag", code, stdout, stderr)
+	}
+}

@@ -49,17 +49,21 @@ func parseWithEnv(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, 
 	return pos, err
 }
 
-// envHelp lists the variables that set the flags of the flag set flags
-// makes, one "  NAME   sets -flag" line each; "" when none does.
-func envHelp(flags func() *flag.FlagSet) string {
-	if flags == nil {
+// envCommands are the subcommands that parse with parseWithEnv: only
+// their flags take the variables' values (report's -o, a file, does not).
+var envCommands = map[string]bool{consoleName: true, "run": true, "bisect": true}
+
+// envHelp lists the variables that set the flags of c, one
+// "  NAME   sets -flag" line each; "" when none does.
+func envHelp(c subcommand) string {
+	if c.flags == nil || !envCommands[c.name] {
 		return ""
 	}
-	fs := flags()
+	fs := c.flags()
 	var sb strings.Builder
 	for _, d := range envDefaults {
 		if f := fs.Lookup(d.flag); f != nil {
-			fmt.Fprintf(&sb, "  %-20s sets -%s\n", d.env, d.flag)
+			fmt.Fprintf(&sb, "  %-22s sets -%s\n", d.env, d.flag)
 		}
 	}
 	return sb.String()

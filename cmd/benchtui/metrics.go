@@ -36,7 +36,7 @@ func (m metricsFlags) start(run *engine.Run, announce io.Writer) (stop func(), e
 	if m.addr == "" {
 		return func() {}, nil
 	}
-	exp := livemetrics.New()
+	exp := livemetrics.New(livemetrics.Build{Version: run.ToolVersion, Revision: run.VCSRevision})
 	srv, err := livemetrics.Serve(m.addr, m.remote, exp)
 	if err != nil {
 		return nil, err

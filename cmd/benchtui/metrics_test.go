@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
@@ -13,7 +14,8 @@ import (
 )
 
 // TestRunServesMetrics scrapes `run --metrics-addr` while the run runs
-// and parses what it serves with expfmt.
+// and parses what it serves with expfmt: requests counted, and
+// benchtui_build_info naming this binary's version.
 func TestRunServesMetrics(t *testing.T) {
 	t.Parallel()
 	srv, _ := runnertest.CountingServer(t, time.Millisecond)
@@ -28,25 +30,30 @@ func TestRunServesMetrics(t *testing.T) {
 	}()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	for seen := false; !seen; {
+	var fams map[string]*dto.MetricFamily
+	for counted(fams) == 0 {
 		select {
 		case code := <-done:
 			t.Fatalf("the run ended (exit %d) before a scrape counted a request", code)
 		case <-tick.C:
-			seen = scrapedRequests(t, "http://"+addr+"/metrics") > 0
+			fams = scrapeFamilies(t, "http://"+addr+"/metrics")
 		}
+	}
+	ver, _ := buildInfo()
+	if got := buildVersion(fams); got != ver {
+		t.Errorf("benchtui_build_info version %q, want %q", got, ver)
 	}
 	if code := <-done; code != exitOK {
 		t.Errorf("exit %d", code)
 	}
 }
 
-// scrapedRequests is benchtui_requests_total of the first series served at
-// url; 0 when nothing answers yet or there is none.
-func scrapedRequests(t *testing.T, url string) float64 {
+// scrapeFamilies parses what is served at url; nil when nothing answers
+// yet.
+func scrapeFamilies(t *testing.T, url string) map[string]*dto.MetricFamily {
 	resp, err := http.Get(url)
 	if err != nil {
-		return 0
+		return nil
 	}
 	defer resp.Body.Close()
 	p := expfmt.NewTextParser(model.UTF8Validation)
@@ -54,10 +61,29 @@ func scrapedRequests(t *testing.T, url string) float64 {
 	if err != nil {
 		t.Fatalf("/metrics does not parse: %v", err)
 	}
+	return fams
+}
+
+// counted is benchtui_requests_total of the first series; 0 when there is
+// none.
+func counted(fams map[string]*dto.MetricFamily) float64 {
 	if f := fams["benchtui_requests_total"]; f != nil && len(f.Metric) > 0 {
 		return f.Metric[0].GetCounter().GetValue()
 	}
 	return 0
+}
+
+// buildVersion is the version label of benchtui_build_info, "" when there
+// is none.
+func buildVersion(fams map[string]*dto.MetricFamily) string {
+	for _, m := range fams["benchtui_build_info"].GetMetric() {
+		for _, l := range m.Label {
+			if l.GetName() == "version" && m.GetGauge().GetValue() == 1 {
+				return l.GetValue()
+			}
+		}
+	}
+	return ""
 }
 
 func TestMetricsAddrOffLoopbackIsAUsageError(t *testing.T) {

@@ -13,8 +13,10 @@ import (
 
 // csvHeader are the columns of run --format csv, one row per step.
 // Latencies are in milliseconds; worse and better list the metrics the
-// comparison with --baseline judged so, separated by ";".
-var csvHeader = []string{"group", "step", "duration_s", "requests", "errors", "dropped",
+// comparison with --baseline judged so, separated by ";". No column is
+// named by an SQL keyword ("group" was: DuckDB and others needed it
+// quoted), so a query reads the columns as they are.
+var csvHeader = []string{"group_id", "step", "duration_s", "requests", "errors", "dropped",
 	"throughput_rps", "ok_rps", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "mean_ms",
 	"checks", "checks_failed", "worse", "better", "partial", "artifact", "status"}
 

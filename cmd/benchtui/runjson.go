@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"time"
 
@@ -95,9 +94,7 @@ func (o *jsonOutput) end(cmp *compare.Comparison, code int, interrupted bool) er
 			doc.Baseline.Warnings = []string{}
 		}
 	}
-	enc := json.NewEncoder(o.w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	return artifacts.EncodeJSON(o.w, doc)
 }
 
 func summarizeGroup(r groupResult, cmp *compare.Comparison) groupSummary {

@@ -140,7 +140,7 @@ func printHelp(w io.Writer, c subcommand) {
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
-	if env := envHelp(c.flags); env != "" {
+	if env := envHelp(c); env != "" {
 		fmt.Fprint(w, "\nenvironment (a flag on the command line wins):\n", env)
 	}
 }

@@ -46,13 +46,18 @@ func orDev(v string) string {
 	return v
 }
 
-// cmdVersion prints "benchtui VERSION REVISION".
+// cmdVersion prints "benchtui VERSION REVISION" (versionLine).
 func cmdVersion(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		fmt.Fprintln(stderr, "usage: benchtui version")
 		return exitUsage
 	}
-	ver, rev := buildInfo()
-	fmt.Fprintln(stdout, "benchtui", ver, rev)
+	fmt.Fprintln(stdout, versionLine(buildInfo()))
 	return exitOK
+}
+
+// versionLine is "benchtui VERSION REVISION", or "benchtui VERSION" for a
+// build without VCS data (no trailing space).
+func versionLine(ver, revision string) string {
+	return strings.TrimSpace("benchtui " + ver + " " + revision)
 }

@@ -34,7 +34,7 @@ func (st *stepRun) snapshot(state State) Snapshot {
 		GroupID: st.s.group.ID, State: state, Phase: st.phase,
 		Step: st.index + 1, Steps: len(st.s.steps), StepLabel: st.label(), Label: st.spec.Label,
 		Elapsed: st.activeLocked(time.Now()), Planned: st.planned, Paused: paused,
-		Interval: v.last, Total: v.total, TotalHist: v.totalHist, ByName: v.byName, ErrorKinds: v.kinds, Counters: v.counters,
+		Interval: v.last, Total: v.total, TotalHist: v.totalHist, TotalLatency: v.totalCopy, ByName: v.byName, ErrorKinds: v.kinds, Counters: v.counters,
 		InFlight: st.env.InFlight(), Series: v.series,
 		Events:   append([]artifacts.Event(nil), st.events...),
 		Extended: st.extended, SoakLeft: max(0, st.soakLimit()-st.extended),

@@ -73,6 +73,22 @@ type Observer interface {
 	Step(group string, s *artifacts.Step)
 }
 
+// LatencyObserver is an Observer that wants every snapshot of a running
+// step to carry the step's latency histogram so far
+// (Snapshot.TotalLatency): a Prometheus histogram is built from it. The
+// copy costs a histogram per tick, so only an observer that says so
+// gets one.
+type LatencyObserver interface {
+	Observer
+	ObservesLatency() bool
+}
+
+// observesLatency says whether o wants Snapshot.TotalLatency.
+func observesLatency(o Observer) bool {
+	lo, ok := o.(LatencyObserver)
+	return ok && lo.ObservesLatency()
+}
+
 func (o SessionOptions) sampleEvery() time.Duration {
 	if o.SampleEvery > 0 {
 		return o.SampleEvery

@@ -3,6 +3,8 @@ package engine
 import (
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/probe"
 )
@@ -50,6 +52,9 @@ type ProcSample struct {
 	FDs                 int
 	Threads             int
 	CPUCores            float64
+	// CPUSeconds is the CPU time (user and system) the target has used
+	// so far: a process tree's living processes', a cgroup's whole.
+	CPUSeconds float64
 	// PID is the process sampled, 0 when not known (a cgroup); it changes
 	// when a restart action replaces the target.
 	PID int
@@ -80,6 +85,10 @@ type Snapshot struct {
 	// TotalHist is Total's latency histogram, encoded, in a shard of a
 	// distributed run only (its live lines carry it; "" otherwise).
 	TotalHist string
+	// TotalLatency is Total's latency histogram (µs, the artifact's
+	// range), a copy of its own, for an Observer that asks for it
+	// (LatencyObserver); nil otherwise.
+	TotalLatency *hdrhistogram.Histogram
 	// ByName is Total for each named request (the plan's `name:`).
 	ByName     map[string]Stats
 	ErrorKinds map[string]int64

@@ -75,6 +75,7 @@ func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
 		st.tally.blocks.kept = &artifacts.BlockData{} // merge rebuilds the samples from them
 		st.tally.liveHist = true                      // and the live view merges these
 	}
+	st.tally.copyLatency = observesLatency(s.opts.Observer)
 	st.watched.initOthers(s.opts.Others)
 	return st
 }

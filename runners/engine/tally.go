@@ -51,10 +51,13 @@ type tally struct {
 	// encoded: a shard's live lines (a distributed run's live view
 	// merges them). liveEnc is the last encoding, of liveCount
 	// operations, made at liveAt.
-	liveHist  bool
-	liveEnc   string
-	liveCount int64
-	liveAt    time.Time
+	liveHist bool
+	// copyLatency makes every view carry a copy of the latency histogram
+	// so far (an observer's, LatencyObserver).
+	copyLatency bool
+	liveEnc     string
+	liveCount   int64
+	liveAt      time.Time
 }
 
 type counts struct{ requests, errors, dropped int64 }
@@ -243,6 +246,7 @@ type tallyView struct {
 	counters    map[string]int64
 	series      []artifacts.Point
 	totalHist   string // encoded, when the tally keeps it live (shards)
+	totalCopy   *hdrhistogram.Histogram
 }
 
 func (t *tally) view(measured time.Duration) tallyView {
@@ -257,6 +261,9 @@ func (t *tally) view(measured time.Duration) tallyView {
 	}
 	if t.liveHist {
 		v.totalHist = t.liveEncoding()
+	}
+	if t.copyLatency {
+		v.totalCopy = t.latency.Clone()
 	}
 	for name, n := range t.named {
 		if v.byName == nil {

@@ -91,7 +91,7 @@ func takeSample(w Watcher, h *watch.History, at time.Duration, measuring bool) *
 	if measuring {
 		h.Add(watch.TimedSample{T: at, Sample: s})
 	}
-	return &ProcSample{RSSMB: s.RSSMB(), FDs: s.FDs, Threads: s.Threads, CPUCores: s.CPUCores, PID: pid,
+	return &ProcSample{RSSMB: s.RSSMB(), FDs: s.FDs, Threads: s.Threads, CPUCores: s.CPUCores, CPUSeconds: s.CPUSeconds, PID: pid,
 		WorkingSetMB: max(0, mb(s.WorkingSetBytes)), PSSMB: max(0, mb(s.PSSBytes))}
 }
 

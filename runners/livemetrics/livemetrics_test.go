@@ -28,12 +28,8 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // counter to be the artifact's request count.
 func TestScrapeDuringARun(t *testing.T) {
 	target, _ := runnertest.CountingServer(t, time.Millisecond)
-	exp := livemetrics.New()
-	srv, err := livemetrics.Serve("127.0.0.1:0", false, exp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	exp := livemetrics.New(livemetrics.Build{Version: "test"})
+	srv := serve(t, exp)
 	sess := session(t, target.URL, exp)
 	live := 0.0
 	for range sess.Snapshots() {
@@ -54,8 +50,17 @@ func TestScrapeDuringARun(t *testing.T) {
 // observed by o; the run's targets are cleaned up when the test ends.
 func session(t *testing.T, url string, o engine.Observer) *engine.Session {
 	t.Helper()
-	reg := runners.MustRegistry(httpload.Kind())
 	src := fmt.Sprintf("version: 1\ngroups:\n  - id: G1\n    runner: http\n    http: {requests: [{url: %q}]}\n    load: {concurrency: 2}\n    duration: 800ms\n", url)
+	_, sess := observedSession(t, src, o)
+	return sess
+}
+
+// observedSession starts the session of the first group of the plan src
+// (http runners only), its run observed by o and closed when the test
+// ends.
+func observedSession(t *testing.T, src string, o engine.Observer) (*engine.Run, *engine.Session) {
+	t.Helper()
+	reg := runners.MustRegistry(httpload.Kind())
 	p, err := plan.ParsePlan("test.yaml", []byte(src), func(string) (string, bool) { return "", false }, reg)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +73,18 @@ func session(t *testing.T, url string, o engine.Observer) *engine.Session {
 		t.Fatal(err)
 	}
 	sess.Start(context.Background())
-	return sess
+	return run, sess
+}
+
+// serve serves exp on a loopback port until the test ends.
+func serve(t *testing.T, exp *livemetrics.Exporter) *livemetrics.Server {
+	t.Helper()
+	srv, err := livemetrics.Serve("127.0.0.1:0", false, exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
 }
 
 // requests scrapes url and returns benchtui_requests_total of G1's one

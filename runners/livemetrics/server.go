@@ -10,13 +10,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// Handler serves e's metrics in the Prometheus exposition format, from a
-// registry of their own (no Go runtime or process metrics of benchtui:
+// Handler serves e's metrics in the Prometheus exposition format (text,
+// protobuf, or OpenMetrics text when the scraper's Accept header asks for
+// it: expfmt's negotiation), from a registry of their own (no Go runtime or process metrics of benchtui:
 // those would be mistaken for the target's).
 func (e *Exporter) Handler() http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(e)
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, EnableOpenMetrics: true})
 }
 
 // CheckAddr refuses a listen address that is not on loopback (an IP
