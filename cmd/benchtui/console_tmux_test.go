@@ -88,10 +88,10 @@ func (c *tmuxConsole) waitFor(what string, patterns ...string) string {
 // TestConsoleUnderTmux drives the real binary on the demo plan: run a
 // group, pause, resume, extend, quit mid-step (q asks once, esc stays, q
 // q quits); the summary names the artifact, which must be partial, with
-// the pause and the extension, and the demo server gone.
+// the pause and the extension, and the console's processes (its own and
+// the demo server's, found under its tmux pane) gone.
 func TestConsoleUnderTmux(t *testing.T) {
-	// Not parallel: it counts every process of the test binary left after
-	// quit, which the parallel tests would add to.
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("finds the demo server's processes in /proc: Linux only")
 	}
@@ -108,10 +108,15 @@ func TestConsoleUnderTmux(t *testing.T) {
 		t.Fatalf("tmux: %v %s", err, out)
 	}
 	t.Cleanup(func() { c.tmux("kill-session", "-t", c.name) })
+	pane, _ := c.tmux("display-message", "-p", "-t", c.name, "#{pane_pid}")
 
 	c.waitFor("the groups", `ping\s+idle`, `work-open\s+idle`, `leak-soak`)
 	c.send("Enter")
 	c.waitFor("a p99 figure and a sparkline", `p50/p99 ms \(log\) [0-9.]+/[0-9.]+`, `step\s+[0-9.]+k?\s+[0-9.]+`, `[┤┼]`, `measure`)
+	procs := processesUnder(t, strings.TrimSpace(pane), bin)
+	if len(procs) < 2 {
+		t.Fatalf("processes of %s under the pane: %v, want the console and its demo server", bin, procs)
+	}
 	c.send("p")
 	c.waitFor("paused", `ping\s+paused`)
 	time.Sleep(300 * time.Millisecond)
@@ -140,9 +145,7 @@ func TestConsoleUnderTmux(t *testing.T) {
 	if log, err := os.ReadFile(filepath.Join(cwd, "bench-results", "benchtui.log")); err != nil || !strings.Contains(string(log), "session started") {
 		t.Errorf("console log: %v\n%s", err, log)
 	}
-	if pids := processesOf(bin); len(pids) > 0 {
-		t.Errorf("processes of %s still running after quit: %v", bin, pids)
-	}
+	assertAllGone(t, procs)
 }
 
 // TestConsoleNoteAndRunAllUnderTmux: a note typed on an idle group

@@ -42,6 +42,23 @@ func descendants(t *testing.T, root int) map[int]string {
 	return out
 }
 
+// processesUnder are the processes under pid (a decimal string) whose
+// command line starts with bin, by pid: a console's own and its demo
+// server's, not another test's.
+func processesUnder(t *testing.T, pid, bin string) map[int]string {
+	root, err := strconv.Atoi(pid)
+	if err != nil {
+		t.Fatalf("pid %q: %v", pid, err)
+	}
+	out := map[int]string{}
+	for p, line := range descendants(t, root) {
+		if line == bin || strings.HasPrefix(line, bin+" ") {
+			out[p] = line
+		}
+	}
+	return out
+}
+
 // treeOf is the pids under pid (a decimal string), none when it is not one.
 func treeOf(t *testing.T, pid string) []int {
 	root, err := strconv.Atoi(pid)
@@ -188,6 +205,7 @@ groups:
 // other ways a run ends, and what leaves a process group, are in
 // strays_linux_test.go.
 func TestSIGKILLLeavesNoChild(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, plan, child string }{
 		{"target", targetPlan, `demo-target`},
 		{"spawn", spawnPlan, `^sleep 61$`},
@@ -302,6 +320,7 @@ func assertStaleClusterCleaned(t *testing.T, procs map[int]string) {
 // middle of a 60 s step: the run stops early with a target_exited event
 // instead of counting refusals to the end.
 func TestEmbeddedPostgresExitStopsTheRun(t *testing.T) {
+	t.Parallel()
 	skipWithoutPostgres(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -329,6 +348,7 @@ func TestEmbeddedPostgresExitStopsTheRun(t *testing.T) {
 // TestSIGINTWhileTargetStarts: an interrupt while a target is still
 // getting ready ends the run at once instead of after the ready timeout.
 func TestSIGINTWhileTargetStarts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	plan := filepath.Join(dir, "plan.yaml")
 	os.WriteFile(plan, []byte(`version: 1
