@@ -46,13 +46,20 @@ const (
 )
 
 // pgFaultPrefix marks a case's fault as the postgres groups' (PG_FAULT:
-// a defect in the plan's own SQL), not the demo target's.
-const pgFaultPrefix = "pg:"
+// a defect in the plan's own SQL), not the demo target's; redisFaultPrefix
+// as the redis group's (REDIS_FAULT: a defect in its own script).
+const (
+	pgFaultPrefix    = "pg:"
+	redisFaultPrefix = "redis:"
+)
 
 // faultVar is the variable a case's fault is passed in and its value.
 func faultVar(fault string) (name, value string) {
 	if v, ok := strings.CutPrefix(fault, pgFaultPrefix); ok {
 		return "PG_FAULT", v
+	}
+	if v, ok := strings.CutPrefix(fault, redisFaultPrefix); ok {
+		return "REDIS_FAULT", v
 	}
 	return "DEMO_FAULT", fault
 }
@@ -95,6 +102,13 @@ var faultCases = []faultCase{
 	{file: "seed-000.yaml", groups: []string{"g2-tenancy", "g8a-sql", "g8b-durable-kv"}, fault: "pg:claim-unlocked,ids-reused,kv-narrow-value", duration: "2s",
 		fail: map[string][]string{"g2-tenancy": {"zero duplicate fires"}, "g8a-sql": {chkErrors}, "g8b-durable-kv": {chkErrors}},
 		pass: map[string][]string{"g2-tenancy": {chkErrors, "zero duplicate fires", "every claim a fire"}, "g8a-sql": {chkErrors}, "g8b-durable-kv": {chkErrors}}},
+	// G13a's stand-in is its own token-bucket script on a throwaway
+	// redis-server (REDIS_FAULT).
+	{file: "seed-000.yaml", groups: []string{"g13a-gate"}, fault: "redis:off-by-one", duration: "2m",
+		fail: map[string][]string{"g13a-gate": {"counters.allowed == 5000", "counters.denied == 5000"}},
+		pass: map[string][]string{"g13a-gate": {chkErrors, "counters.allowed == 5000", "counters.denied == 5000"}}},
+	{file: "seed-000.yaml", groups: []string{"g13a-gate"}, fault: "redis:double-take", duration: "2m",
+		fail: map[string][]string{"g13a-gate": {"counters.allowed == 5000", "counters.denied == 5000"}}},
 	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "hang-exit", duration: "1s", env: g14Sooner,
 		fail: map[string][]string{"g14-shutdown": {"exited within grace"}}},
 	// frozen_in_flight's fault, fast-work, is run by hand only (see
@@ -234,7 +248,7 @@ func (r *faultRun) chunk() exampleChunk {
 // own, and its fault when on.
 func (r *faultRun) env(t *testing.T, bin string) map[string]string {
 	env := exampleEnv(t, bin)
-	env["DEMO_SAMPLE"], env["DEMO_FAULT"], env["PG_FAULT"] = faultSample, "", ""
+	env["DEMO_SAMPLE"], env["DEMO_FAULT"], env["PG_FAULT"], env["REDIS_FAULT"] = faultSample, "", "", ""
 	maps.Copy(env, r.c.env)
 	if r.faulty {
 		name, value := faultVar(r.c.fault)
@@ -247,10 +261,15 @@ func (r *faultRun) env(t *testing.T, bin string) map[string]string {
 // postgres groups' need the Postgres binaries.
 func runnableFaultCases(t *testing.T) []faultCase {
 	_, noPG := pgload.FindBinDir("")
+	_, noRedis := exec.LookPath("redis-server")
 	var cases []faultCase
 	for _, c := range faultCases {
 		if strings.HasPrefix(c.fault, pgFaultPrefix) && noPG != nil {
 			t.Logf("no Postgres binaries (%v): left out %s", noPG, strings.Join(c.groups, ","))
+			continue
+		}
+		if strings.HasPrefix(c.fault, redisFaultPrefix) && noRedis != nil {
+			t.Logf("no redis-server (%v): left out %s", noRedis, strings.Join(c.groups, ","))
 			continue
 		}
 		cases = append(cases, c)
