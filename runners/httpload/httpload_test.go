@@ -47,12 +47,14 @@ func testClosedLoopAccuracyAndCounts(t *testing.T, client string) {
 `, srv.URL, client), nil)
 	st := a.Steps[0]
 	t.Logf("p50 %.2fms requests %d", st.LatencyMS.P50, st.Requests)
-	// Never below the server's 20 ms; on a busy machine (two CPU burners
-	// and the race detector: 26 ms measured) the scheduler adds a few ms,
-	// so the upper bound is a ratio with room (1.5x): inflation by queueing
-	// or coordinated omission would be a multiple.
-	if p50 := st.LatencyMS.P50; p50 < 20 || p50 > 30 {
-		t.Errorf("p50 = %.2fms, want from the server's 20ms up to 1.5x it", p50)
+	// Never below the server's 20 ms. Above it, a smoke test's room: on a
+	// busy machine the scheduler adds to both ends (two CPU burners and
+	// the race detector: 26 ms; a whole suite beside three other sessions
+	// at load 20: 31 ms on one P), so the bound is 3x, which a latency
+	// measured from the wrong moment (a worker's queue, the step's start)
+	// passes by far. The engine's synctest tests judge accuracy exactly.
+	if p50 := st.LatencyMS.P50; p50 < 20 || p50 > 60 {
+		t.Errorf("p50 = %.2fms, want from the server's 20ms up to 3x it", p50)
 	}
 	if st.Requests != served.Load() || st.Errors != 0 {
 		t.Errorf("requests=%d errors=%d, server served %d", st.Requests, st.Errors, served.Load())
@@ -66,7 +68,7 @@ func testClosedLoopAccuracyAndCounts(t *testing.T, client string) {
 
 // TestOpenLoopAccuracyAndCounts: an open loop at 100/s against a server
 // that answers in 20 ms: latency, measured from each arrival's due time,
-// is the server's 20 ms (up to 1.5x it on a busy machine), the server
+// is the server's 20 ms (up to 3x it on a busy machine), the server
 // served what the artifact counts, and the offered rate is the set one
 // (sent plus dropped).
 func TestOpenLoopAccuracyAndCounts(t *testing.T) {
@@ -87,9 +89,11 @@ func TestOpenLoopAccuracyAndCounts(t *testing.T) {
 			// twentieth of the arrivals; under -race many are a little
 			// late even on an idle machine); the server's 20 ms is a
 			// floor either way.
+			// (3x, as the closed loop's: at load 20, 41.8 ms with 177
+			// of 224 late and 4 dropped.)
 			behind := st.Dropped > (st.Requests+st.Dropped)/20
-			if p50 := st.LatencyMS.P50; p50 < 20 || (!behind && p50 > 30) {
-				t.Errorf("p50 = %.2fms, want from the server's 20ms up to 1.5x it (late %d, dropped %d)", p50, st.Late, st.Dropped)
+			if p50 := st.LatencyMS.P50; p50 < 20 || (!behind && p50 > 60) {
+				t.Errorf("p50 = %.2fms, want from the server's 20ms up to 3x it (late %d, dropped %d)", p50, st.Late, st.Dropped)
 			}
 			if st.Requests != served.Load() || st.Errors != 0 {
 				t.Errorf("requests=%d errors=%d dropped=%d, server served %d", st.Requests, st.Errors, st.Dropped, served.Load())
