@@ -120,6 +120,10 @@ var faultCases = []faultCase{
 			"counters.completed_after_signal >= 50", "dropped_in_flight == 0", "exited within grace"}}},
 	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "no-drain,slow=2s", duration: "1s", env: g14Sooner,
 		fail: map[string][]string{"g14-shutdown": {"dropped_in_flight == 0", "counters.completed_after_signal >= 50"}}},
+	// 5 sessions a second held 12 s each: 60 in flight after 12 s, past
+	// max_in_flight's 50.
+	{file: "seed-002.yaml", groups: []string{"mcp-churn"}, fault: "slow=12s", duration: "14s",
+		fail: map[string][]string{"mcp-churn": {chkDropped}}},
 	{file: "seed-002.yaml", groups: []string{"mcp-churn"}, fault: "slow,errors,dedup-full", duration: "12s",
 		fail: map[string][]string{"mcp-churn": {chkErrors, "by_name.initialize.p50 <= 10ms", "by_name.initialized.p50 <= 10ms",
 			"by_name.mark_fetch.p50 <= 10ms", "counters.log.warn <= 40"}}},
