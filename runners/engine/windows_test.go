@@ -88,8 +88,12 @@ groups:
 			continue
 		}
 		n := float64(got[c.count])
-		if n < c.threshold || n > c.threshold+rate*c.share*1.0+workers {
-			t.Errorf("%s: the server had counted %v requests when the action came: want at least %v and at most a second's worth (%v/s) more", c.path, n, c.threshold, rate*c.share)
+		// Late by at most 3 s of the step's mean rate: a starved step's
+		// rate is not even (at load 20, 167 requests in the tick after the
+		// count at a mean of 148/s), and 3 s still tells a firing at the
+		// count from one at the step's end.
+		if n < c.threshold || n > c.threshold+rate*c.share*3+workers {
+			t.Errorf("%s: the server had counted %v requests when the action came: want at least %v and at most 3 s worth (%v/s) more", c.path, n, c.threshold, rate*c.share)
 		}
 	}
 	var held, never int
