@@ -123,15 +123,18 @@ func TestBadPlansExit2NamingThePlace(t *testing.T) {
 func TestRunBaselineFoldsVerdictIntoExitCode(t *testing.T) {
 	fast, _ := runnertest.CountingServer(t, time.Millisecond)
 	base := t.TempDir()
-	// Half-second blocks: 3 s give 6 samples a side, enough for a verdict.
-	if code, _, stderr := runCmd(t, cmdRun, writePlan(t, fast.URL, "    block: 500ms"), "-o", base, "-g", "closed", "--duration", "3s"); code != exitOK {
+	// Blocks of one tick (250 ms): 3 s give 12 samples a side. A block
+	// closes at the tick that completes it, so late ticks make fewer: at
+	// load 23, half-second blocks gave 4 and 3, and 4+3 samples cannot
+	// reach p < 0.05 (the U test's least p there is 2/35).
+	if code, _, stderr := runCmd(t, cmdRun, writePlan(t, fast.URL, "    block: 250ms"), "-o", base, "-g", "closed", "--duration", "3s"); code != exitOK {
 		t.Fatalf("baseline run: exit %d\n%s", code, stderr)
 	}
 	// 50 ms: a server 50x slower, its latency well above the scheduling
 	// delays of a busy machine (8 ms was judged ~ at load 14: both sides'
 	// p50 were mostly those delays).
 	slow, _ := runnertest.CountingServer(t, 50*time.Millisecond)
-	code, stdout, _ := runCmd(t, cmdRun, writePlan(t, slow.URL, "    block: 500ms"), "-o", t.TempDir(), "-g", "closed", "--duration", "3s", "--baseline", base)
+	code, stdout, _ := runCmd(t, cmdRun, writePlan(t, slow.URL, "    block: 250ms"), "-o", t.TempDir(), "-g", "closed", "--duration", "3s", "--baseline", base)
 	if code != exitFail || !strings.Contains(stdout, "worse") {
 		t.Errorf("a server 50x slower: exit %d, want 1 with worse rows:\n%s", code, stdout)
 	}
