@@ -11,10 +11,10 @@ import (
 	"github.com/benchtui/benchtui/artifacts/report"
 )
 
-// reportFixture is every run of fixtureRuns, with checks, events and notes
+// reportFixture is every run of artifactstest.FixtureRuns, with checks, events and notes
 // on the current soak.
 func reportFixture() []*artifacts.Artifact {
-	base, cur := fixtureRuns()
+	base, cur := artifactstest.FixtureRuns()
 	soak := &cur[1].Steps[0]
 	soak.Checks = []artifacts.Check{{Name: "p99 <= 50ms", OK: true, Value: 8.13},
 		{Name: "error_rate <= 0", OK: false, Value: 0.000169}}
