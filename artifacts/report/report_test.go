@@ -1,4 +1,4 @@
-package artifacts_test
+package report_test
 
 import (
 	"bytes"
@@ -82,7 +82,7 @@ func TestReportByRequest(t *testing.T) {
 }
 
 func TestPercentilesGolden(t *testing.T) {
-	a, err := artifacts.Load("testdata/artifact.json")
+	a, err := artifacts.Load("../testdata/artifact.json")
 	if err != nil {
 		t.Fatal(err)
 	}
