@@ -41,10 +41,10 @@ func golden(t *testing.T, name string, got []byte) {
 
 func itoa(f float64) string { return artifacts.FormatNumber(f) }
 
-// verdictFixtures add to artifactstest.FixtureRuns the cases that must not give a
-// verdict: G3, a 10 s run whose RSS slope went from 0.03 to 3.46 MB/min
-// (not enough data for a trend), and G8, artifacts written before samples
-// whose latency doubled.
+// verdictFixtures add to artifactstest.FixtureRuns the cases that must
+// not give a verdict: G3, a 10 s run whose RSS slope went from 0.03 to
+// 3.46 MB/min (not enough data for a trend), and G8, artifacts written
+// before samples whose latency doubled.
 func verdictFixtures() (base, current []*artifacts.Artifact) {
 	rng := rand.New(rand.NewPCG(43, 43))
 	short := func(slope float64) artifacts.Step {
