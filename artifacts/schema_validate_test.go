@@ -27,7 +27,7 @@ func TestArtifactsFollowSchema(t *testing.T) {
 	if err := artifactstest.ValidateArtifact(sch, fixture); err != nil {
 		t.Errorf("testdata/artifact.json: %v", err)
 	}
-	base, current := fixtureRuns()
+	base, current := artifactstest.FixtureRuns()
 	for _, a := range append(base, current...) {
 		dir := t.TempDir()
 		path, err := artifacts.Write(dir, a)

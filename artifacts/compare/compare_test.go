@@ -1,4 +1,4 @@
-package artifacts_test
+package compare_test
 
 import (
 	"fmt"
@@ -253,7 +253,7 @@ func TestConfigComparedAsWritten(t *testing.T) {
 }
 
 func TestGeomeanRows(t *testing.T) {
-	base, cur := fixtureRuns()
+	base, cur := artifactstest.FixtureRuns()
 	c := Compare(base, cur, CompareOptions{})
 	if len(c.Geomean) != len(sampled) {
 		t.Fatalf("%d geomean rows, want one per latency and throughput metric: %+v", len(c.Geomean), c.Geomean)

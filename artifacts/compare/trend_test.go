@@ -1,4 +1,4 @@
-package artifacts_test
+package compare_test
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package artifacts_test
+package report_test
 
 import (
 	"context"

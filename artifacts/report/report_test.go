@@ -1,4 +1,4 @@
-package artifacts_test
+package report_test
 
 import (
 	"bytes"
@@ -11,10 +11,10 @@ import (
 	"github.com/benchtui/benchtui/artifacts/report"
 )
 
-// reportFixture is every run of fixtureRuns, with checks, events and notes
+// reportFixture is every run of artifactstest.FixtureRuns, with checks, events and notes
 // on the current soak.
 func reportFixture() []*artifacts.Artifact {
-	base, cur := fixtureRuns()
+	base, cur := artifactstest.FixtureRuns()
 	soak := &cur[1].Steps[0]
 	soak.Checks = []artifacts.Check{{Name: "p99 <= 50ms", OK: true, Value: 8.13},
 		{Name: "error_rate <= 0", OK: false, Value: 0.000169}}
@@ -82,7 +82,7 @@ func TestReportByRequest(t *testing.T) {
 }
 
 func TestPercentilesGolden(t *testing.T) {
-	a, err := artifacts.Load("testdata/artifact.json")
+	a, err := artifacts.Load("../testdata/artifact.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package artifacts_test
+package report_test
 
 import (
 	"context"
@@ -73,7 +73,7 @@ func screenshot(t *testing.T, ctx context.Context) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("..", "docs", "report.png"), shot, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join("..", "..", "docs", "report.png"), shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

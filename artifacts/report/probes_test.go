@@ -1,4 +1,4 @@
-package artifacts_test
+package report_test
 
 import (
 	"encoding/json"
@@ -12,9 +12,9 @@ import (
 
 // TestProbesRoundTripAndReport: a step's probes survive a write and a
 // load, gaps included, and the report lists them; an artifact without
-// probes (testdata, written before them) loads as it did.
+// probes (the artifacts package's testdata, written before them) loads as it did.
 func TestProbesRoundTripAndReport(t *testing.T) {
-	old, err := os.ReadFile("testdata/artifact.json")
+	old, err := os.ReadFile("../testdata/artifact.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package artifacts_test
+package report_test
 
 import (
 	"bytes"
@@ -39,50 +39,12 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// fixtureRuns returns a base and a current run of three groups: a sweep G1
-// of 6 repetitions whose 16-worker step got slower, a two-minute soak G5
-// (blocks of 1 s) whose RSS climbs faster and that now has errors, and G7,
-// only in the base.
-func fixtureRuns() (base, current []*artifacts.Artifact) {
-	rng := rand.New(rand.NewPCG(1, 42))
-	sweep := func(p99At16 float64) []artifacts.Step {
-		var steps []artifacts.Step
-		for _, n := range []float64{1, 4, 16} {
-			p99 := 2 + n/2
-			if n == 16 {
-				p99 = p99At16
-			}
-			steps = append(steps, artifactstest.Step(rng, artifactstest.Spec{
-				Label: "concurrency=" + itoa(n), Params: map[string]float64{"concurrency": n},
-				RPS: 500 * n / (1 + n/8), P50: 1 + n/4, P99: p99, CV: 0.03, Runs: 6}))
-		}
-		return steps
-	}
-	soak := func(slope, se float64, errs int64) artifacts.Step {
-		return artifactstest.Step(rng, artifactstest.Spec{Label: "concurrency=50",
-			Params: map[string]float64{"concurrency": 50}, RPS: 5900, P50: 1.2, P99: 8.1,
-			CV: 0.05, Errors: errs, Target: true, RSSSlope: slope, RSSSlopeSE: se, SpanS: 120})
-	}
-	t1 := artifactstest.T0.Add(24 * time.Hour)
-	base = []*artifacts.Artifact{
-		artifactstest.Artifact("G1", artifactstest.T0, sweep(10)...),
-		artifactstest.Artifact("G5", artifactstest.T0, soak(0.6, 0.1, 0)),
-		artifactstest.Artifact("G7", artifactstest.T0, artifactstest.Step(rng, artifactstest.Spec{RPS: 80, P50: 5, P99: 9, CV: 0.05})),
-	}
-	current = []*artifacts.Artifact{
-		artifactstest.Artifact("G1", t1, sweep(20)...),
-		artifactstest.Artifact("G5", t1, soak(6.5, 0.2, 40)),
-	}
-	current[1].Run.ToolVersion = "v0.2.0"
-	return base, current
-}
-
 func itoa(f float64) string { return artifacts.FormatNumber(f) }
 
-// verdictFixtures add to fixtureRuns the cases that must not give a
-// verdict: G3, a 10 s run whose RSS slope went from 0.03 to 3.46 MB/min
-// (not enough data for a trend), and G8, artifacts written before samples
-// whose latency doubled.
+// verdictFixtures add to artifactstest.FixtureRuns the cases that must
+// not give a verdict: G3, a 10 s run whose RSS slope went from 0.03 to
+// 3.46 MB/min (not enough data for a trend), and G8, artifacts written
+// before samples whose latency doubled.
 func verdictFixtures() (base, current []*artifacts.Artifact) {
 	rng := rand.New(rand.NewPCG(43, 43))
 	short := func(slope float64) artifacts.Step {
@@ -101,7 +63,7 @@ func verdictFixtures() (base, current []*artifacts.Artifact) {
 }
 
 func TestCompareGolden(t *testing.T) {
-	base, cur := fixtureRuns()
+	base, cur := artifactstest.FixtureRuns()
 	b2, c2 := verdictFixtures()
 	base, cur = append(base, b2...), append(cur, c2...)
 	c := compare.Compare(base, cur, compare.CompareOptions{})
