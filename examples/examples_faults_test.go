@@ -102,6 +102,12 @@ var faultCases = []faultCase{
 	{file: "seed-000.yaml", groups: []string{"g2-tenancy", "g8a-sql", "g8b-durable-kv"}, fault: "pg:claim-unlocked,ids-reused,kv-narrow-value", duration: "2s",
 		fail: map[string][]string{"g2-tenancy": {"zero duplicate fires"}, "g8a-sql": {chkErrors}, "g8b-durable-kv": {chkErrors}},
 		pass: map[string][]string{"g2-tenancy": {chkErrors, "zero duplicate fires", "every claim a fire"}, "g8a-sql": {chkErrors}, "g8b-durable-kv": {chkErrors}}},
+	// G11's failed starts: the demo listens 11 s late, past the spawn's
+	// 10 s ready timeout, in each of 2 cycles (G11_CYCLES; the plan's
+	// 100 would take 18 minutes).
+	{file: "seed-000.yaml", groups: []string{"g11-cold-start"}, fault: "slow-start=11s", duration: "2m", env: g11FewCycles,
+		fail: map[string][]string{"g11-cold-start": {chkErrors}},
+		pass: map[string][]string{"g11-cold-start": {chkErrors, "self.rss_growth_mb <= 5.3"}}},
 	// G13a's stand-in is its own token-bucket script on a throwaway
 	// redis-server (REDIS_FAULT).
 	{file: "seed-000.yaml", groups: []string{"g13a-gate"}, fault: "redis:off-by-one", duration: "2m",
@@ -203,6 +209,9 @@ var g3aDrainWait = map[string]string{"G3A_DRAIN_WAIT": "2s"}
 // g14Sooner: the signal after 4 s of load, not 10, and a grace of 10 s,
 // not 30, which hang-exit waits out (41 s a run before).
 var g14Sooner = map[string]string{"G14_AFTER": "4s", "G14_GRACE": "10s"}
+
+// g11FewCycles: 2 cold starts, not 100.
+var g11FewCycles = map[string]string{"G11_CYCLES": "2"}
 
 // g17TopRows: the last step embeds 20,000 rows, not 100,000 (the checks
 // are the backfill's, which each step runs whole; 1m23s a run before).
