@@ -150,6 +150,10 @@ var faultCases = []faultCase{
 	{file: "seed-003.yaml", groups: []string{"history-seed", "ingest-ramp", "history-facts"}, fault: "stuck-queue", duration: "3s",
 		fail: map[string][]string{"ingest-ramp": {"accepted = SQL-visible (every event sent)"}, "history-facts": {"fact-query reads (bytes)"}},
 		pass: map[string][]string{"ingest-ramp": {"accepted = SQL-visible (every event sent)"}, "history-facts": {"fact-query reads (bytes)"}}},
+	// The cap's check, its cap made 96 MiB (API_RSS_CAP_MB) and the demo
+	// holding 128 MiB.
+	{file: "seed-003.yaml", groups: []string{"ingest-soak"}, fault: "bloat=128", duration: "4s", env: map[string]string{"API_RSS_CAP_MB": "96"},
+		fail: map[string][]string{"ingest-soak": {"targets.api.rss_mb.peak <= 96"}}},
 	{file: "seed-003.yaml", groups: []string{"ingest-soak"}, fault: "slow=2s,errors", duration: "4s",
 		fail: map[string][]string{"ingest-soak": {chkErrors, chkDropped, "by_name.writer/events40.p95 <= 50.617ms",
 			"by_name.reader/count.p95 <= 111.764ms"}}},
