@@ -35,6 +35,13 @@ func TestMain(m *testing.M) {
 // (.ci/run installs libhdrhistogram-java; its failure only logs).
 func javaHdr(t *testing.T, stdin string, args ...string) string {
 	t.Helper()
+	return javaMain(t, stdin, "HdrJava", args...)
+}
+
+// javaMain runs the Java class main (HdrJava or one of the library's
+// tools) with the library and the helper on the class path, in UTC.
+func javaMain(t *testing.T, stdin, main string, args ...string) string {
+	t.Helper()
 	hdrJava.once.Do(compileHdrJava)
 	if hdrJava.skip != "" {
 		t.Skip(hdrJava.skip)
@@ -43,16 +50,16 @@ func javaHdr(t *testing.T, stdin string, args ...string) string {
 		t.Fatal(hdrJava.err)
 	}
 	cmd := exec.Command("java", append([]string{"-Duser.timezone=UTC", "-cp",
-		hdrJava.dir + string(os.PathListSeparator) + hdrJava.jar, "HdrJava"}, args...)...)
+		hdrJava.dir + string(os.PathListSeparator) + hdrJava.jar, main}, args...)...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	start := time.Now()
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("java HdrJava %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		t.Fatalf("java %s %s: %v\n%s", main, strings.Join(args, " "), err, stderr.String())
 	}
-	t.Logf("java HdrJava %s: %d bytes in %v", args[0], len(out), time.Since(start).Round(time.Millisecond))
+	t.Logf("java %s %s: %d bytes in %v", main, args[0], len(out), time.Since(start).Round(time.Millisecond))
 	return string(out)
 }
 

@@ -58,7 +58,11 @@ func trickyHistograms(t *testing.T) []namedHistogram {
 	add("two buckets 99:1", func(h *hdrhistogram.Histogram) { record(h, 900, 99); record(h, 50_000, 1) })
 	add("ties 1000:1", func(h *hdrhistogram.Histogram) { record(h, 900, 999); record(h, 70_000, 1) })
 	add("ties 2000:2", func(h *hdrhistogram.Histogram) { record(h, 900, 1998); record(h, 70_000, 1); record(h, 90_000, 1) })
-	add("huge counts", func(h *hdrhistogram.Histogram) { record(h, 500, 1e12); record(h, 3_000_000, 1e9); record(h, 40_000_000, 7) })
+	add("huge counts", func(h *hdrhistogram.Histogram) {
+		record(h, 500, 1e12)
+		record(h, 3_000_000, 1e9)
+		record(h, 40_000_000, 7)
+	})
 	rng := rand.New(rand.NewPCG(33, 2))
 	for i := range 6 {
 		n := []int{50, 1000, 20_000, 200_000, 1_000_000, 3}[i]
@@ -220,6 +224,18 @@ func TestHLogReadByJava(t *testing.T) {
 	}
 	if got := strings.Join(java[2:], "\n"); got != strings.Join(want, "\n") {
 		t.Errorf("Java read the intervals\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+	// HistogramLogProcessor stamps each interval with its end relative to
+	// StartTime: the first ends 1.007 s in (whole-second StartTime: 1.625).
+	out := filepath.Join(dir, "processed")
+	javaMain(t, "", "org.HdrHistogram.HistogramLogProcessor", "-i", path, "-o", out, "-outputValueUnitRatio", "1000")
+	processed, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(string(processed), "\n"); len(lines) < 7 || !strings.HasPrefix(lines[3], "1.007: I:100 ") ||
+		!strings.HasPrefix(lines[6], "4.007: I:400 ") {
+		t.Errorf("HistogramLogProcessor's intervals:\n%s", processed)
 	}
 }
 
