@@ -22,7 +22,7 @@ import (
 // artifact of each group, in the Go benchmark format. It writes to stdout, or atomically to FILE with -o (a regular file
 // or a new one: never a link, device or FIFO). With --percentiles it writes
 // HdrHistogram Java's percentile distribution (.hgrm) of the one step named to
-// stdout, or one "<artifact>-step<N>.hgrm" per step into the folder -o names. It exits 2 when
+// stdout (or the file -o FILE.hgrm), or one "<artifact>-step<N>.hgrm" per step into the folder -o names. It exits 2 when
 // an input cannot be read, the output cannot be written, or on bad usage.
 func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	var o reportOptions
@@ -56,7 +56,7 @@ type reportOptions struct {
 func reportFlagSet(o *reportOptions) *flag.FlagSet {
 	fs := flagSet("report")
 	fs.StringVar(&o.format, "format", artreport.FormatMarkdown, "output `format`: markdown, html or benchstat (compare's samples in the Go benchmark format)")
-	fs.StringVar(&o.out, "o", "", "write the report to `FILE` instead of stdout (with --percentiles: a folder, one .hgrm per step)")
+	fs.StringVar(&o.out, "o", "", "write the report to `FILE` instead of stdout (with --percentiles: a folder, one .hgrm per step, or one step's FILE.hgrm)")
 	fs.BoolVar(&o.percentiles, "percentiles", false, "instead of the report, HdrHistogram Java's percentile distribution (.hgrm, ms): one step's to stdout, or with -o DIR <artifact>-step<N>.hgrm per step")
 	return fs
 }
@@ -76,7 +76,7 @@ func reportTo(paths []string, o reportOptions, stdout io.Writer) error {
 	if len(arts) == 0 {
 		return fmt.Errorf("no artifacts in %v", paths)
 	}
-	if o.percentiles && o.out != "" {
+	if o.percentiles && o.out != "" && !strings.HasSuffix(o.out, ".hgrm") {
 		return writePercentileFiles(o.out, arts, stdout)
 	}
 	doc, err := render(arts)

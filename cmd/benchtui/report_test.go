@@ -99,4 +99,9 @@ func TestReportPercentiles(t *testing.T) {
 	if code != exitOK || err != nil || string(got) != artifacts.HGRM(h) || !strings.Contains(stdout, name) {
 		t.Errorf("-o DIR: exit %d (%s), stdout %q, %s: %v", code, errOut, stdout, name, err)
 	}
+	one := filepath.Join(dir, "one.hgrm")
+	code, _, errOut = runCmd(t, cmdReport, art, "--percentiles", "-o", one)
+	if got, err := os.ReadFile(one); code != exitOK || err != nil || string(got) != artifacts.HGRM(h) {
+		t.Errorf("-o FILE.hgrm: exit %d (%s): %v", code, errOut, err)
+	}
 }
