@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"fmt"
+	"math"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -53,6 +54,9 @@ func PercentilesOf(h *hdrhistogram.Histogram) Percentiles {
 		Max:  ms(h.Max()),
 		Mean: h.Mean() / 1000,
 		Min:  ms(h.Min()),
+
+		P99Ceil:  ms(ValueAtPercentileCeil(h, 99)),
+		P999Ceil: ms(ValueAtPercentileCeil(h, 99.9)),
 	}
 }
 
@@ -74,4 +78,27 @@ func HistogramDelta(now, before *hdrhistogram.Histogram) (delta *hdrhistogram.Hi
 		n.Counts[i] -= c
 	}
 	return hdrhistogram.Import(n), true
+}
+
+// ValueAtPercentileCeil is h's value at percentile q (0 to 100) by the
+// rank rule of HdrHistogram Java's getValueAtPercentile (and JavaScript's):
+// the operation ranked ceil(q/100 · n), q first lowered by one ulp so that
+// q/100 · n landing a hair above a whole number does not count the next
+// operation, at least 1; reported as the highest value equivalent to its
+// bucket (the lowest, for q 0). hdrhistogram-go's ValueAtQuantile rounds
+// the rank instead (floor(q/100 · n + 0.5)). 0 for an empty histogram.
+func ValueAtPercentileCeil(h *hdrhistogram.Histogram, q float64) int64 {
+	if h.TotalCount() == 0 {
+		return 0
+	}
+	if q == 0 {
+		return h.ValueAtPercentile(0) // rank 1 by either rule, its lowest equivalent value
+	}
+	n := h.TotalCount()
+	requested := math.Min(math.Max(math.Nextafter(q, math.Inf(-1)), 0), 100)
+	rank := min(max(int64(math.Ceil((requested*float64(n))/100)), 1), n)
+	// hdrhistogram-go takes the operation ranked floor(p/100·n + 0.5): at
+	// p = (rank - 1/4)/n · 100 that is rank, with a quarter of room for the
+	// floating-point error. Its scan is the same as Java's.
+	return h.ValueAtPercentile((float64(rank) - 0.25) / float64(n) * 100)
 }

@@ -65,7 +65,7 @@ func (l *IntervalLog) WriteTo(w io.Writer) (int64, error) {
 	lw := hdrhistogram.NewHistogramLogWriter(&head)
 	lw.OutputLogFormatVersion()
 	lw.OutputComment("[benchtui: latency from due time, in microseconds]")
-	lw.OutputStartTime(l.start.UnixMilli())
+	head.WriteString(StartTimeLine(l.start))
 	lw.OutputLegend()
 	n, err := w.Write(head.Bytes())
 	if err != nil {
@@ -75,10 +75,34 @@ func (l *IntervalLog) WriteTo(w io.Writer) (int64, error) {
 	return int64(n + m), err
 }
 
+// StartTimeLine is the "#[StartTime: …]" line of an interval log starting
+// at t, byte for byte as HdrHistogram Java's HistogramLogWriter writes it
+// in the UTC time zone: seconds since the epoch with the milliseconds
+// (3 decimals; hdrhistogram-go's writer drops them, and a reader's first
+// interval then starts up to a second off), then java.util.Date's
+// toString of t.
+func StartTimeLine(t time.Time) string {
+	ms := t.UnixMilli()
+	date := time.UnixMilli(ms).UTC().Format("Mon Jan 02 15:04:05 MST 2006")
+	return fmt.Sprintf("#[StartTime: %s (seconds since epoch), %s]\n", javaFixed(float64(ms)/1000, 3), date)
+}
+
 // HLogName is the file name of step i's (0-based) interval log beside
 // the artifact named artifactName: "<artifact base>-step<i+1>.hlog".
 func HLogName(artifactName string, i int) string {
-	return fmt.Sprintf("%s-step%d.hlog", strings.TrimSuffix(artifactName, ".json"), i+1)
+	return stepFileName(artifactName, i, ".hlog")
+}
+
+// HGRMName is the file name of step i's (0-based) percentile distribution
+// (WriteHGRM) for the artifact named artifactName:
+// "<artifact base>-step<i+1>.hgrm".
+func HGRMName(artifactName string, i int) string {
+	return stepFileName(artifactName, i, ".hgrm")
+}
+
+// stepFileName is "<artifact base>-step<i+1><ext>".
+func stepFileName(artifactName string, i int, ext string) string {
+	return fmt.Sprintf("%s-step%d%s", strings.TrimSuffix(artifactName, ".json"), i+1, ext)
 }
 
 // writeHLogs writes the interval log of every step that has one beside

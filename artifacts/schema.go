@@ -214,7 +214,10 @@ func (s *Samples) N(key string) int {
 	return len(s.Values[key])
 }
 
-// Percentiles are latency figures in milliseconds.
+// Percentiles are latency figures in milliseconds. P50 to P999 use
+// hdrhistogram-go's rank rule (the rank rounded); P99Ceil and P999Ceil are
+// the same histogram's p99 and p99.9 by HdrHistogram Java's and
+// JavaScript's rule (the rank rounded up, ValueAtPercentileCeil).
 type Percentiles struct {
 	P50  float64 `json:"p50"`
 	P90  float64 `json:"p90"`
@@ -225,6 +228,10 @@ type Percentiles struct {
 	// Min is the least value recorded (0, left out, when none was, and in
 	// artifacts written before it was kept).
 	Min float64 `json:"min,omitempty"`
+	// P99Ceil and P999Ceil are p99 and p99.9 by Java's rank rule (0, left
+	// out, where no histogram was read and in artifacts written before them).
+	P99Ceil  float64 `json:"p99_ceil,omitempty"`
+	P999Ceil float64 `json:"p999_ceil,omitempty"`
 }
 
 // TargetStats summarise a watched process's resource use over a step.

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/benchtui/benchtui/artifacts"
@@ -14,11 +15,14 @@ import (
 )
 
 // cmdReport implements `benchtui report ARTIFACT...|DIR [--format
-// markdown|html|benchstat] [--percentiles] [-o FILE]`: every artifact of the files and folders named,
+// markdown|html|benchstat] [-o FILE]` and `report --percentiles ARTIFACT...|DIR [-o DIR]`:
+// every artifact of the files and folders named,
 // one section per group, a before/after table where a group ran more than
 // once; with --format benchstat, the samples compare judges of the newest
 // artifact of each group, in the Go benchmark format. It writes to stdout, or atomically to FILE with -o (a regular file
-// or a new one: never a link, device or FIFO). It exits 2 when
+// or a new one: never a link, device or FIFO). With --percentiles it writes
+// HdrHistogram Java's percentile distribution (.hgrm) of the one step named to
+// stdout (or the file -o FILE.hgrm), or one "<artifact>-step<N>.hgrm" per step into the folder -o names. It exits 2 when
 // an input cannot be read, the output cannot be written, or on bad usage.
 func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	var o reportOptions
@@ -52,8 +56,8 @@ type reportOptions struct {
 func reportFlagSet(o *reportOptions) *flag.FlagSet {
 	fs := flagSet("report")
 	fs.StringVar(&o.format, "format", artreport.FormatMarkdown, "output `format`: markdown, html or benchstat (compare's samples in the Go benchmark format)")
-	fs.StringVar(&o.out, "o", "", "write the report to `FILE` instead of stdout")
-	fs.BoolVar(&o.percentiles, "percentiles", false, "instead of the report, each step's HdrHistogram percentile distribution (ms), as the HdrHistogram plotter reads it")
+	fs.StringVar(&o.out, "o", "", "write the report to `FILE` instead of stdout (with --percentiles: a folder, one .hgrm per step, or one step's FILE.hgrm)")
+	fs.BoolVar(&o.percentiles, "percentiles", false, "instead of the report, HdrHistogram Java's percentile distribution (.hgrm, ms): one step's to stdout, or with -o DIR <artifact>-step<N>.hgrm per step")
 	return fs
 }
 
@@ -71,6 +75,9 @@ func reportTo(paths []string, o reportOptions, stdout io.Writer) error {
 	}
 	if len(arts) == 0 {
 		return fmt.Errorf("no artifacts in %v", paths)
+	}
+	if o.percentiles && o.out != "" && !strings.HasSuffix(o.out, ".hgrm") {
+		return writePercentileFiles(o.out, arts, stdout)
 	}
 	doc, err := render(arts)
 	if err != nil {
@@ -108,4 +115,17 @@ func reportRenderer(o reportOptions) (func([]*artifacts.Artifact) (string, error
 		return written(compare.WriteBenchfmt), nil
 	}
 	return nil, fmt.Errorf("unknown --format %q (want markdown, html or benchstat)", o.format)
+}
+
+// writePercentileFiles writes one .hgrm per step of arts into dir and
+// names on out each file written and each step passed over.
+func writePercentileFiles(dir string, arts []*artifacts.Artifact, out io.Writer) error {
+	written, skipped, err := artreport.WritePercentileFiles(dir, arts)
+	for _, name := range written {
+		fmt.Fprintf(out, "wrote %s\n", filepath.Join(dir, name))
+	}
+	for _, name := range skipped {
+		fmt.Fprintf(out, "no histogram, not written: %s\n", name)
+	}
+	return err
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/artifacts/artifactstest"
 )
 
@@ -59,14 +60,48 @@ func TestReportErrorsExit2(t *testing.T) {
 	}
 }
 
+// TestReportPercentiles: --percentiles prints the one step's .hgrm (Java's
+// layout, checked against Java in the artifacts tests) to stdout, refuses
+// several steps without -o DIR naming how, and with -o DIR writes one
+// <artifact>-step<N>.hgrm per step.
 func TestReportPercentiles(t *testing.T) {
 	t.Parallel()
 	art := filepath.Join("..", "..", "artifacts", "testdata", "artifact.json")
+	a, err := artifacts.Load(art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := artifacts.DecodeHistogram(a.Steps[0].Histogram)
+	if err != nil {
+		t.Fatal(err)
+	}
 	code, out, errOut := runCmd(t, cmdReport, art, "--percentiles")
-	if code != exitOK || !strings.HasPrefix(out, "# G5 · ") || !strings.Contains(out, "Value\tPercentile\tTotalCount\t1/(1-Percentile)") {
+	if code != exitOK || out != artifacts.HGRM(h) || !strings.HasPrefix(out, "       Value     Percentile TotalCount 1/(1-Percentile)\n\n") {
 		t.Fatalf("exit %d: %s\n%.300s", code, errOut, out)
 	}
 	if code, _, _ := runCmd(t, cmdReport, art, "--percentiles", "--format", "html"); code != exitUsage {
 		t.Errorf("--percentiles --format html: exit %d, want 2", code)
+	}
+	dir := t.TempDir()
+	a.Steps = append(a.Steps, a.Steps[0])
+	a.Steps[1].Label = "concurrency=60"
+	two, err := artifacts.Write(dir, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCmd(t, cmdReport, two, "--percentiles"); code != exitUsage || !strings.Contains(errOut, "-o DIR") {
+		t.Errorf("two steps to stdout: exit %d, %q; want 2 and a hint at -o DIR", code, errOut)
+	}
+	out = filepath.Join(dir, "hgrm")
+	code, stdout, errOut := runCmd(t, cmdReport, art, "--percentiles", "-o", out)
+	name := artifacts.HGRMName(artifacts.FileName(a.Group.ID, a.Run.Started), 0)
+	got, err := os.ReadFile(filepath.Join(out, name))
+	if code != exitOK || err != nil || string(got) != artifacts.HGRM(h) || !strings.Contains(stdout, name) {
+		t.Errorf("-o DIR: exit %d (%s), stdout %q, %s: %v", code, errOut, stdout, name, err)
+	}
+	one := filepath.Join(dir, "one.hgrm")
+	code, _, errOut = runCmd(t, cmdReport, art, "--percentiles", "-o", one)
+	if got, err := os.ReadFile(one); code != exitOK || err != nil || string(got) != artifacts.HGRM(h) {
+		t.Errorf("-o FILE.hgrm: exit %d (%s): %v", code, errOut, err)
 	}
 }

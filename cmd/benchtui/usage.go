@@ -58,7 +58,7 @@ func subcommands() []subcommand {
 		{"bisect", cmdBisect, "benchtui bisect PLAN -g ID --good REV --bad REV [--count N] [--figure p50|p99|rss_slope|...|any] [-o DIR] [--console]",
 			"find the first commit after --good whose group is judged worse than --good's: binary search, each probe\na git worktree, the targets' build and N runs; exit 1 if none is worse",
 			func() *flag.FlagSet { return bisectFlagSet(&bisectFlags{}) }, argsPlan, nil},
-		{"report", cmdReport, "benchtui report ARTIFACT...|DIR [--format markdown|html|benchstat] [--percentiles] [-o FILE]",
+		{"report", cmdReport, "benchtui report ARTIFACT...|DIR [--format markdown|html|benchstat] [--percentiles] [-o FILE|DIR]",
 			"a markdown or self-contained HTML report of the artifacts, each step's percentile distribution,\nor compare's samples in the Go benchmark format (benchstat old.txt new.txt)",
 			func() *flag.FlagSet { return reportFlagSet(&reportOptions{}) }, argsArtifacts, reportFormats},
 		{"merge", cmdMerge, "benchtui merge IN...|k8s:NS/JOB [-o DIR] [--allow-partial] [--plan PLAN]",
