@@ -21,7 +21,12 @@ const (
 // key is a parameter that the group's runner must read (runners.Kind.Params).
 var LoadKeys = []string{"concurrency", "max_in_flight", "rate"}
 
-type loadProblem struct{ key, msg string }
+// loadProblem is a problem of a load: its key, and where it is written
+// when that is more precise than the group (a stage).
+type loadProblem struct {
+	key, msg string
+	pos      Pos
+}
 
 // problem is the first thing wrong with a load, or nil.
 func (l Load) problem() *loadProblem {
@@ -37,14 +42,14 @@ func (l Load) problem() *loadProblem {
 		return bad("load.concurrency", "%d workers is above the limit of %d", l.Concurrency, MaxWorkers)
 	case l.MaxInFlight > MaxWorkers:
 		return bad("load.max_in_flight", "%d is above the limit of %d", l.MaxInFlight, MaxWorkers)
-	case l.Rate > 0 && l.Concurrency > 0:
+	case l.OpenLoop() && l.Concurrency > 0:
 		return bad("load", "give concurrency (closed loop) or rate (open loop), not both")
-	case l.Rate == 0 && l.MaxInFlight > 0:
+	case !l.OpenLoop() && l.MaxInFlight > 0:
 		return bad("load.max_in_flight", "bounds an open loop's pending arrivals: give a rate, or leave it out")
-	case l.Rate > 0 && l.MaxInFlight == 0:
+	case l.OpenLoop() && l.MaxInFlight == 0:
 		return bad("load.max_in_flight", "an open loop needs max_in_flight")
 	}
-	return nil
+	return l.stagesProblem()
 }
 
 // sweepProblems checks each sweep value, and each step's load once the

@@ -155,6 +155,8 @@ func (s Step) with(key string, v float64) Step {
 func labelOf(params map[string]float64, keys []string, l Load) string {
 	if len(keys) == 0 {
 		switch {
+		case len(l.Stages) > 0:
+			return stagesLabel(l)
 		case l.OpenLoop():
 			params["rate"] = l.Rate
 			return "rate=" + num(l.Rate)
