@@ -103,7 +103,7 @@ func TestStagesDueTimes(t *testing.T) {
 var profiles = [][]plan.Stage{
 	{hold(10, time.Second), ramp(200, 3*time.Second)},
 	{ramp(1000, time.Second), ramp(0, time.Second), hold(0, time.Second), ramp(333, time.Second)},
-	{hold(7, 500 * time.Millisecond), ramp(123_456, 100 * time.Millisecond), ramp(5, 100 * time.Millisecond)},
+	{hold(7, 500*time.Millisecond), ramp(123_456, 100*time.Millisecond), ramp(5, 100*time.Millisecond)},
 }
 
 // TestStagesDueIsMonotoneAndAgreesWithLastDue: the due times never go
