@@ -9,21 +9,22 @@ import (
 
 // Profile is an open loop's rate over time when it changes (plan
 // load.stages): segments that hold a rate or ramp linearly between two,
-// the last held for ever. The zero Profile is none: the schedule's Rate
+// then rate 0 for ever: no arrival is due after the stages. The zero Profile is none: the schedule's Rate
 // holds. A Profile is built once (ProfileOf) and only read after, so the
 // schedules of a step's generators share it.
 type Profile struct{ segs []segment }
 
 // segment is one stage of a Profile, in seconds from the schedule's start.
 type segment struct {
-	start, length float64 // length +Inf: the last, held for ever
+	start, length float64 // length +Inf: the last, at rate 0 for ever
 	from, to      float64 // the rate at its start and at its end
 	before        float64 // arrivals due before it: the rate's integral up to start
 }
 
 // ProfileOf is the profile of stages: a stage holds its rate for its
 // time, or ramps linearly from the previous stage's rate (0 before the
-// first) to its own; past the last stage its rate holds. No stages: the
+// first) to its own; past the last stage the rate is 0, as a step that
+// outlasts its stages by an engine tick sends no more. No stages: the
 // zero Profile.
 func ProfileOf(stages []plan.Stage) Profile {
 	if len(stages) == 0 {
@@ -40,7 +41,7 @@ func ProfileOf(stages []plan.Stage) Profile {
 		segs = append(segs, segment{start: at, length: length, from: from, to: s.Rate, before: before})
 		at, before, rate = at+length, before+(from+s.Rate)/2*length, s.Rate
 	}
-	return Profile{segs: append(segs, segment{start: at, length: math.Inf(1), from: rate, to: rate, before: before})}
+	return Profile{segs: append(segs, segment{start: at, length: math.Inf(1), before: before})}
 }
 
 // staged reports whether p has stages (else the schedule's Rate holds).
@@ -61,21 +62,17 @@ func (p Profile) arrivals(t float64) float64 {
 	return s.before + s.from*tau + (s.to-s.from)*tau*tau/(2*s.length)
 }
 
-// end is the arrivals due by the end of segment i (+Inf for the last
-// one at a positive rate).
+// end is the arrivals due by the end of segment i.
 func (p Profile) end(i int) float64 {
 	if i+1 < len(p.segs) {
 		return p.segs[i+1].before
 	}
-	if p.segs[i].to > 0 {
-		return math.Inf(1)
-	}
-	return p.segs[i].before
+	return p.segs[i].before // the last, at rate 0
 }
 
 // at is when, in seconds from the start, arrival g is due: the first
-// time the rate's integral passes g (+Inf: never, the rate is 0 from
-// before then on). A stage at rate 0 has no arrivals; a ramp from 0 has
+// time the rate's integral passes g (+Inf: never, past the stages' own
+// arrivals). A stage at rate 0 has no arrivals; a ramp from 0 has
 // its first at its start.
 func (p Profile) at(g float64) float64 {
 	i := sort.Search(len(p.segs), func(i int) bool { return p.end(i) > g })

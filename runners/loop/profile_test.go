@@ -32,8 +32,8 @@ const ns = time.Nanosecond
 
 // TestStagesArrivalsPerStage: the arrivals due by the end of each stage
 // are the integral of its rate: a held stage rate × time, a linear ramp
-// the mean of its ends × time; a stage at rate 0 has none, and past the
-// last stage its rate holds.
+// the mean of its ends × time; a stage at rate 0 has none, and none is
+// due after the last stage.
 func TestStagesArrivalsPerStage(t *testing.T) {
 	s := time.Second
 	for _, c := range []struct {
@@ -43,11 +43,11 @@ func TestStagesArrivalsPerStage(t *testing.T) {
 		want   []int64
 	}{
 		{"two held stages", []plan.Stage{hold(50, s), hold(150, s)},
-			[]time.Duration{500*time.Millisecond - ns, s - ns, 1500*time.Millisecond - ns, 2*s - ns, 3*s - ns}, []int64{25, 50, 125, 200, 350}},
+			[]time.Duration{500*time.Millisecond - ns, s - ns, 1500*time.Millisecond - ns, 2*s - ns, 2 * s, time.Hour}, []int64{25, 50, 125, 200, 200, 200}},
 		{"a ramp from 0", []plan.Stage{ramp(200, 2*s)},
-			[]time.Duration{0, s - ns, 2*s - ns, 3*s - ns}, []int64{1, 50, 200, 400}},
+			[]time.Duration{0, s - ns, 2*s - ns, 3*s - ns}, []int64{1, 50, 200, 200}},
 		{"the report's ramp then steady", []plan.Stage{hold(10, 10*s), ramp(200, 60*s)},
-			[]time.Duration{10*s - ns, 40*s - ns, 70*s - ns, 71*s - ns}, []int64{100, 100 + 10*30 + 190*30*30/120, 6400, 6600}},
+			[]time.Duration{10*s - ns, 40*s - ns, 70*s - ns, 71*s - ns}, []int64{100, 100 + 10*30 + 190*30*30/120, 6400, 6400}},
 		{"a ramp down to 0", []plan.Stage{hold(100, s), ramp(0, s)},
 			[]time.Duration{s - ns, 2*s - ns, time.Hour}, []int64{100, 150, 150}},
 		{"rate 0 first", []plan.Stage{hold(0, s), hold(10, s)},
@@ -71,7 +71,7 @@ func TestStagesArrivalsPerStage(t *testing.T) {
 }
 
 // TestStagesDueTimes: the first arrival of a stage after one at rate 0
-// is due at its start, an arrival past a last stage at rate 0 is never
+// is due at its start, an arrival past the stages' integral is never
 // due, and a ramp's arrivals solve the quadratic.
 func TestStagesDueTimes(t *testing.T) {
 	s := time.Second
@@ -90,7 +90,8 @@ func TestStagesDueTimes(t *testing.T) {
 		{"ramp from 0: 50·t² = 2", []plan.Stage{ramp(200, 2*s)}, 2, 200 * time.Millisecond},
 		{"ramp from 100: 100·t + 25·t² = 125", []plan.Stage{hold(100, s), ramp(200, 2*s)}, 225, 2 * s},
 		{"ramp down: 100·t - 50·t² = 50", []plan.Stage{hold(100, s), ramp(0, s)}, 150, Never},
-		{"held past the stages", []plan.Stage{ramp(10, s)}, 15, 2 * s},
+		{"the ramp's last", []plan.Stage{ramp(10, s)}, 4, 894_427_190},
+		{"past the stages", []plan.Stage{ramp(10, s)}, 5, Never},
 		{"tiny rate", []plan.Stage{hold(1e-300, s)}, 1, Never},
 	} {
 		if got := staged(c.stages...).Due(c.k).Sub(t0); got != c.want {

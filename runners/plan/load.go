@@ -73,8 +73,8 @@ func (g *Group) sweepProblems() []error {
 	if g.StepCount() > MaxSteps {
 		at("sweep", "expands to more than %d steps (vars included)", MaxSteps)
 	}
-	if len(errs) > 0 {
-		return errs
+	if len(errs) > 0 || g.Load.problem() != nil {
+		return errs // the load's own problem is reported once, not per step
 	}
 	for _, st := range Steps(g, 0) {
 		if p := st.Load.problem(); p != nil {

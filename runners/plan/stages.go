@@ -18,8 +18,8 @@ const RampLinear = "linear"
 
 // Stage is one stage of an open loop's rate (load.stages): it holds Rate
 // arrivals per second for For, or with Ramp "linear" moves from the
-// previous stage's rate to Rate over For. Past the last stage its rate
-// holds (a duration longer than the stages).
+// previous stage's rate to Rate over For. After the last stage nothing
+// is sent: a step is as long as its stages, or shorter.
 type Stage struct {
 	Rate float64  `yaml:"rate,required"`
 	For  Duration `yaml:"for,required"`
@@ -80,7 +80,7 @@ func (l Load) stagesProblem() *loadProblem {
 // stagesSwept reports a sweep of `rate` on a load with stages, at the
 // sweep key's line: the stages set the rate. A group's own load is swept
 // by `rate`, a load of `loads:` by `loads.NAME.rate`.
-func (d *decoder) stagesSwept(n *yaml.Node, g *Group, key string) {
+func (d *decoder) stagesSwept(n *yaml.Node, g *Group) {
 	sweep := mappingValue(n, "sweep")
 	if sweep == nil || sweep.Kind != yaml.MappingNode {
 		return
@@ -92,7 +92,7 @@ func (d *decoder) stagesSwept(n *yaml.Node, g *Group, key string) {
 			staged = staged || (k.Value == loadsKey+l.Name+".rate" && len(l.Load.Stages) > 0)
 		}
 		if staged {
-			d.errorf(k, joinKey(key, "sweep."+k.Value), "the load's stages set its rate: sweep max_in_flight, or write a group per stage list")
+			d.errorf(k, fmt.Sprintf("group %s: sweep.%s", g.ID, k.Value), "the load's stages set its rate: sweep max_in_flight, or write a group per stage list")
 		}
 	}
 }
@@ -108,6 +108,19 @@ func (g *Group) stagesDuration() {
 		length = max(length, l.Load.StagesLength())
 	}
 	g.Duration = Duration{length}
+}
+
+// stagesCap is the longest a group's step may run: its own load's
+// stages' length (after them nothing is sent), else no cap (0).
+func (g *Group) stagesCap() time.Duration { return g.Load.StagesLength() }
+
+// stagesOutlasted is the problem of a duration longer than the group's
+// stages, or nil.
+func (g *Group) stagesOutlasted() error {
+	if length := g.stagesCap(); length > 0 && g.Duration.D() > length {
+		return Errorf(g.Pos, fmt.Sprintf("group %s: duration", g.ID), "%s outlasts the load's stages (%s in all): nothing is sent after them; leave duration out, or shorten it", g.Duration.D(), length)
+	}
+	return nil
 }
 
 // stagesLabel names a staged step by its stages' rates: "stages=10,200".

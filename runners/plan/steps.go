@@ -44,6 +44,9 @@ func Steps(g *Group, override time.Duration) []Step {
 		// work is done; cutting it short would measure nothing.
 		dur = override
 	}
+	if length := g.stagesCap(); length > 0 && dur > length {
+		dur = length // nothing is sent after the stages (run --duration cuts, never extends)
+	}
 	base := Step{Params: map[string]float64{}, Load: g.Load, Warmup: g.Warmup.D(), Duration: dur,
 		Iterations: g.Iterations, PerWorker: g.PerWorkerIterations}
 	if override > 0 && base.Warmup > override/4 {

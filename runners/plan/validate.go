@@ -110,6 +110,9 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 		at("on_target_exit", "want stop or continue, got %q", g.OnTargetExit)
 	}
 	errs = append(errs, g.validateLoad()...)
+	if err := g.stagesOutlasted(); err != nil { // a group's own load: one of loads: may stop before the others
+		errs = append(errs, err)
+	}
 	if err := g.loadData(p.Path); err != nil {
 		errs = append(errs, err) // before the kind's checks: its templates read the columns
 	}
