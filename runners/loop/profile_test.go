@@ -2,7 +2,6 @@ package loop
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -141,36 +140,13 @@ func TestStagesDueIsMonotoneAndAgreesWithLastDue(t *testing.T) {
 // loops) of a staged schedule have the single schedule's due times, each
 // arrival once, and together as many arrivals due at any moment.
 func TestStagesStripesAreTheSingleSchedule(t *testing.T) {
-	const arrivals = 2000
+	var ats []time.Duration
+	for at := time.Duration(0); at <= 5*time.Second; at += 137 * time.Millisecond {
+		ats = append(ats, at)
+	}
 	for i, stages := range profiles {
 		for n := 1; n <= 4; n++ {
-			single := staged(stages...)
-			var want, got []time.Time
-			for j := range int64(arrivals) {
-				want = append(want, single.Due(j))
-			}
-			var parts []Schedule
-			for p := range n {
-				s := staged(stages...)
-				s.Stripe = runners.Shard{Index: p, Count: n}
-				parts = append(parts, s)
-				for k := int64(0); s.Stripe.Global(k) < arrivals; k++ {
-					got = append(got, s.Due(k))
-				}
-			}
-			slices.SortFunc(got, func(a, b time.Time) int { return a.Compare(b) })
-			if !slices.EqualFunc(want, got, time.Time.Equal) {
-				t.Fatalf("profile %d, %d stripes: the stripes' due times differ from the single schedule", i, n)
-			}
-			for at := time.Duration(0); at <= 5*time.Second; at += 137 * time.Millisecond {
-				var sum int64
-				for _, s := range parts {
-					sum += s.LastDue(t0.Add(at), 0) + 1
-				}
-				if wantDue := dueBy(single, at); sum != wantDue {
-					t.Fatalf("profile %d, %d stripes, at +%s: %d arrivals due on the stripes, %d on the single schedule", i, n, at, sum, wantDue)
-				}
-			}
+			checkStripes(t, fmt.Sprintf("profile %d", i), staged(stages...), n, ats)
 		}
 	}
 }
