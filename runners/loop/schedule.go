@@ -1,6 +1,7 @@
 // Package loop is the shape of a step's load, written once: the closed
 // loop (workers back to back), the open loop (arrivals due at start +
-// i/rate, whatever the server does) and its Schedule, a pure function of
+// i/rate, or where the integral of its rate stages reaches i, whatever the
+// server does) and its Schedule, a pure function of
 // the clock that the open loop's dispatcher and the event-loop clients
 // (runners/evloop) both follow, with one rule for late and dropped
 // arrivals. The engine drives a group's workers with it, and so do the
