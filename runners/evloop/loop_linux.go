@@ -118,7 +118,9 @@ func Drive[H Handler](ctx context.Context, env *runners.StepEnv, scanEvery time.
 		for i, l := range loops {
 			// The step's arrival g is loop g mod len(loops)'s.
 			stripe := runners.Shard{Index: i, Count: len(loops)}
-			l.sched = &loop.Schedule{Start: start, Rate: env.Load.Rate, Stripe: stripe, PausedBefore: paused}
+			s := loop.ScheduleOf(env.Load)
+			s.Start, s.Stripe, s.PausedBefore = start, stripe, paused
+			l.sched = &s
 		}
 	}
 	errs := make([]error, len(loops))

@@ -69,7 +69,7 @@ func sumsProblems(g *plan.Group, shapes []shape, step string) []error {
 	var rates, units []float64
 	for _, s := range shapes {
 		n, _ := s.units()
-		rates = append(rates, s.load.Rate)
+		rates = append(rates, s.load.PeakRate())
 		units = append(units, float64(min(n, plan.MaxWorkers+1))) // each already checked
 	}
 	if i, total := passes(rates, plan.MaxRate); i >= 0 {

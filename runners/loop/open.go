@@ -11,8 +11,8 @@ import (
 	"github.com/benchtui/benchtui/runners"
 )
 
-// Open dispatches arrivals at l.Env.Load.Rate: arrival i is due at
-// start + i/rate + paused time, computed from the start and never from the
+// Open dispatches arrivals at l.Env.Load.Rate (or its stages, Schedule):
+// arrival i is due at start + i/rate + paused time, computed from the start and never from the
 // previous arrival, so a slow server cannot slow the schedule. An arrival
 // that finds every worker busy (max_in_flight reached), or that the
 // dispatcher reaches more than DropAfter late, is dropped and counted:
@@ -27,7 +27,7 @@ func Open(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 	// wakes a dispatcher that found every slot taken.
 	d := &dispatcher{
 		env:   l.Env,
-		sched: Schedule{Rate: l.Env.Load.Rate, Stripe: l.Env.Shard},
+		sched: ScheduleOf(l.Env.Load),
 		slots: make(chan struct{}, len(l.Workers)),
 		jobs:  make([]chan time.Time, len(l.Workers)),
 		freed: make(chan struct{}, 1),
@@ -60,6 +60,7 @@ func Open(loadCtx, opCtx context.Context, l Loop, wg *sync.WaitGroup) {
 			}
 		})
 	}
+	d.sched.Stripe = l.Env.Shard
 	// Once the workers are started (a hundred thousand take a while), and
 	// not whenever the dispatcher's goroutine first runs.
 	d.sched.Start = startOf(l.Env, l.Start)

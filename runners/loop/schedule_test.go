@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -106,36 +107,45 @@ func TestScheduleDueAndLastDueAgree(t *testing.T) {
 // the single schedule, each arrival once, and at any moment the stripes
 // together have as many arrivals due as the single schedule.
 func TestStripesAreTheSingleSchedule(t *testing.T) {
-	const arrivals = 2000
 	for _, rate := range []float64{1, 333, 10_000} {
 		for n := 1; n <= 4; n++ {
-			single := Schedule{Start: t0, Rate: rate}
-			var want, got []time.Time
-			for j := range int64(arrivals) {
-				want = append(want, single.Due(j))
-			}
-			var parts []Schedule
-			for i := range n {
-				s := Schedule{Start: t0, Rate: rate, Stripe: runners.Shard{Index: i, Count: n}}
-				parts = append(parts, s)
-				for k := int64(0); s.Stripe.Global(k) < arrivals; k++ {
-					got = append(got, s.Due(k))
-				}
-			}
-			slices.SortFunc(got, func(a, b time.Time) int { return a.Compare(b) })
-			if !slices.EqualFunc(want, got, time.Time.Equal) {
-				t.Fatalf("rate %g, %d stripes: the stripes' due times differ from the single schedule", rate, n)
-			}
 			first := time.Duration(float64(n) / rate * float64(time.Second))
-			for _, at := range []time.Duration{0, first, first + 1500*time.Millisecond} {
-				var sum int64
-				for _, s := range parts {
-					sum += s.LastDue(t0.Add(at), 0) + 1
-				}
-				if wantDue := single.LastDue(t0.Add(at), 0) + 1; sum != wantDue {
-					t.Fatalf("rate %g, %d stripes, at %s: %d arrivals due on the stripes, %d on the single schedule", rate, n, at, sum, wantDue)
-				}
-			}
+			checkStripes(t, fmt.Sprintf("rate %g", rate), Schedule{Start: t0, Rate: rate}, n,
+				[]time.Duration{0, first, first + 1500*time.Millisecond})
+		}
+	}
+}
+
+// checkStripes checks that n stripes of single have its first 2000
+// arrivals' due times, each once, and together as many arrivals due at
+// each of ats (after t0) as single.
+func checkStripes(t *testing.T, name string, single Schedule, n int, ats []time.Duration) {
+	t.Helper()
+	const arrivals = 2000
+	var want, got []time.Time
+	for j := range int64(arrivals) {
+		want = append(want, single.Due(j))
+	}
+	var parts []Schedule
+	for i := range n {
+		s := single
+		s.Stripe = runners.Shard{Index: i, Count: n}
+		parts = append(parts, s)
+		for k := int64(0); s.Stripe.Global(k) < arrivals; k++ {
+			got = append(got, s.Due(k))
+		}
+	}
+	slices.SortFunc(got, func(a, b time.Time) int { return a.Compare(b) })
+	if !slices.EqualFunc(want, got, time.Time.Equal) {
+		t.Fatalf("%s, %d stripes: the stripes' due times differ from the single schedule", name, n)
+	}
+	for _, at := range ats {
+		var sum int64
+		for _, s := range parts {
+			sum += s.LastDue(t0.Add(at), 0) + 1
+		}
+		if wantDue := single.LastDue(t0.Add(at), 0) + 1; sum != wantDue {
+			t.Fatalf("%s, %d stripes, at +%s: %d arrivals due on the stripes, %d on the single schedule", name, n, at, sum, wantDue)
 		}
 	}
 }

@@ -21,7 +21,12 @@ const (
 // key is a parameter that the group's runner must read (runners.Kind.Params).
 var LoadKeys = []string{"concurrency", "max_in_flight", "rate"}
 
-type loadProblem struct{ key, msg string }
+// loadProblem is a problem of a load: its key, and where it is written
+// when that is more precise than the group (a stage).
+type loadProblem struct {
+	key, msg string
+	pos      Pos
+}
 
 // problem is the first thing wrong with a load, or nil.
 func (l Load) problem() *loadProblem {
@@ -37,14 +42,14 @@ func (l Load) problem() *loadProblem {
 		return bad("load.concurrency", "%d workers is above the limit of %d", l.Concurrency, MaxWorkers)
 	case l.MaxInFlight > MaxWorkers:
 		return bad("load.max_in_flight", "%d is above the limit of %d", l.MaxInFlight, MaxWorkers)
-	case l.Rate > 0 && l.Concurrency > 0:
+	case l.OpenLoop() && l.Concurrency > 0:
 		return bad("load", "give concurrency (closed loop) or rate (open loop), not both")
-	case l.Rate == 0 && l.MaxInFlight > 0:
+	case !l.OpenLoop() && l.MaxInFlight > 0:
 		return bad("load.max_in_flight", "bounds an open loop's pending arrivals: give a rate, or leave it out")
-	case l.Rate > 0 && l.MaxInFlight == 0:
+	case l.OpenLoop() && l.MaxInFlight == 0:
 		return bad("load.max_in_flight", "an open loop needs max_in_flight")
 	}
-	return nil
+	return l.stagesProblem()
 }
 
 // sweepProblems checks each sweep value, and each step's load once the
@@ -68,8 +73,8 @@ func (g *Group) sweepProblems() []error {
 	if g.StepCount() > MaxSteps {
 		at("sweep", "expands to more than %d steps (vars included)", MaxSteps)
 	}
-	if len(errs) > 0 {
-		return errs
+	if len(errs) > 0 || g.Load.problem() != nil {
+		return errs // the load's own problem is reported once, not per step
 	}
 	for _, st := range Steps(g, 0) {
 		if p := st.Load.problem(); p != nil {

@@ -135,6 +135,8 @@ func (d *decoder) group(n *yaml.Node, key string) *Group {
 		return sections(k, val)
 	})
 	d.loadsRunner(n, g, key)
+	d.stagesSwept(n, g)
+	g.stagesDuration()
 	if shown, ok := d.shown[mappingValue(n, "title")]; ok {
 		g.Title = shown // shown on screen and kept in the artifact
 	}

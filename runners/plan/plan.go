@@ -148,17 +148,20 @@ const MaxIterations = 1_000_000_000_000
 func (g *Group) Counted() bool { return g.Iterations > 0 || g.PerWorkerIterations > 0 }
 
 // Load is the shape of the load: closed loop with Concurrency workers, or
-// open loop at Rate arrivals per second with at most MaxInFlight pending.
+// open loop at Rate arrivals per second (or in rate Stages) with at most
+// MaxInFlight pending.
 type Load struct {
 	Concurrency int     `yaml:"concurrency"`
 	Rate        float64 `yaml:"rate"`
+	Stages      []Stage `yaml:"stages"` // instead of Rate: the rate over time (stages.go)
 	MaxInFlight int     `yaml:"max_in_flight"`
 	// Timeout bounds one operation; 0 means the runner's default.
 	Timeout Duration `yaml:"timeout"`
 }
 
-// OpenLoop reports whether arrivals are scheduled at a fixed rate.
-func (l Load) OpenLoop() bool { return l.Rate > 0 }
+// OpenLoop reports whether arrivals are scheduled at a rate (fixed, or
+// in stages).
+func (l Load) OpenLoop() bool { return l.Rate > 0 || len(l.Stages) > 0 }
 
 // Workers is the number of worker goroutines the load needs.
 func (l Load) Workers() int {

@@ -44,6 +44,9 @@ func Steps(g *Group, override time.Duration) []Step {
 		// work is done; cutting it short would measure nothing.
 		dur = override
 	}
+	if length := g.stagesCap(); length > 0 && dur > length {
+		dur = length // nothing is sent after the stages (run --duration cuts, never extends)
+	}
 	base := Step{Params: map[string]float64{}, Load: g.Load, Warmup: g.Warmup.D(), Duration: dur,
 		Iterations: g.Iterations, PerWorker: g.PerWorkerIterations}
 	if override > 0 && base.Warmup > override/4 {
@@ -155,6 +158,8 @@ func (s Step) with(key string, v float64) Step {
 func labelOf(params map[string]float64, keys []string, l Load) string {
 	if len(keys) == 0 {
 		switch {
+		case len(l.Stages) > 0:
+			return stagesLabel(l)
 		case l.OpenLoop():
 			params["rate"] = l.Rate
 			return "rate=" + num(l.Rate)

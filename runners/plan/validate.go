@@ -110,6 +110,9 @@ func (p *Plan) validateGroup(g *Group, schema Schema) []error {
 		at("on_target_exit", "want stop or continue, got %q", g.OnTargetExit)
 	}
 	errs = append(errs, g.validateLoad()...)
+	if err := g.stagesOutlasted(); err != nil { // a group's own load: one of loads: may stop before the others
+		errs = append(errs, err)
+	}
 	if err := g.loadData(p.Path); err != nil {
 		errs = append(errs, err) // before the kind's checks: its templates read the columns
 	}
@@ -152,7 +155,11 @@ func (g *Group) validateLoad() []error {
 		errs = append(errs, Errorf(g.Pos, fmt.Sprintf("group %s: %s", g.ID, key), format, args...))
 	}
 	if p := g.Load.problem(); p != nil {
-		at(p.key, "%s", p.msg)
+		pos := g.Pos
+		if p.pos.Line > 0 {
+			pos = p.pos
+		}
+		errs = append(errs, Errorf(pos, fmt.Sprintf("group %s: %s", g.ID, p.key), "%s", p.msg))
 	}
 	if g.Repeat < 0 || g.Repeat > MaxRepeat {
 		at("repeat", "want 1 to %d runs of each step, got %d", MaxRepeat, g.Repeat)
@@ -183,13 +190,13 @@ func (g *Group) LoopProblems() []error {
 		errs = append(errs, Errorf(g.Pos, fmt.Sprintf("group %s: %s", g.ID, key), format, args...))
 	}
 	l := g.Load
-	if l.Rate == 0 && l.Concurrency == 0 && g.Sweep["concurrency"] == nil && g.Sweep["rate"] == nil {
+	if !l.OpenLoop() && l.Concurrency == 0 && g.Sweep["concurrency"] == nil && g.Sweep["rate"] == nil {
 		at("load", "give concurrency or rate")
 	}
 	if g.Duration.D() <= 0 && !g.Counted() {
 		at("duration", "missing (required for %s; or give iterations or per_worker_iterations)", g.Runner)
 	}
-	if g.PerWorkerIterations > 0 && (l.Rate > 0 || g.Sweep["rate"] != nil) {
+	if g.PerWorkerIterations > 0 && (l.OpenLoop() || g.Sweep["rate"] != nil) {
 		at("per_worker_iterations", "an open loop's arrivals belong to no worker: give iterations (the arrivals in all)")
 	}
 	return errs

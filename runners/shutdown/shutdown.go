@@ -115,7 +115,7 @@ func validateShutdown(g *plan.Group) []error {
 	case g.Load.Concurrency > 0:
 		at("load.concurrency", "HTTP workers need an http section")
 	}
-	if g.Load.Rate > 0 {
+	if g.Load.OpenLoop() {
 		at("load", "runner shutdown drives a closed loop: give concurrency, not rate")
 	}
 	if g.Load.Concurrency == 0 && spec.Freeze == 0 && subs == nil {

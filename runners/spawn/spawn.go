@@ -84,7 +84,7 @@ func validateSpawn(g *plan.Group) []error {
 	if spec.Concurrency > 0 && (g.Load.Concurrency > 0 || g.Sweep["concurrency"] != nil) {
 		at("spawn.concurrency", "give it in spawn or in load/sweep, not both")
 	}
-	if g.Load.Rate > 0 {
+	if g.Load.OpenLoop() {
 		at("load", "spawn cycles run back to back: give concurrency, not rate")
 	}
 	most := g.Load.Concurrency

@@ -1,0 +1,105 @@
+package httpload
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/runnertest"
+)
+
+// halves are a step's requests in its first and second second, from its
+// half-second series points, each by its middle (a starved engine's tick
+// may make a point longer).
+func halves(st artifacts.Step) (first, second float64) {
+	for _, p := range st.Series {
+		if p.T-p.DT/2 < 1 {
+			first += p.RPS * p.DT
+		} else {
+			second += p.RPS * p.DT
+		}
+	}
+	return first, second
+}
+
+// TestOpenLoopStagesAtTheServer: a staged open loop against a loopback
+// server, with no duration (the stages' 2 s): 50/s then 150/s offers 200
+// arrivals (sent + dropped), the server served what the artifact counts,
+// and the second second carries about three times the first (judged
+// loosely: the machine is shared); a ramp from 0 to 200/s over 2 s offers
+// 200 too, a quarter of them in its first second.
+func TestOpenLoopStagesAtTheServer(t *testing.T) {
+	for _, c := range []struct {
+		stages string
+		ratio  float64 // second second / first, as planned
+	}{
+		{"[{rate: 50, for: 1s}, {rate: 150, for: 1s}]", 3},
+		{"[{rate: 200, for: 2s, ramp: linear}]", 3},
+	} {
+		for _, client := range mixClients {
+			t.Run(client+" "+c.stages, func(t *testing.T) {
+				srv, served := runnertest.CountingServer(t, time.Millisecond)
+				st := runGroup(t, fmt.Sprintf(`  - id: staged
+    runner: http
+    http: {requests: [{url: "%s/x"}], client: %s}
+    load: {stages: %s, max_in_flight: 50}
+`, srv.URL, client, c.stages), nil).Steps[0]
+				first, second := halves(st)
+				t.Logf("requests %d dropped %d late %d duration_s %v offered %v; per second %.0f, %.0f", st.Requests, st.Dropped, st.Late, st.DurationS, st.OfferedRPS, first, second)
+				if offered := st.Requests + st.Dropped; offered < 195 || offered > 206 {
+					t.Errorf("%d arrivals (sent + dropped), want 200 ± a few", offered)
+				}
+				if st.Requests != served.Load() || st.Errors != 0 {
+					t.Errorf("requests %d errors %d, the server served %d", st.Requests, st.Errors, served.Load())
+				}
+				if ratio := second / max(first, 1); ratio < c.ratio/2 || ratio > c.ratio*2 {
+					t.Errorf("second second / first = %.2f (%.0f / %.0f), want about %.0f", ratio, second, first, c.ratio)
+				}
+			})
+		}
+	}
+}
+
+// TestStagesPlanErrors: stages and rate are exclusive, a stage's keys
+// are checked at the stage, a sweep of rate over stages is refused at
+// the sweep key's line, and a duration may cut the stages, not outlast
+// them.
+func TestStagesPlanErrors(t *testing.T) {
+	err := parseErr(`  - id: both
+    runner: http
+    http: {requests: [{url: "http://127.0.0.1:1/"}]}
+    load: {rate: 10, stages: [{rate: 5, for: 1s}], max_in_flight: 5}
+  - id: bad
+    runner: http
+    http: {requests: [{url: "http://127.0.0.1:1/"}]}
+    load:
+      max_in_flight: 5
+      stages:
+        - {rate: 5, for: 1s}
+        - {rate: 5, for: 1s, ramp: cubic}
+  - id: swept
+    runner: http
+    http: {requests: [{url: "http://127.0.0.1:1/"}]}
+    load: {stages: [{rate: 5, for: 1s}], max_in_flight: 5}
+    sweep:
+      max_in_flight: [5, 10]
+      rate: [1, 2]
+  - id: zero
+    runner: http
+    http: {requests: [{url: "http://127.0.0.1:1/"}]}
+    load: {stages: [{rate: 0, for: 1s}], max_in_flight: 5}
+  - id: long
+    runner: http
+    http: {requests: [{url: "http://127.0.0.1:1/"}]}
+    load: {stages: [{rate: 5, for: 1s}, {rate: 5, for: 2s}], max_in_flight: 5}
+    duration: 5s
+`)
+	wantErrors(t, err,
+		"p.yaml:6:31: group both: load.stages: give rate (a fixed rate) or stages, not both",
+		`p.yaml:14:11: group bad: load.stages[1].ramp: want "linear"`,
+		"p.yaml:21:7: group swept: sweep.rate: the load's stages set its rate",
+		"p.yaml:25:21: group zero: load.stages: every stage's rate is 0",
+		"p.yaml:26:5: group long: duration: 5s outlasts the load's stages (3s in all)",
+	)
+}
