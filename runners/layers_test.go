@@ -21,7 +21,7 @@ var layers = [][]string{
 	{"runners/tmpl", "artifacts/artifactstest", "artifacts/merge", "artifacts/compare"},
 	{"runners/plan", "artifacts/report"},
 	{"runners", "runners/watch"},
-	{"runners/loop", "runners/flow", "runners/action"},
+	{"runners/loop", "runners/flow", "runners/action", "runners/reqlog"},
 	{"runners/evloop", "runners/probe"},
 	{"runners/httpload", "runners/sse", "runners/pgload", "runners/quicload", "runners/spawn", "runners/redisload"},
 	{"runners/engine", "runners/loads", "runners/shutdown"},
