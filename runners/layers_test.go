@@ -20,7 +20,7 @@ var layers = [][]string{
 	{"artifacts", "runners/reap", "runners/kube", "runners/demo", "runners/filewatch", "runners/logcount", "runners/runnertest/testbin"},
 	{"runners/tmpl", "artifacts/artifactstest", "artifacts/merge", "artifacts/compare"},
 	{"runners/plan", "artifacts/report"},
-	{"runners", "runners/watch"},
+	{"runners", "runners/watch", "runners/planimport"},
 	{"runners/loop", "runners/flow", "runners/action", "runners/reqlog"},
 	{"runners/evloop", "runners/probe"},
 	{"runners/httpload", "runners/sse", "runners/pgload", "runners/quicload", "runners/spawn", "runners/redisload"},
