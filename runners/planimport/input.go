@@ -16,6 +16,9 @@ func ReadInput(path string, stdin io.Reader) ([]byte, error) {
 			return nil, err
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxInputBytes {
+			return nil, tooLarge(path)
+		}
 		r = f
 	}
 	data, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
@@ -23,9 +26,13 @@ func ReadInput(path string, stdin io.Reader) ([]byte, error) {
 		return nil, &Error{File: path, Msg: err.Error()}
 	}
 	if len(data) > MaxInputBytes {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("larger than %d MiB: not imported", MaxInputBytes>>20)}
+		return nil, tooLarge(path)
 	}
 	return data, nil
+}
+
+func tooLarge(path string) error {
+	return &Error{File: path, Msg: fmt.Sprintf("larger than %d MiB: not imported", MaxInputBytes>>20)}
 }
 
 // lineAt is the 1-based line of data's byte offset.

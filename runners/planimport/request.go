@@ -99,7 +99,7 @@ func (r *Request) check() (field, msg string) {
 		return "url", "holds control characters"
 	}
 	for _, h := range r.Headers {
-		if h.Name == "" || strings.ContainsFunc(h.Name, func(c rune) bool { return c <= ' ' || c >= 0x7f || c == ':' }) {
+		if badHeaderName(h.Name) {
 			return "headers", fmt.Sprintf("%q is not a header name", clip(h.Name))
 		}
 		if strings.ContainsFunc(h.Value, func(c rune) bool { return isControl(c) && c != '\t' }) {
@@ -141,4 +141,10 @@ func (r *Request) kept() []Header {
 		out = append(out, h)
 	}
 	return out
+}
+
+// badHeaderName says whether name cannot be a header's: empty, or with a
+// space, a colon, a control or a non-ASCII character.
+func badHeaderName(name string) bool {
+	return name == "" || strings.ContainsFunc(name, func(c rune) bool { return c <= ' ' || c >= 0x7f || c == ':' })
 }

@@ -102,6 +102,9 @@ func vegetaHTTP(name string, data []byte) (*Imported, error) {
 			if k, v = strings.TrimSpace(k), strings.TrimSpace(v); !ok || k == "" || v == "" {
 				return nil, &Error{File: name, Line: lineNo, Field: "header", Msg: fmt.Sprintf("want Name: value, got %q", clip(line))}
 			}
+			if badHeaderName(k) {
+				return nil, &Error{File: name, Line: lineNo, Field: "header", Msg: fmt.Sprintf("%q is not a header name", clip(k))}
+			}
 			cur.Headers = append(cur.Headers, Header{Name: k, Value: v})
 		}
 	}
