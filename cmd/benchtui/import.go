@@ -8,8 +8,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/benchtui/benchtui/runners/planimport"
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/runners/planimport"
 )
 
 // importKinds are the inputs of `benchtui import`.

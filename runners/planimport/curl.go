@@ -314,4 +314,3 @@ func (c *curlCmd) finish() (*Imported, error) {
 	}
 	return &Imported{Source: "curl", File: curlFile, Requests: []Request{c.req}, Insecure: c.insecure}, nil
 }
-

@@ -59,10 +59,10 @@ func TestHARFromChrome(t *testing.T) {
 // a broken JSON says where, and a control byte in a field is escaped.
 func TestHARErrorsNameLineAndField(t *testing.T) {
 	for data, want := range map[string]string{
-		"{\"log\": {\"entries\": [\n{\"request\": {\"method\": 7}}]}}":                       "x.har:2: log.entries.request.method: want a string, not a JSON number",
-		"{\"log\": {\"entries\": [\n\n{\"request\": }]}}":                                    "x.har:3: not JSON",
-		`{"log": {"entries": []}}`:                                                           "x.har: log.entries: no entries",
-		`{"log": {"entries": [{"request": {"method": "GET", "url": "http://h/\u001b[2J"}}]}}`: `x.har: log.entries[0].request.url: holds control characters`,
+		"{\"log\": {\"entries\": [\n{\"request\": {\"method\": 7}}]}}":                                                               "x.har:2: log.entries.request.method: want a string, not a JSON number",
+		"{\"log\": {\"entries\": [\n\n{\"request\": }]}}":                                                                            "x.har:3: not JSON",
+		`{"log": {"entries": []}}`:                                                                                                   "x.har: log.entries: no entries",
+		`{"log": {"entries": [{"request": {"method": "GET", "url": "http://h/\u001b[2J"}}]}}`:                                        `x.har: log.entries[0].request.url: holds control characters`,
 		`{"log": {"entries": [{"request": {"method": "GET", "url": "http://h/", "headers": [{"name": "X\u001b", "value": "v"}]}}]}}`: `log.entries[0].request.headers: "X\x1b" is not a header name`,
 	} {
 		imp, err := HAR("x.har", []byte(data))
