@@ -1,6 +1,7 @@
 package reqlog
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
@@ -47,5 +48,48 @@ func TestOrdererWritesEachAttackInDueOrder(t *testing.T) {
 	})
 	if o.held != 0 || next["a"] != 3 || next["b"] != 3 {
 		t.Errorf("held %d, released %v", o.held, next)
+	}
+}
+
+// BenchmarkStreamRequest is what the stream adds to an operation when on:
+// a record queued for the writer (or counted dropped when it lags).
+func BenchmarkStreamRequest(b *testing.B) {
+	s, err := Open(b.TempDir()+"/r.csv", DefaultMaxBytes, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now()
+	rec := runners.RequestRecord{Due: now, Sent: now, End: now.Add(time.Millisecond), Name: "get", Status: 200, Group: "g", Step: "c=1"}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Request(rec)
+	}
+	b.StopTimer()
+	sum, err := s.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(sum.Dropped)/float64(b.N), "dropped/op")
+}
+
+// BenchmarkWriteOne is the writer's cost per record (encoding and the
+// buffered write): its sustained rate is 1/that.
+func BenchmarkWriteOne(b *testing.B) {
+	for _, ext := range []string{"csv", "json"} {
+		b.Run(ext, func(b *testing.B) {
+			s, err := Open(b.TempDir()+"/r."+ext, 1<<62, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			now := time.Now()
+			rec := runners.RequestRecord{Due: now, Sent: now, End: now.Add(time.Millisecond), Name: "get", Status: 200, Group: "g", Step: "c=1"}
+			var buf bytes.Buffer
+			enc := s.encode(&buf)
+			b.ReportAllocs()
+			for b.Loop() {
+				s.writeOne(&buf, enc, rec, 1)
+			}
+		})
 	}
 }

@@ -23,7 +23,7 @@ const BufferRecords = 1 << 16
 // goroutine of its own encodes into the file.
 type Stream struct {
 	path     string
-	encode   encoder
+	encode   newEncoder
 	maxBytes int64
 	ch       chan runners.RequestRecord
 	stop     chan struct{}
@@ -65,12 +65,12 @@ func (s Summary) String() string {
 
 // Format is a request file's encoding, by its extension: ".csv" or
 // ".json" (vegeta's `encode -to csv|json`).
-func formatOf(path string) (encoder, error) {
+func formatOf(path string) (newEncoder, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
-		return encodeCSV, nil
+		return csvEncoder, nil
 	case ".json":
-		return encodeJSON, nil
+		return jsonEncoder, nil
 	}
 	return nil, fmt.Errorf("--requests %s: the file must end in .csv or .json (vegeta's CSV or JSON results)", path)
 }
@@ -168,7 +168,8 @@ func (s *Stream) write() {
 		buf   bytes.Buffer
 		order orderer
 	)
-	emit := func(rec runners.RequestRecord, seq uint64) { s.writeOne(&buf, rec, seq) }
+	enc := s.encode(&buf)
+	emit := func(rec runners.RequestRecord, seq uint64) { s.writeOne(&buf, enc, rec, seq) }
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -200,13 +201,13 @@ func (s *Stream) write() {
 
 // writeOne appends rec, its attack's number seq, to the file unless the
 // cap or an error stops it.
-func (s *Stream) writeOne(buf *bytes.Buffer, rec runners.RequestRecord, seq uint64) {
+func (s *Stream) writeOne(buf *bytes.Buffer, enc encoder, rec runners.RequestRecord, seq uint64) {
 	if s.capped.Load() || s.err != nil {
 		s.dropped.Add(1)
 		return
 	}
 	buf.Reset()
-	if err := s.encode(buf, toResult(rec, seq)); err != nil {
+	if err := enc(toResult(rec, seq)); err != nil {
 		s.err = err
 		s.dropped.Add(1)
 		return
