@@ -196,3 +196,47 @@ func TestRunRequestsCapDropsAndCounts(t *testing.T) {
 		t.Errorf("the capped run's rate is %.2f of the plain run's: the stream slowed the load", ratio)
 	}
 }
+
+// TestRunRequestsOfOtherKinds: a spawn group's cycles are records too
+// (code 200, vegeta's success, no status of their own), and an http
+// group's refused connections records with code 0 and their error kind;
+// each group's records are as many as its artifact counts.
+func TestRunRequestsOfOtherKinds(t *testing.T) {
+	t.Parallel()
+	bin := benchtuiBinary(t)
+	pl := writePlanText(t, `version: 1
+groups:
+  - id: spawned
+    runner: spawn
+    spawn: {command: ["true"], cycles: 10, concurrency: 1, ready: exit, timeout: 5s}
+  - id: refused
+    runner: http
+    http: {requests: [{name: nobody, url: "http://127.0.0.1:9/x"}]}
+    load: {rate: 200, max_in_flight: 4}
+    duration: 300ms
+`)
+	out, file := t.TempDir(), filepath.Join(t.TempDir(), "requests.json")
+	if code, text := runBinary(t, bin, "run", pl, "-o", out, "--requests", file); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, text)
+	}
+	arts := loadArtifacts(t, out)
+	byGroup := map[string][]vegeta.Result{}
+	for _, r := range decodeResults(t, file) {
+		group, _, _ := strings.Cut(r.Attack, "/")
+		byGroup[group] = append(byGroup[group], r)
+	}
+	for group, want := range map[string]struct {
+		code uint16
+		err  string
+	}{"spawned": {200, ""}, "refused": {0, "refused"}} {
+		rs := byGroup[group]
+		if n := int64(len(rs)); n == 0 || n != arts[group].Steps[0].Requests {
+			t.Errorf("%s: %d records, the artifact counts %d", group, n, arts[group].Steps[0].Requests)
+		}
+		for _, r := range rs {
+			if r.Code != want.code || r.Error != want.err {
+				t.Fatalf("%s: record %+v, want code %d error %q", group, r, want.code, want.err)
+			}
+		}
+	}
+}
