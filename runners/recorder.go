@@ -72,7 +72,7 @@ func micros(d time.Duration) int64 {
 func (r *Recorder) Done(due, sent, end time.Time, errKind string) {
 	r.observe(end.Sub(due), end.Sub(sent), errKind)
 	if r.tap != nil {
-		r.tap.send(due, sent, end, Outcome{Err: errKind})
+		r.tap.send(due, sent, end, r.loadOutcome(Outcome{Err: errKind}))
 	}
 }
 
@@ -82,7 +82,7 @@ func (r *Recorder) Done(due, sent, end time.Time, errKind string) {
 // a named one under LOAD/NAME as well (LoadName).
 func (r *Recorder) Record(due, sent, end time.Time, out Outcome) {
 	if r.tap != nil {
-		r.tap.send(due, sent, end, out)
+		r.tap.send(due, sent, end, r.loadOutcome(out))
 	}
 	if out.Name == "" && out.Status == 0 && out.Detail == "" {
 		r.observe(end.Sub(due), end.Sub(sent), out.Err) // counted under the load
@@ -100,6 +100,15 @@ func (r *Recorder) Record(due, sent, end time.Time, out Outcome) {
 	r.named(out.Name, latency, out.Err, out.Status)
 	r.detailLocked(out)
 	r.mu.Unlock()
+}
+
+// loadOutcome is out named as the request stream writes it: on a load's
+// recorder LOAD/NAME, or LOAD for an unnamed operation.
+func (r *Recorder) loadOutcome(out Outcome) Outcome {
+	if r.load != "" {
+		out.Name = LoadName(r.load, out.Name)
+	}
+	return out
 }
 
 // detailLocked keeps the error's detail when its kind has fewer than
@@ -126,7 +135,7 @@ func (r *Recorder) Observe(latency, service time.Duration, errKind string) {
 	r.observe(latency, service, errKind)
 	if r.tap != nil {
 		end := time.Now()
-		r.tap.send(end.Add(-latency), end.Add(-service), end, Outcome{Err: errKind})
+		r.tap.send(end.Add(-latency), end.Add(-service), end, r.loadOutcome(Outcome{Err: errKind}))
 	}
 }
 
