@@ -155,3 +155,15 @@ func TestVegetaJSONTargets(t *testing.T) {
 		t.Errorf("bad JSON target: %v", err)
 	}
 }
+
+func TestSecretNames(t *testing.T) {
+	for name, want := range map[string]bool{
+		"Authorization": true, "X-Api-Key": true, "x_auth_token": true, "access_token": true, "Cookie": true,
+		"sig": true, "apiKey": true, "PHPSESSID": true, "client_secret": true, "pwd": true,
+		"keyword": false, "author": false, "design": false, "Accept": false, "page": false, "monkey": false,
+	} {
+		if isSecretName(name) != want {
+			t.Errorf("isSecretName(%q) = %v", name, !want)
+		}
+	}
+}

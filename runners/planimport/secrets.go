@@ -6,9 +6,13 @@ import (
 	"strings"
 )
 
-// secretWords are what makes a header, query parameter or form field a
-// secret when its name holds one (any case).
-var secretWords = []string{"auth", "token", "secret", "key", "password", "passwd", "pwd", "cookie", "session", "credential", "signature", "sig"}
+// secretParts make a header, query parameter or form field a secret when
+// its name holds one (any case); secretWords when its name has one as a
+// word of its own (X-Api-Key, sig, but not keyword or author).
+var (
+	secretParts = []string{"token", "secret", "password", "passwd", "apikey", "credential", "cookie", "authorization", "signature", "session", "sessid"}
+	secretWords = []string{"auth", "key", "pwd", "sig", "sid", "jwt"}
+)
 
 // planSecretWords are the words that make the plan treat a ${VAR} as a
 // secret (docs/plan.md, Secrets): a variable's name holds one.
@@ -18,7 +22,11 @@ var planSecretWords = []string{"PASSWORD", "PASSWD", "TOKEN", "SECRET", "KEY", "
 // a secret.
 func isSecretName(name string) bool {
 	low := strings.ToLower(name)
-	return slices.ContainsFunc(secretWords, func(w string) bool { return strings.Contains(low, w) })
+	if slices.ContainsFunc(secretParts, func(w string) bool { return strings.Contains(low, w) }) {
+		return true
+	}
+	words := strings.FieldsFunc(low, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') })
+	return slices.ContainsFunc(words, func(w string) bool { return slices.Contains(secretWords, w) })
 }
 
 // secrets gives each distinct secret value a variable and remembers
