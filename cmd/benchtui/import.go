@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/benchtui/benchtui/runners/plan"
+	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/planimport"
 )
 
@@ -46,6 +47,10 @@ func cmdImport(_ context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 		return exitOK
+	}
+	if err := artifacts.CheckReplaceable(out); err != nil {
+		fmt.Fprintln(stderr, "benchtui import: -o:", plan.Printable(err.Error()))
+		return exitUsage
 	}
 	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(stderr, "benchtui import:", plan.Printable(err.Error()))

@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 
+	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/reqlog"
@@ -55,6 +57,12 @@ func (r requestsFlags) check() error {
 func (r requestsFlags) open(run *engine.Run, stderr io.Writer) (func(), error) {
 	if r.path == "" {
 		return func() {}, nil
+	}
+	if err := artifacts.CheckWritable(filepath.Dir(r.path)); err != nil {
+		return nil, fmt.Errorf("--requests: %w", err)
+	}
+	if err := artifacts.CheckReplaceable(r.path); err != nil {
+		return nil, fmt.Errorf("--requests: %w", err)
 	}
 	s, err := reqlog.Open(r.path, r.maxBytes, func() {
 		fmt.Fprintf(stderr, "benchtui run: --requests %s reached its cap of %s: further records are dropped and counted\n",
