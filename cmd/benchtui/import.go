@@ -8,8 +8,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/artifacts"
+	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/planimport"
 )
 
