@@ -35,6 +35,8 @@ type Recorder struct {
 	// windows, when set, are the step's windows, which take their figures
 	// from the operations recorded here too.
 	windows *WindowSet
+	// tap, when set, hands every operation to the run's request stream.
+	tap *requestTap
 }
 
 // NewRecorder returns an empty recorder.
@@ -68,7 +70,10 @@ func micros(d time.Duration) int64 {
 // Done records one operation that was due at due, went out at sent and
 // ended at end. errKind is "" on success.
 func (r *Recorder) Done(due, sent, end time.Time, errKind string) {
-	r.Observe(end.Sub(due), end.Sub(sent), errKind)
+	r.observe(end.Sub(due), end.Sub(sent), errKind)
+	if r.tap != nil {
+		r.tap.send(due, sent, end, r.loadOutcome(Outcome{Err: errKind}))
+	}
 }
 
 // Record records one operation that was due at due, went out at sent and
@@ -76,8 +81,11 @@ func (r *Recorder) Done(due, sent, end time.Time, errKind string) {
 // On a load's recorder every operation counts under the load's name, and
 // a named one under LOAD/NAME as well (LoadName).
 func (r *Recorder) Record(due, sent, end time.Time, out Outcome) {
+	if r.tap != nil {
+		r.tap.send(due, sent, end, r.loadOutcome(out))
+	}
 	if out.Name == "" && out.Status == 0 && out.Detail == "" {
-		r.Done(due, sent, end, out.Err) // Observe counts it under the load
+		r.observe(end.Sub(due), end.Sub(sent), out.Err) // counted under the load
 		return
 	}
 	latency := micros(end.Sub(due))
@@ -92,6 +100,15 @@ func (r *Recorder) Record(due, sent, end time.Time, out Outcome) {
 	r.named(out.Name, latency, out.Err, out.Status)
 	r.detailLocked(out)
 	r.mu.Unlock()
+}
+
+// loadOutcome is out named as the request stream writes it: on a load's
+// recorder LOAD/NAME, or LOAD for an unnamed operation.
+func (r *Recorder) loadOutcome(out Outcome) Outcome {
+	if r.load != "" {
+		out.Name = LoadName(r.load, out.Name)
+	}
+	return out
 }
 
 // detailLocked keeps the error's detail when its kind has fewer than
@@ -115,6 +132,14 @@ func (r *Recorder) detailLocked(out Outcome) {
 // Observe records one operation by its latency (from when it was due) and
 // service time (from when it went out).
 func (r *Recorder) Observe(latency, service time.Duration, errKind string) {
+	r.observe(latency, service, errKind)
+	if r.tap != nil {
+		end := time.Now()
+		r.tap.send(end.Add(-latency), end.Add(-service), end, r.loadOutcome(Outcome{Err: errKind}))
+	}
+}
+
+func (r *Recorder) observe(latency, service time.Duration, errKind string) {
 	r.mu.Lock()
 	r.observeLocked(latency, service, errKind)
 	if r.load != "" {

@@ -56,7 +56,10 @@ type StepEnv struct {
 	windows *WindowSet
 	// parent is the step's env of which this is one load's view (ForLoad):
 	// in-flight counts and units add up there.
-	parent    *StepEnv
+	parent *StepEnv
+	// tap hands the step's operations to the run's request stream; nil
+	// without one (SetRequestSink).
+	tap       *requestTap
 	inFlight  atomic.Int64
 	peakIn    atomic.Int64 // the most in flight since ResetInFlightPeak
 	units     atomic.Int64
@@ -115,6 +118,12 @@ func (e *StepEnv) ForLoad(name string, g *plan.Group, load plan.Load, params map
 		OnWatch: e.OnWatch, OnPanic: e.OnPanic, Ops: e.Ops, Shard: e.Shard, gate: e.gate, parent: e, windows: e.windows}
 	v.OnEvent = func(kind, note string) { e.Event(kind, name+": "+note) }
 	recs := newRecorders(n, name, e.windows)
+	if e.tap != nil {
+		v.tap = e.tap
+		for _, r := range *recs {
+			r.tap = e.tap
+		}
+	}
 	v.recorders.Store(recs)
 	e.recMu.Lock()
 	all := append(slices.Clone(e.Recorders()), *recs...)

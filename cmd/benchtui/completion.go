@@ -78,11 +78,11 @@ func flagValueKind(cmd, name string) argKind {
 		return argsArtifacts
 	case "plan":
 		return argsPlan
-	case "ready-file", "watch", "export-json", "export-csv", "export-markdown", "junit":
+	case "ready-file", "watch", "export-json", "export-csv", "export-markdown", "junit", "requests":
 		return argsFile
 	case "o":
-		if cmd == "report" {
-			return argsFile // the report itself
+		if cmd == "report" || cmd == "import" {
+			return argsFile // the report or the plan itself
 		}
 		return argsFolders // where artifacts go
 	}
@@ -96,6 +96,7 @@ type bashCase struct{ Pattern, Flags, Args, Formats, Kinds string }
 // bashTemplateData fills bash.tmpl.
 type bashTemplateData struct {
 	Commands, ConsoleFlags, ConsoleKinds string
+	ImportKinds                          string
 	Cases                                []bashCase
 	ValueFlags                           string
 }
@@ -124,6 +125,7 @@ func bashData() bashTemplateData {
 			Args: string(c.args), Formats: strings.Join(c.formats, " "), Kinds: strings.Join(kinds, " ")})
 	}
 	d.Commands = strings.Join(names, " ")
+	d.ImportKinds = strings.Join(importKinds, " ")
 	d.ValueFlags = casePattern(value)
 	return d
 }
@@ -195,6 +197,9 @@ func fishData() fishTemplateData {
 			}
 			d.Flags = append(d.Flags, ff)
 		}
+		if c.args == argsImport {
+			d.Args = append(d.Args, fishImportArgs(c.name)...)
+		}
 		if comp, ok := fishArgCompletions[c.args]; ok {
 			d.Args = append(d.Args, fishArgs{cond, comp})
 		}
@@ -207,4 +212,13 @@ func fishData() fishTemplateData {
 // fishQuote quotes s for fish: single quotes, with \ and ' escaped.
 func fishQuote(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// fishImportArgs complete import's input kind, then any file.
+func fishImportArgs(cmd string) []fishArgs {
+	kinds := strings.Join(importKinds, " ")
+	return []fishArgs{
+		{fishQuote("__fish_seen_subcommand_from " + cmd + "; and not __fish_seen_subcommand_from " + kinds), "-a " + fishQuote(kinds)},
+		{fishQuote("__fish_seen_subcommand_from " + cmd + "; and __fish_seen_subcommand_from har vegeta"), "-F"},
+	}
 }

@@ -80,6 +80,12 @@ complete_line "benchtui report "
 complete_line "benchtui run --ex"
 complete_line "benchtui run --junit n"
 complete_line "benchtui report --format "
+complete_line "benchtui import "
+complete_line "benchtui import har n"
+complete_line "benchtui import curl "
+complete_line "benchtui import -o n"
+complete_line "benchtui run --requests n"
+complete_line "benchtui run --requests-"
 `
 	cmd := exec.Command(bash, "-c", driver, "bash", script)
 	cmd.Dir = dir
@@ -102,7 +108,13 @@ complete_line "benchtui report --format "
 		"benchtui report =>runs G5-1.json\n" +
 		"benchtui run --ex=>--export-csv --export-json --export-markdown\n" +
 		"benchtui run --junit n=>notes.txt\n" +
-		"benchtui report --format =>markdown html benchstat\n"
+		"benchtui report --format =>markdown html benchstat\n" +
+		"benchtui import =>har curl vegeta\n" +
+		"benchtui import har n=>notes.txt\n" +
+		"benchtui import curl =>\n" +
+		"benchtui import -o n=>notes.txt\n" +
+		"benchtui run --requests n=>notes.txt\n" +
+		"benchtui run --requests-=>--requests-max\n"
 	if string(out) != want {
 		t.Errorf("completions:\n%s\nwant:\n%s", out, want)
 	}
@@ -142,6 +154,10 @@ func TestFishCompletion(t *testing.T) {
 		"benchtui report -o note":   {"notes.txt"},
 		"benchtui report --format ": {"benchstat", "html", "markdown"},
 		"benchtui run --export-j":   {"--export-json"},
+		"benchtui import ":          {"curl", "har", "vegeta"},
+		"benchtui import har note":  {"notes.txt"},
+		"benchtui run --requests n": {"notes.txt"},
+		"benchtui run --requests-":  {"--requests-max"},
 	} {
 		cmd := exec.Command(fish, "--no-config", "-c", `source $argv[1]; and complete -C $argv[2]`, script, line)
 		cmd.Dir = dir

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,17 +47,7 @@ groups:
 // output; the output is kept in the test's log when it fails.
 func runBinary(t *testing.T, bin string, args ...string) (int, string) {
 	t.Helper()
-	var out bytes.Buffer
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), out.String()
-	}
-	if err != nil {
-		t.Fatalf("%s %v: %v", bin, args, err)
-	}
-	return 0, out.String()
+	return runWithEnv(t, nil, bin, args...)
 }
 
 // TestLeakBetweenTwoShortRunsIsWorse: a flat run and a leaking one of the

@@ -36,6 +36,7 @@ type runFlags struct {
 	export     exportFlags
 	shard      shardFlags
 	metrics    metricsFlags
+	requests   requestsFlags
 }
 
 // runFormats are the values of run --format.
@@ -54,6 +55,7 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	f.export.register(fs)
 	f.shard.register(fs)
 	f.metrics.define(fs)
+	f.requests.register(fs)
 	return fs
 }
 
@@ -71,6 +73,9 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 		return f, err
 	}
 	if err := f.export.distinct(); err != nil {
+		return f, err
+	}
+	if err := f.requests.check(); err != nil {
 		return f, err
 	}
 	if len(pos) > 1 {
@@ -193,6 +198,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer stopMetrics()
+	closeRequests, err := f.requests.open(run, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "benchtui run:", plan.Printable(err.Error()))
+		return exitUsage
+	}
+	defer closeRequests()
 	return h.runAll(ctx, run, groups, base)
 }
 

@@ -23,6 +23,7 @@ const (
 	argsArtifacts argKind = "artifacts" // artifact files (*.json) or folders
 	argsShells    argKind = "shells"    // bash, zsh, fish
 	argsCommands  argKind = "commands"  // a subcommand name
+	argsImport    argKind = "imports"   // har|curl|vegeta, then a file
 )
 
 // subcommand is one word of the command line: what it runs, its synopsis
@@ -49,7 +50,7 @@ func subcommands() []subcommand {
 		{consoleName, cmdConsole, "benchtui [PLAN] [-o DIR] [--duration D] [--metrics-addr ADDR] [--watch PATH]",
 			"interactive console; PLAN defaults to ./bench.yaml, else the built-in demo plan",
 			func() *flag.FlagSet { return consoleFlagSet(&consoleFlags{}) }, argsPlan, nil},
-		{"run", cmdRun, "benchtui run [PLAN] [-g ID,...] [-o DIR] [--baseline FILE|DIR] [--duration D] [--count N] [--format text|json|csv] [--fail-on-leak]\n             [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--junit FILE]\n             [--metrics-addr ADDR] [--shard I/N --run-id ID --start-at T]",
+		{"run", cmdRun, "benchtui run [PLAN] [-g ID,...] [-o DIR] [--baseline FILE|DIR] [--duration D] [--count N] [--format text|json|csv] [--fail-on-leak]\n             [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--junit FILE]\n             [--requests FILE.csv|FILE.json] [--requests-max SIZE]\n             [--metrics-addr ADDR] [--shard I/N --run-id ID --start-at T]",
 			"headless: progress on stderr; summary, artifacts; exit 1 if a threshold\nor a significant regression fails, 2 on a usage or plan error",
 			func() *flag.FlagSet { return runFlagSet(&runFlags{}) }, argsPlan, runFormats},
 		{"compare", cmdCompare, "benchtui compare BASE CURRENT [--format text|markdown|json] [--threshold 5%] [--pair A=B]",
@@ -70,6 +71,9 @@ func subcommands() []subcommand {
 		{"watch", cmdWatch, "benchtui watch k8s:NS/JOB|DIR [--stale 5s] [--once]",
 			"follow a distributed run's shards live: merged figures and each shard's lag, once a second",
 			func() *flag.FlagSet { return watchFlagSet(&watchFlags{}) }, argsNone, nil},
+		{"import", cmdImport, "benchtui import har FILE | curl 'curl …' | vegeta TARGETS [-o FILE]",
+			"a plan of the requests of a HAR file, a curl command line (\"Copy as cURL\") or vegeta's targets;\nsecrets become ${VARS} it lists, never written",
+			func() *flag.FlagSet { return importFlagSet(new(string)) }, argsImport, nil},
 		{"validate", cmdValidate, "benchtui validate PLAN", "check a plan and print every problem with its place", nil, argsPlan, nil},
 		{"doctor", cmdDoctor, "benchtui doctor [PLAN]", "fd limits, UDP buffers, target commands, Postgres availability", nil, argsPlan, nil},
 		{"demo-target", cmdDemoTarget, "benchtui demo-target [--http ADDR] [--quic ADDR] [--h3 ADDR] [--drain D] [--fault NAME,…]",

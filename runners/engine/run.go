@@ -32,6 +32,10 @@ type Run struct {
 	Shard runners.Shard
 	// Observer, when set, follows every session of the run.
 	Observer Observer
+	// Requests, when set, takes every operation of the run (run
+	// --requests); a sink with a Note method has it in each artifact's
+	// notes.
+	Requests runners.RequestSink
 
 	mu        sync.Mutex
 	targets   map[string]*watch.Process
@@ -62,7 +66,7 @@ func (r *Run) Session(ctx context.Context, g *plan.Group) (*Session, error) {
 	g = ShardGroup(g, r.Shard)
 	opts := SessionOptions{
 		Duration: r.Duration, Count: r.Count, RunID: r.ID, ToolVersion: r.ToolVersion, VCSRevision: r.VCSRevision, Shard: r.Shard,
-		Self: r.self, Targets: r, Observer: r.Observer, Finished: &r.finished,
+		Self: r.self, Targets: r, Observer: r.Observer, Finished: &r.finished, Requests: r.Requests,
 		Env: &runners.RunEnv{Plan: r.Plan, ArtifactsDir: r.Dir, Cleanup: r.AddCleanup},
 	}
 	if g.Target != "" {

@@ -59,6 +59,10 @@ type SessionOptions struct {
 	// own, and its checks read those of the groups it refers to. Nil: a
 	// check that refers to another group fails, saying it has not run.
 	Finished *Finished
+	// Requests, when set, takes every operation the steps record (run
+	// --requests); a sink with a Note method has it in the artifact's
+	// notes.
+	Requests runners.RequestSink
 }
 
 // Observer follows a session's figures from outside its consumer (a
@@ -426,6 +430,9 @@ func (s *Session) Result() *artifacts.Artifact {
 	}
 	a.Steps = steps
 	a.Run.Partial = partial
+	if !a.Run.Finished.IsZero() { // every operation of the group has ended
+		a.Notes = append(a.Notes, requestsNote(s.opts.Requests)...)
+	}
 	if s.remote != nil {
 		a.Run.Partial = true
 		a.Notes = append(a.Notes, "the live view of a distributed run, not its artifact: benchtui merge gives the exact one")
@@ -461,4 +468,17 @@ func (s *Session) effective(cfg map[string]any) map[string]any {
 		out["repeat"] = n
 	}
 	return out
+}
+
+// requestsNote is the request stream's note for the artifact (how many
+// records it wrote and dropped), none without a stream or a Note method.
+func requestsNote(sink runners.RequestSink) []string {
+	n, ok := sink.(interface{ Note() string })
+	if !ok {
+		return nil
+	}
+	if note := n.Note(); note != "" {
+		return []string{note}
+	}
+	return nil
 }

@@ -67,6 +67,7 @@ func newStepRun(s *Session, r runners.Runner, i int, spec plan.Step) *stepRun {
 	st.env.Index, st.env.Label, st.env.Params, st.env.Vars = i, spec.Label, spec.Params, spec.Vars
 	st.env.Target = s.opts.Target
 	st.env.Shard = s.opts.Shard
+	st.env.SetRequestSink(s.opts.Requests)
 	st.env.OnEvent = st.event
 	st.env.OnPanic = st.panicked
 	st.env.OnWatch = func(name string, t runners.TargetHandle) { s.watchLate(name, watch.NewTreeSampler(t.PID()), t) }
