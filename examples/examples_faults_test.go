@@ -344,7 +344,7 @@ func (r *faultRun) name() string {
 }
 
 func (r *faultRun) check(t *testing.T) {
-	t.Logf("took %s", r.took.Round(time.Millisecond))
+	t.Logf("took %s (%s of CPU)", r.took.Round(time.Millisecond), r.cpu.Round(time.Millisecond))
 	var exit *exec.ExitError
 	if r.faulty && (!errors.As(r.err, &exit) || exit.ExitCode() != exitFail) {
 		t.Errorf("with the fault: %v, want exit %d", r.err, exitFail)

@@ -50,6 +50,7 @@ func runOne(t *testing.T, run *Run, g *plan.Group) artifacts.Step {
 // extended. The leaky step's heap profiles at start and end are saved
 // beside the artifact, and go tool pprof reads them.
 func TestMetricsSeriesDriveTheSoakPolicy(t *testing.T) {
+	t.Parallel()
 	p := serverPlan(t, `version: 1
 targets:
   leaky:
@@ -148,6 +149,7 @@ func checkProfile(t *testing.T, dir, name string) {
 // "session sweep" twice when the step's action asks it to; the step's
 // counters say log.warn 5 and log.sweep 2, and a check on log.warn fails.
 func TestLogLinesCountedInTheMeasuredPhase(t *testing.T) {
+	t.Parallel()
 	p := serverPlan(t, `version: 1
 targets:
   api:
@@ -187,6 +189,7 @@ groups:
 // db/heap_start), each counting only its own log's lines, and a check
 // reads the second's counter by that name.
 func TestServerFiguresOfEveryTarget(t *testing.T) {
+	t.Parallel()
 	p := serverPlan(t, `version: 1
 targets:
   api:

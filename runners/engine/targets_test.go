@@ -20,6 +20,7 @@ import (
 // apart under its own pid, their sum is the sum of the parts, the first is
 // the step's `target`, and a check on one target's figure is judged on it.
 func TestSeveralTargets(t *testing.T) {
+	t.Parallel()
 	p, run := leakyAndFlat(t, "two.yaml", `  - id: two
     runner: sleep
     target: [leaky, flat]
@@ -210,6 +211,7 @@ func loadAverage() float64 {
 // holds 6 samples of 250 ms, so one late sample on a busy machine still
 // leaves the 5 a slope needs.
 func TestSoakWatchesNamedTarget(t *testing.T) {
+	t.Parallel()
 	p, run := leakyAndFlat(t, "soak.yaml", `  - id: named
     runner: sleep
     target: [flat, leaky]
