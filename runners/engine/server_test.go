@@ -50,7 +50,6 @@ func runOne(t *testing.T, run *Run, g *plan.Group) artifacts.Step {
 // extended. The leaky step's heap profiles at start and end are saved
 // beside the artifact, and go tool pprof reads them.
 func TestMetricsSeriesDriveTheSoakPolicy(t *testing.T) {
-	t.Parallel()
 	p := serverPlan(t, `version: 1
 targets:
   leaky:

@@ -18,7 +18,6 @@ import (
 // an event, and its measured slope is near the truth; the flat one is left
 // alone.
 func TestSoakPolicyAgainstRealTargets(t *testing.T) {
-	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("samples the targets from /proc: Linux only")
 	}

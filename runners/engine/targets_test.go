@@ -211,7 +211,6 @@ func loadAverage() float64 {
 // holds 6 samples of 250 ms, so one late sample on a busy machine still
 // leaves the 5 a slope needs.
 func TestSoakWatchesNamedTarget(t *testing.T) {
-	t.Parallel()
 	p, run := leakyAndFlat(t, "soak.yaml", `  - id: named
     runner: sleep
     target: [flat, leaky]

@@ -115,7 +115,6 @@ func TestOpenLoopAccuracyAndCounts(t *testing.T) {
 // closed loop would wait politely and hide the stall (coordinated
 // omission); an open loop keeps sending, so p99 shows it and p50 does not.
 func TestOpenLoopSeesStalls(t *testing.T) {
-	t.Parallel()
 	for _, client := range mixClients {
 		t.Run(client, func(t *testing.T) { testOpenLoopSeesStalls(t, client) })
 	}
