@@ -1,0 +1,111 @@
+package grpcload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"google.golang.org/grpc"
+	reflectionv1 "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+)
+
+// maxReflectFiles bounds the files a server's reflection may describe.
+const maxReflectFiles = 512
+
+// reflectServices asks the server's reflection service (v1) for the files
+// declaring services and their imports, and builds them.
+func reflectServices(ctx context.Context, conn grpc.ClientConnInterface, services []string) (descriptors, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := reflectionv1.NewServerReflectionClient(conn).ServerReflectionInfo(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("server reflection: %w", err)
+	}
+	fr := &fileReflector{stream: stream, have: map[string]*descriptorpb.FileDescriptorProto{}}
+	for _, svc := range services {
+		if err := fr.ask(&reflectionv1.ServerReflectionRequest{MessageRequest: &reflectionv1.ServerReflectionRequest_FileContainingSymbol{FileContainingSymbol: svc}}); err != nil {
+			return nil, fmt.Errorf("server reflection of %s: %w", svc, err)
+		}
+	}
+	if err := fr.imports(); err != nil {
+		return nil, fmt.Errorf("server reflection: %w", err)
+	}
+	files, err := protodesc.NewFiles(&descriptorpb.FileDescriptorSet{File: fr.files})
+	if err != nil {
+		return nil, fmt.Errorf("server reflection: the descriptors it sent: %w", err)
+	}
+	return files, nil
+}
+
+// fileReflector gathers the files a reflection stream sends.
+type fileReflector struct {
+	stream reflectionv1.ServerReflection_ServerReflectionInfoClient
+	have   map[string]*descriptorpb.FileDescriptorProto
+	files  []*descriptorpb.FileDescriptorProto
+}
+
+// ask sends one request and keeps the files of its answer.
+func (fr *fileReflector) ask(r *reflectionv1.ServerReflectionRequest) error {
+	if err := fr.stream.Send(r); err != nil {
+		return err
+	}
+	resp, err := fr.stream.Recv()
+	if err != nil {
+		return err
+	}
+	if e := resp.GetErrorResponse(); e != nil {
+		return errors.New(strings.TrimSpace(e.GetErrorMessage()))
+	}
+	for _, b := range resp.GetFileDescriptorResponse().GetFileDescriptorProto() {
+		fd := &descriptorpb.FileDescriptorProto{}
+		if err := proto.Unmarshal(b, fd); err != nil {
+			return fmt.Errorf("a file descriptor: %w", err)
+		}
+		if err := fr.add(fd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (fr *fileReflector) add(fd *descriptorpb.FileDescriptorProto) error {
+	if _, ok := fr.have[fd.GetName()]; ok {
+		return nil
+	}
+	if len(fr.files) >= maxReflectFiles {
+		return fmt.Errorf("more than %d files", maxReflectFiles)
+	}
+	fr.have[fd.GetName()] = fd
+	fr.files = append(fr.files, fd)
+	return nil
+}
+
+// imports fetches every import not sent yet: from this program's own
+// registry when it has it (the well-known types), else from the server.
+func (fr *fileReflector) imports() error {
+	for i := 0; i < len(fr.files); i++ {
+		for _, dep := range fr.files[i].GetDependency() {
+			if _, ok := fr.have[dep]; ok {
+				continue
+			}
+			if d, err := protoregistry.GlobalFiles.FindFileByPath(dep); err == nil {
+				if err := fr.add(protodesc.ToFileDescriptorProto(d)); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := fr.ask(&reflectionv1.ServerReflectionRequest{MessageRequest: &reflectionv1.ServerReflectionRequest_FileByFilename{FileByFilename: dep}}); err != nil {
+				return fmt.Errorf("import %s: %w", dep, err)
+			}
+			if _, ok := fr.have[dep]; !ok {
+				return fmt.Errorf("import %s: not sent", dep)
+			}
+		}
+	}
+	return nil
+}
