@@ -145,12 +145,8 @@ func (s *GRPCServer) serviceDesc(sd protoreflect.ServiceDescriptor) *grpc.Servic
 type unaryServe func(ctx context.Context, in, out *dynamicpb.Message) error
 
 func (s *GRPCServer) unary(md protoreflect.MethodDescriptor, serve unaryServe) func(any, context.Context, func(any) error, grpc.UnaryServerInterceptor) (any, error) {
-	return func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
-		in := dynamicpb.NewMessage(md.Input())
-		if err := dec(in); err != nil {
-			return nil, err
-		}
-		s.in.Add(1)
+	handle := func(ctx context.Context, req any) (any, error) {
+		in := req.(*dynamicpb.Message)
 		out := dynamicpb.NewMessage(md.Output())
 		if err := serve(ctx, in, out); err != nil {
 			return nil, err
@@ -158,6 +154,18 @@ func (s *GRPCServer) unary(md protoreflect.MethodDescriptor, serve unaryServe) f
 		s.out.Add(1)
 		s.answered(md.Name())
 		return out, nil
+	}
+	info := &grpc.UnaryServerInfo{FullMethod: "/" + string(md.Parent().FullName()) + "/" + string(md.Name())}
+	return func(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
+		in := dynamicpb.NewMessage(md.Input())
+		if err := dec(in); err != nil {
+			return nil, err
+		}
+		s.in.Add(1)
+		if interceptor == nil {
+			return handle(ctx, in)
+		}
+		return interceptor(ctx, in, info, handle)
 	}
 }
 

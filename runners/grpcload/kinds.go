@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"google.golang.org/grpc/codes"
@@ -49,7 +50,7 @@ func classify(step, call context.Context, err error) string {
 		return KindShortStream
 	case step.Err() != nil:
 		return runners.KindCanceled
-	case errors.Is(call.Err(), context.DeadlineExceeded):
+	case errors.Is(call.Err(), context.DeadlineExceeded), past(call):
 		return KindTimeout
 	}
 	st, ok := status.FromError(err)
@@ -60,6 +61,14 @@ func classify(step, call context.Context, err error) string {
 		return KindTooLarge
 	}
 	return codeKind(st.Code())
+}
+
+// past reports whether ctx's deadline has passed, though its timer may
+// not have fired yet: a server that keeps the deadline it was sent may
+// end the call first.
+func past(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 // codeKind is grpc_ and code's name in snake case (grpc_unavailable,
