@@ -47,7 +47,7 @@ func newKind(g *plan.Group, env *runners.RunEnv) (runners.Runner, error) {
 	if s == nil {
 		return nil, fmt.Errorf("group %s: no grpc section", g.ID)
 	}
-	if err := s.err(); err != nil {
+	if err := flow.JoinProblems(Section, s.problems()); err != nil {
 		return nil, fmt.Errorf("group %s: %w", g.ID, err)
 	}
 	r := &runner{group: g, spec: s, seq: tmpl.NewSeq(), dir: ".", maxRecv: s.MaxRecvBytes, timeout: defaultTimeout}
@@ -61,11 +61,11 @@ func newKind(g *plan.Group, env *runners.RunEnv) (runners.Runner, error) {
 	if g.Table != nil {
 		r.data = tmpl.NewSource(g.Table, g.Data.Mode)
 	}
-	r.flow = s.compileFlow()
+	r.flow = flow.Compiled(flowDefs(s.Flow), nil)
 	calls, list := s.sent()
 	total := 0
 	for i := range calls {
-		c, err := compileCall(g, &calls[i], s.Metadata, varsBefore(r.flow, i))
+		c, err := compileCall(g, &calls[i], s.Metadata, r.flow.VarsBefore(i))
 		if err != nil {
 			return nil, fmt.Errorf("group %s: grpc.%s[%d]: %w", g.ID, list, i, err)
 		}

@@ -22,7 +22,6 @@
 package grpcload
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"net"
@@ -324,38 +323,18 @@ func flowDefs(calls []Call) []flow.Def {
 	return defs
 }
 
-// compileFlow is the section's compiled flow, nil for a mix or a flow
-// with problems (validate reports them).
-func (s *Spec) compileFlow() *flow.Flow {
-	if len(s.Flow) == 0 {
-		return nil
-	}
-	f, problems := flow.Compile(flowDefs(s.Flow), nil)
-	if len(problems) > 0 {
-		return nil
-	}
-	return f
-}
-
-func varsBefore(f *flow.Flow, i int) []string {
-	if f == nil {
-		return nil
-	}
-	return f.VarsBefore(i)
-}
-
 // templateProblems compiles every templated field of the section's calls,
 // each with the variables its place in a flow gives it.
 func (s *Spec) templateProblems(g *plan.Group, pos plan.Pos, key string) []error {
 	calls, list := s.sent()
-	f := s.compileFlow()
+	f := flow.Compiled(flowDefs(s.Flow), nil)
 	var errs []error
 	for i, c := range calls {
 		ck := fmt.Sprintf("%s.%s[%d]", key, list, i)
 		if list == "method" {
 			ck = key
 		}
-		errs = append(errs, g.TemplatesVars(pos, c.fields(ck, s.Metadata), varsBefore(f, i))...)
+		errs = append(errs, g.TemplatesVars(pos, c.fields(ck, s.Metadata), f.VarsBefore(i))...)
 	}
 	return errs
 }
@@ -371,17 +350,4 @@ func (c *Call) fields(key string, common map[string]string) map[string]string {
 		out[key+".metadata."+k] = v
 	}
 	return out
-}
-
-// err is a section that fails its own checks, for New.
-func (s *Spec) err() error {
-	p := s.problems()
-	if len(p) == 0 {
-		return nil
-	}
-	errs := make([]error, len(p))
-	for i, e := range p {
-		errs[i] = fmt.Errorf("grpc.%s: %s", e.Key, e.Msg)
-	}
-	return errors.Join(errs...)
 }
