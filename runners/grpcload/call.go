@@ -88,9 +88,16 @@ func trimSlash(method string) string {
 }
 
 // bind gives the call its method's descriptor, and encodes a message
-// without templates once.
+// without templates once. messages is for a method that streams
+// requests, await for one that streams replies.
 func (c *call) bind(md protoreflect.MethodDescriptor) error {
 	c.desc = md
+	if c.messages > 1 && !md.IsStreamingClient() {
+		return fmt.Errorf("messages: %s takes one request (not a client stream)", md.FullName())
+	}
+	if c.await > 0 && !md.IsStreamingServer() {
+		return fmt.Errorf("await: %s sends one reply (not a server stream)", md.FullName())
+	}
 	if md.IsStreamingClient() || md.IsStreamingServer() {
 		c.stream = &grpc.StreamDesc{StreamName: string(md.Name()), ServerStreams: md.IsStreamingServer(), ClientStreams: md.IsStreamingClient()}
 	}

@@ -1,8 +1,15 @@
 package grpcload
 
 import (
+	"context"
+	"strings"
 	"testing"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/benchtui/benchtui/runners/engine"
 	"github.com/benchtui/benchtui/runners/runnertest"
 )
 
@@ -63,5 +70,47 @@ groups:
 	}
 	if st.OfferedRPS < 150 || st.OfferedRPS > 250 {
 		t.Errorf("offered %v rps, want about 200", st.OfferedRPS)
+	}
+}
+
+// TestReflectionFallsBackToV1alpha: a server with only the older
+// reflection service (v1alpha) describes its methods as well; one with
+// none makes the group fail at its start, saying so.
+func TestReflectionFallsBackToV1alpha(t *testing.T) {
+	for _, blocked := range []string{"/grpc.reflection.v1.", "/grpc.reflection."} {
+		block := func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			if strings.HasPrefix(info.FullMethod, blocked) {
+				return status.Error(codes.Unimplemented, "no such service")
+			}
+			return h(srv, ss)
+		}
+		s := startServer(t, grpc.StreamInterceptor(block))
+		p := runnertest.ParsePlan(t, testRegistry, `
+version: 1
+groups:
+  - id: alpha
+    runner: grpc
+    grpc: {target: "${ADDR}", method: benchtui.demo.Bench/Echo}
+    load: {concurrency: 2}
+    iterations: 20
+    max_duration: 60s
+`, map[string]string{"ADDR": s.Addr().String()})
+		sess, err := engine.NewSession(testRegistry, p, p.Groups[0], engine.SessionOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess.Start(context.Background())
+		for range sess.Snapshots() {
+		}
+		<-sess.Done()
+		if blocked == "/grpc.reflection." {
+			if err := sess.Err(); err == nil || !strings.Contains(err.Error(), "server reflection") || !strings.Contains(err.Error(), "no proto file given") {
+				t.Errorf("without reflection: %v", err)
+			}
+			continue
+		}
+		if err := sess.Err(); err != nil || sess.Result().Steps[0].Requests != 20 || s.Calls("Echo") != 20 {
+			t.Errorf("v1alpha only: %v, the server answered %d", err, s.Calls("Echo"))
+		}
 	}
 }

@@ -7,7 +7,10 @@ import (
 	"strings"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	reflectionv1 "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	reflectionv1alpha "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -17,34 +20,95 @@ import (
 // maxReflectFiles bounds the files a server's reflection may describe.
 const maxReflectFiles = 512
 
-// reflectServices asks the server's reflection service (v1) for the files
-// declaring services and their imports, and builds them.
+// reflectServices asks the server's reflection service (v1, else
+// v1alpha) for the files declaring services and their imports, and
+// builds them.
 func reflectServices(ctx context.Context, conn grpc.ClientConnInterface, services []string) (descriptors, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stream, err := reflectionv1.NewServerReflectionClient(conn).ServerReflectionInfo(ctx)
+	files, err := reflectFiles(ctx, conn, services, false)
+	if status.Code(err) == codes.Unimplemented {
+		files, err = reflectFiles(ctx, conn, services, true)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("server reflection: %w", err)
-	}
-	fr := &fileReflector{stream: stream, have: map[string]*descriptorpb.FileDescriptorProto{}}
-	for _, svc := range services {
-		if err := fr.ask(&reflectionv1.ServerReflectionRequest{MessageRequest: &reflectionv1.ServerReflectionRequest_FileContainingSymbol{FileContainingSymbol: svc}}); err != nil {
-			return nil, fmt.Errorf("server reflection of %s: %w", svc, err)
-		}
-	}
-	if err := fr.imports(); err != nil {
-		return nil, fmt.Errorf("server reflection: %w", err)
-	}
-	files, err := protodesc.NewFiles(&descriptorpb.FileDescriptorSet{File: fr.files})
-	if err != nil {
-		return nil, fmt.Errorf("server reflection: the descriptors it sent: %w", err)
 	}
 	return files, nil
 }
 
+// reflectFiles gathers the files declaring services over one reflection
+// stream: v1's, or v1alpha's (older servers; ghz's and grpcurl's
+// fallback) when alpha is set.
+func reflectFiles(ctx context.Context, conn grpc.ClientConnInterface, services []string, alpha bool) (descriptors, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var stream reflectionStream
+	var err error
+	if alpha {
+		var s reflectionv1alpha.ServerReflection_ServerReflectionInfoClient
+		s, err = reflectionv1alpha.NewServerReflectionClient(conn).ServerReflectionInfo(ctx)
+		stream = alphaStream{s}
+	} else {
+		stream, err = reflectionv1.NewServerReflectionClient(conn).ServerReflectionInfo(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fr := &fileReflector{stream: stream, have: map[string]*descriptorpb.FileDescriptorProto{}}
+	for _, svc := range services {
+		if err := fr.ask(&reflectionv1.ServerReflectionRequest{MessageRequest: &reflectionv1.ServerReflectionRequest_FileContainingSymbol{FileContainingSymbol: svc}}); err != nil {
+			return nil, fmt.Errorf("of %s: %w", svc, err)
+		}
+	}
+	if err := fr.imports(); err != nil {
+		return nil, err
+	}
+	files, err := protodesc.NewFiles(&descriptorpb.FileDescriptorSet{File: fr.files})
+	if err != nil {
+		return nil, fmt.Errorf("the descriptors it sent: %w", err)
+	}
+	return files, nil
+}
+
+// reflectionStream is a reflection stream in v1's messages.
+type reflectionStream interface {
+	Send(*reflectionv1.ServerReflectionRequest) error
+	Recv() (*reflectionv1.ServerReflectionResponse, error)
+}
+
+// alphaStream is a v1alpha stream in v1's messages, which have the same
+// fields and numbers: each is converted by its wire form.
+type alphaStream struct {
+	s reflectionv1alpha.ServerReflection_ServerReflectionInfoClient
+}
+
+func (a alphaStream) Send(r *reflectionv1.ServerReflectionRequest) error {
+	var q reflectionv1alpha.ServerReflectionRequest
+	if err := convert(r, &q); err != nil {
+		return err
+	}
+	return a.s.Send(&q)
+}
+
+func (a alphaStream) Recv() (*reflectionv1.ServerReflectionResponse, error) {
+	m, err := a.s.Recv()
+	if err != nil {
+		return nil, err
+	}
+	var out reflectionv1.ServerReflectionResponse
+	return &out, convert(m, &out)
+}
+
+// convert copies from into to, messages of the same wire form.
+func convert(from, to proto.Message) error {
+	b, err := proto.Marshal(from)
+	if err != nil {
+		return err
+	}
+	return proto.Unmarshal(b, to)
+}
+
 // fileReflector gathers the files a reflection stream sends.
 type fileReflector struct {
-	stream reflectionv1.ServerReflection_ServerReflectionInfoClient
+	stream reflectionStream
 	have   map[string]*descriptorpb.FileDescriptorProto
 	files  []*descriptorpb.FileDescriptorProto
 }

@@ -1,11 +1,14 @@
 package grpcload
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/benchtui/benchtui/runners/plan"
 	"google.golang.org/grpc/codes"
+
+	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/plan"
 )
 
 // TestSectionProblems: each mistake is named by its key.
@@ -40,6 +43,33 @@ func TestCodeKinds(t *testing.T) {
 	} {
 		if got := codeKind(code); got != want {
 			t.Errorf("%v: %s, want %s", code, got, want)
+		}
+	}
+}
+
+// TestStreamKeysNeedStreams: messages is refused for a method that takes
+// one request, await for one that sends one reply, when the group starts.
+func TestStreamKeysNeedStreams(t *testing.T) {
+	dir := planDir(t)
+	for call, want := range map[string]string{
+		"{method: benchtui.demo.Bench/Echo, messages: 3}": "messages: benchtui.demo.Bench.Echo takes one request",
+		"{method: benchtui.demo.Bench/Sum, await: 2}":     "await: benchtui.demo.Bench.Sum sends one reply",
+	} {
+		p, err := plan.ParsePlan(filepath.Join(dir, "bench.yaml"), []byte(`
+version: 1
+groups:
+  - id: g
+    runner: grpc
+    grpc: {target: "127.0.0.1:1", proto: protos/benchtui/bench.proto, calls: [`+call+`]}
+    load: {concurrency: 1}
+    duration: 1s
+`), nil, testRegistry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = newKind(p.Groups[0], &runners.RunEnv{Plan: p})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", call, err, want)
 		}
 	}
 }
