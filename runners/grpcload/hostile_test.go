@@ -1,6 +1,7 @@
 package grpcload
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"runtime"
@@ -22,7 +23,9 @@ func hostile(t *testing.T, handler http.HandlerFunc) (string, *atomic.Int64) {
 	srv := &http.Server{Protocols: &protocols, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
 		handler(w, r)
-	})}
+	}), ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, c)
+	}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +41,9 @@ func hostile(t *testing.T, handler http.HandlerFunc) (string, *atomic.Int64) {
 	})
 	return ln.Addr().String(), &calls
 }
+
+// connKey is where a hostile handler finds its connection.
+type connKey struct{}
 
 // grpcHeaders starts a gRPC reply.
 func grpcHeaders(w http.ResponseWriter) {
@@ -58,17 +64,22 @@ groups:
       proto: protos/benchtui/bench.proto
       method: ${METHOD}
       max_recv_bytes: 65536
-    load: {concurrency: 4, timeout: "${TIMEOUT}"}
+    load: {concurrency: "${CONC}", timeout: "${TIMEOUT}"}
     iterations: ${N}
     max_duration: 60s
 `
 
-// runHostile runs hostilePlan against addr and returns its step and how
-// long it took.
+// runHostile runs hostilePlan against addr, 4 calls at a time, and
+// returns its step and how long it took.
 func runHostile(t *testing.T, addr, method, n, timeout string) (artifacts.Step, time.Duration) {
 	t.Helper()
+	return runHostileAt(t, addr, method, n, timeout, "4")
+}
+
+func runHostileAt(t *testing.T, addr, method, n, timeout, conc string) (artifacts.Step, time.Duration) {
+	t.Helper()
 	start := time.Now()
-	a := runIn(t, planDir(t), hostilePlan, map[string]string{"ADDR": addr, "METHOD": method, "N": n, "TIMEOUT": timeout})
+	a := runIn(t, planDir(t), hostilePlan, map[string]string{"ADDR": addr, "METHOD": method, "N": n, "TIMEOUT": timeout, "CONC": conc})
 	return a.Steps[0], time.Since(start)
 }
 
@@ -132,6 +143,31 @@ func TestStreamCutMidMessage(t *testing.T) {
 	}
 	if got := st.Counters[CounterReceived]; got != 40 {
 		t.Errorf("received %d messages, want the 40 whole ones", got)
+	}
+	if took > 10*time.Second {
+		t.Errorf("took %s", took)
+	}
+}
+
+// TestConnectionClosedMidStream: a server that closes the whole
+// connection in the middle of a stream's second message fails each call
+// as grpc_unavailable, after its first message; the runner connects
+// again for the next call. One call at a time: a close cuts every call
+// on the connection, some before their first message.
+func TestConnectionClosedMidStream(t *testing.T) {
+	addr, calls := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		grpcHeaders(w)
+		w.Write([]byte{0, 0, 0, 0, 2, 0x08, 0x01, 0, 0, 0, 0, 100, 0x08})
+		w.(http.Flusher).Flush()
+		time.Sleep(10 * time.Millisecond) // the bytes reach the client first
+		r.Context().Value(connKey{}).(net.Conn).Close()
+	})
+	st, took := runHostileAt(t, addr, "benchtui.demo.Bench/Ticks", "20", "5s", "1")
+	if st.Requests != 20 || st.ErrorKinds["grpc_unavailable"] != 20 || calls.Load() != 20 {
+		t.Fatalf("requests %d, kinds %v, samples %v; server calls %d", st.Requests, st.ErrorKinds, st.ErrorSamples, calls.Load())
+	}
+	if got := st.Counters[CounterReceived]; got != 20 {
+		t.Errorf("received %d messages, want the 20 whole ones", got)
 	}
 	if took > 10*time.Second {
 		t.Errorf("took %s", took)
