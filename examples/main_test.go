@@ -27,7 +27,7 @@ const exitFail = 1
 // exampleChunks' parse, so the two cannot drift apart unnoticed.
 var kinds = runners.MustRegistry(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(),
 	redisload.Kind(), grpcload.Kind(), spawn.Kind(), shutdown.Kind(),
-	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind()))
+	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind(), grpcload.Kind()))
 
 // examplesAtOnce is how many runs of the plans (each a subtest) go side
 // by side, unless -parallel says otherwise. The steps are timed, so side

@@ -28,7 +28,7 @@ var kinds = runners.MustRegistry(append([]runners.Kind{
 	spawn.Kind(),     // runner: spawn
 	shutdown.Kind(),  // runner: shutdown
 	// a group's loads: list, each load of one of these kinds
-	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind()),
+	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind(), grpcload.Kind()),
 }, testHookKinds...)...)
 
 // quietQUIC stops quic-go's UDP buffer-size warning, which it writes with
