@@ -8,6 +8,8 @@
 #   REPS=7 DUR=10 CONC=16 CONNS=4 bench/grpc-vs-ghz.sh
 #   PIN=0 bench/grpc-vs-ghz.sh           # not pinned (the default pins when taskset is there:
 #                                        # the server on cpu1, each client on cpu0)
+#   TEMPLATED=1 bench/grpc-vs-ghz.sh     # a message rendered per call: benchtui's {{seq}},
+#                                        # ghz's {{.RequestNumber}}
 #
 # Both are closed loops of CONC workers over CONNS shared connections
 # (ghz -c/--connections, benchtui load.concurrency/grpc.connections), both
@@ -24,7 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-REPS=${REPS:-5} DUR=${DUR:-5} CONC=${CONC:-50} CONNS=${CONNS:-1} PIN=${PIN:-1}
+REPS=${REPS:-5} DUR=${DUR:-5} CONC=${CONC:-50} CONNS=${CONNS:-1} PIN=${PIN:-1} TEMPLATED=${TEMPLATED:-0}
 GHZ=$(command -v ghz || echo "$(go env GOPATH)/bin/ghz")
 [ -x "$GHZ" ] || { echo "no ghz: go install github.com/bojand/ghz/cmd/ghz@latest" >&2; exit 2; }
 command -v jq >/dev/null || { echo "no jq: apt-get install -y jq" >&2; exit 2; }
@@ -53,7 +55,10 @@ for _ in $(seq 100); do grep -q '^grpc ' "$TMP/server.out" 2>/dev/null && break;
 ADDR=$(awk '/^grpc / { print $2 }' "$TMP/server.out")
 [ -n "$ADDR" ] || { cat "$TMP/server.err" >&2; exit 1; }
 
-MSG='{"name": "bench", "n": 7}'
+MSG='{"name": "bench", "n": 7}' GHZ_MSG=$MSG
+if [ "$TEMPLATED" = 1 ]; then
+	MSG='{"name": "u{{seq}}", "n": "{{seq}}"}' GHZ_MSG='{"name": "u{{.RequestNumber}}", "n": "{{.RequestNumber}}"}'
+fi
 cat >"$TMP/plan.yaml" <<EOF
 version: 1
 groups:
@@ -74,7 +79,7 @@ EOF
 TIMEFORMAT='%U %S'
 ghz_run() {
 	local out="$TMP/ghz-$RANDOM"
-	{ time "${CLIENT_CPU[@]}" "$GHZ" --insecure --proto "$PROTO" --call benchtui.demo.Bench/Echo -d "$MSG" \
+	{ time "${CLIENT_CPU[@]}" "$GHZ" --insecure --proto "$PROTO" --call benchtui.demo.Bench/Echo -d "$GHZ_MSG" \
 		-c "$CONC" --connections "$CONNS" --cpus "$CLIENT_CPUS" -z "${DUR}s" --duration-stop ignore -O json "$ADDR" >"$out" 2>"$out.err"; } 2>"$out.cpu" ||
 		{ cat "$out.err" >&2; exit 1; }
 	local rps count ok
@@ -110,7 +115,7 @@ for rep in $(seq "$REPS"); do
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 echo
-echo "median of $REPS, $CONC workers, $CONNS connection(s), ${DUR}s each, pinned: $([ "$PIN" = 1 ] && echo "server cpu1, clients cpu0" || echo no);" \
+echo "median of $REPS, $CONC workers, $CONNS connection(s), ${DUR}s each, templated: $TEMPLATED, pinned: $([ "$PIN" = 1 ] && echo "server cpu1, clients cpu0" || echo no);" \
 	"ghz $(go version -m "$GHZ" | awk '$1 == "mod" { print $3 }'); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 header median
 row median "$(echo "${R[g]}" | median)" "$(echo "${R[gc]}" | median)" "$(echo "${R[b]}" | median)" "$(echo "${R[bc]}" | median)"
