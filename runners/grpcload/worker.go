@@ -101,7 +101,9 @@ func (w *worker) stream(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	if err := w.sendAll(cs, c); err != nil {
+	sent, err := w.sendAll(cs, c)
+	w.rec.Count(CounterSent, int64(sent))
+	if err != nil {
 		return err
 	}
 	got, err := w.receive(cs, c.await)
@@ -109,28 +111,27 @@ func (w *worker) stream(ctx context.Context, c *call) error {
 	return err
 }
 
-// sendAll sends c's requests on cs and closes the sending side. A server
-// that ended the stream meanwhile makes SendMsg say io.EOF: its status
-// is then read from the replies.
-func (w *worker) sendAll(cs grpc.ClientStream, c *call) error {
-	n := c.sends()
-	for i := range n {
-		if i > 0 && !w.st.Next() {
+// sendAll sends c's requests on cs, closes the sending side and says how
+// many it sent. A server that ended the stream meanwhile makes SendMsg
+// say io.EOF: its status is then read from the replies.
+func (w *worker) sendAll(cs grpc.ClientStream, c *call) (int, error) {
+	sent := 0
+	for ; sent < c.sends(); sent++ {
+		if sent > 0 && !w.st.Next() {
 			break // a unique data file ran out mid-stream: end it here
 		}
 		b, err := w.request(c)
 		if err != nil {
-			return err
+			return sent, err
 		}
 		if err := cs.SendMsg(&frame{b: b}); err != nil {
 			if errors.Is(err, io.EOF) {
-				return nil
+				return sent, nil
 			}
-			return err
+			return sent, err
 		}
-		w.rec.Count(CounterSent, 1)
 	}
-	return cs.CloseSend()
+	return sent, cs.CloseSend()
 }
 
 // receive reads replies until the stream ends or, when await is above 0,
