@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -116,6 +117,9 @@ type fileReflector struct {
 // ask sends one request and keeps the files of its answer.
 func (fr *fileReflector) ask(r *reflectionv1.ServerReflectionRequest) error {
 	if err := fr.stream.Send(r); err != nil {
+		if errors.Is(err, io.EOF) { // the server ended the stream: its status says why
+			_, err = fr.stream.Recv()
+		}
 		return err
 	}
 	resp, err := fr.stream.Recv()
