@@ -32,12 +32,12 @@ groups:
       method: benchtui.demo.Bench/Echo
       message: '{"name": "u{{seq}}", "n": {{seq}}}'
     load: {concurrency: 8}
-    iterations: 2000
+    iterations: 1000
     max_duration: 60s
 `, map[string]string{"ADDR": s.Addr().String()})
 	st := a.Steps[0]
 	noErrors(t, &st)
-	if st.Requests != 2000 || s.Calls("Echo") != 2000 || s.MessagesIn() != 2000 {
+	if st.Requests != 1000 || s.Calls("Echo") != 1000 || s.MessagesIn() != 1000 {
 		t.Fatalf("requests %d; the server answered %d Echo calls, received %d messages", st.Requests, s.Calls("Echo"), s.MessagesIn())
 	}
 	if st.LatencyMS.P50 <= 0 || st.LatencyMS.Max < st.LatencyMS.P50 {
