@@ -82,6 +82,7 @@ type alphaStream struct {
 }
 
 func (a alphaStream) Send(r *reflectionv1.ServerReflectionRequest) error {
+	//lint:ignore SA1019 v1alpha is deprecated, and the only reflection older servers have
 	var q reflectionv1alpha.ServerReflectionRequest
 	if err := convert(r, &q); err != nil {
 		return err
