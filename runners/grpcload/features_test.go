@@ -3,6 +3,9 @@ package grpcload
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -187,5 +190,50 @@ groups:
 	}
 	if strings.Contains(string(b), token) {
 		t.Errorf("the artifact holds the secret")
+	}
+}
+
+// TestDataRowsUniqueEndTheStep: a data file's rows fill the message, each
+// row once (mode unique): the step ends when they run out, with one call
+// per row, each row's name seen by the server once.
+func TestDataRowsUniqueEndTheStep(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		names = map[string]int{}
+	)
+	record := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		mu.Lock()
+		names[fmt.Sprint(req)]++
+		mu.Unlock()
+		return h(ctx, req)
+	}
+	s := startServer(t, grpc.UnaryInterceptor(record))
+	dir := planDir(t)
+	rows := "user\n"
+	for i := range 50 {
+		rows += fmt.Sprintf("u%d\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "users.csv"), []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := runIn(t, dir, `
+version: 1
+groups:
+  - id: rows
+    runner: grpc
+    data: {file: users.csv, mode: unique}
+    grpc:
+      target: ${ADDR}
+      method: benchtui.demo.Bench/Echo
+      message: '{"name": "{{.user}}"}'
+    load: {concurrency: 4}
+    duration: 30s
+`, map[string]string{"ADDR": s.Addr().String()})
+	st := a.Steps[0]
+	noErrors(t, &st)
+	mu.Lock()
+	defer mu.Unlock()
+	if st.Requests != 50 || s.Calls("Echo") != 50 || len(names) != 50 {
+		t.Fatalf("requests %d, server %d, %d distinct names", st.Requests, s.Calls("Echo"), len(names))
 	}
 }
