@@ -8,12 +8,15 @@ import (
 	"slices"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/tmpl"
 )
@@ -26,9 +29,10 @@ type call struct {
 	message  *tmpl.Template // nil when the message has no templates
 	text     string         // the message's JSON when it has none
 	metadata []mdField
-	static   metadata.MD // the metadata when no value has templates
-	messages int         // requests a client stream sends
-	await    int         // replies a server stream waits for; 0: its end
+	static   metadata.MD  // the metadata when no value has templates
+	messages int          // requests a client stream sends
+	await    int          // replies a server stream waits for; 0: its end
+	expect   []codes.Code // the codes that are a success; nil: OK
 
 	// Set by bind, once the method's descriptor is known.
 	desc    protoreflect.MethodDescriptor
@@ -50,6 +54,11 @@ func compileCall(g *plan.Group, c *Call, common map[string]string, vars []string
 	if out.text == "" {
 		out.text = "{}"
 	}
+	expect, err := parseCodes(c.ExpectCodes)
+	if err != nil {
+		return nil, err
+	}
+	out.expect = expect
 	if tmpl.Has(c.Message) {
 		t, err := g.TemplateVars(plan.Pos{}, "message", c.Message, vars)
 		if err != nil {
@@ -114,6 +123,23 @@ func (c *call) bind(md protoreflect.MethodDescriptor) error {
 	}
 	c.encoded = b
 	return nil
+}
+
+// judge is the error kind of a call that ended with err (kind as
+// classify read it): a status among expect_codes is a success, and OK
+// outside them is an error of kind grpc_ok.
+func (c *call) judge(kind string, err error) string {
+	if c.expect == nil || kind == runners.KindCanceled {
+		return kind
+	}
+	code := status.Code(err)
+	switch {
+	case slices.Contains(c.expect, code):
+		return ""
+	case err == nil:
+		return codeKind(codes.OK)
+	}
+	return kind
 }
 
 // sends is how many requests one call sends: messages on a client

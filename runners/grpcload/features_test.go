@@ -237,3 +237,28 @@ groups:
 		t.Fatalf("requests %d, server %d, %d distinct names", st.Requests, s.Calls("Echo"), len(names))
 	}
 }
+
+// TestExpectCodes: a status among a call's expect_codes is a success,
+// and OK outside them an error of kind grpc_ok.
+func TestExpectCodes(t *testing.T) {
+	s := startServer(t)
+	a := runnertest.RunPlan(t, testRegistry, `
+version: 1
+groups:
+  - id: expect
+    runner: grpc
+    grpc:
+      target: ${ADDR}
+      calls:
+        - {name: missing, method: benchtui.demo.Bench/Fail, message: '{"code": 5}', expect_codes: [NOT_FOUND, "14"]}
+        - {name: found, method: benchtui.demo.Bench/Echo, expect_codes: [not_found]}
+    load: {concurrency: 2}
+    iterations: 100
+    max_duration: 60s
+`, map[string]string{"ADDR": s.Addr().String()})
+	st := a.Steps[0]
+	missing, found := st.ByName["missing"], st.ByName["found"]
+	if missing.Requests+found.Requests != 100 || missing.Errors != 0 || found.Errors != found.Requests || st.ErrorKinds["grpc_ok"] != found.Requests {
+		t.Fatalf("missing %+v, found %+v, kinds %v", missing, found, st.ErrorKinds)
+	}
+}

@@ -74,7 +74,10 @@ func past(ctx context.Context) bool {
 // codeKind is grpc_ and code's name in snake case (grpc_unavailable,
 // grpc_deadline_exceeded), grpc_code_N for a code gRPC does not name.
 func codeKind(code codes.Code) string {
-	if code > codes.Unauthenticated {
+	switch {
+	case code == codes.OK:
+		return "grpc_ok"
+	case code > codes.Unauthenticated:
 		return "grpc_code_" + strconv.FormatUint(uint64(code), 10)
 	}
 	var b strings.Builder

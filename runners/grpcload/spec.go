@@ -30,6 +30,8 @@ import (
 	"strconv"
 	"strings"
 
+	"google.golang.org/grpc/codes"
+
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/flow"
 	"github.com/benchtui/benchtui/runners/plan"
@@ -83,9 +85,10 @@ type Spec struct {
 	// one entry.
 	Method  string `yaml:"method"`
 	Message string `yaml:"message"`
-	// Messages and Await are the single call's (Call).
-	Messages int `yaml:"messages"`
-	Await    int `yaml:"await"`
+	// Messages, Await and ExpectCodes are the single call's (Call).
+	Messages    int      `yaml:"messages"`
+	Await       int      `yaml:"await"`
+	ExpectCodes []string `yaml:"expect_codes"`
 	// Calls are a weighted mix of calls.
 	Calls []Call `yaml:"calls"`
 	// Flow, instead, is a sequence each worker (a virtual user) runs in
@@ -121,6 +124,10 @@ type Call struct {
 	Await int `yaml:"await"`
 	// Metadata adds to the section's for this call.
 	Metadata map[string]string `yaml:"metadata"`
+	// ExpectCodes are the status codes that make the call a success
+	// (NOT_FOUND, or its number); OK alone when empty, OK only if listed
+	// when not.
+	ExpectCodes []string `yaml:"expect_codes"`
 	// Weight is the call's share of the mix; 0 means 1.
 	Weight int `yaml:"weight"`
 	// Capture, Once and Think are for flow steps (package flow): a
@@ -157,7 +164,7 @@ func (s *Spec) sent() ([]Call, string) {
 	case len(s.Flow) > 0:
 		return s.Flow, "flow"
 	case s.Method != "":
-		return []Call{{Method: s.Method, Message: s.Message, Messages: s.Messages, Await: s.Await}}, "method"
+		return []Call{{Method: s.Method, Message: s.Message, Messages: s.Messages, Await: s.Await, ExpectCodes: s.ExpectCodes}}, "method"
 	}
 	return s.Calls, "calls"
 }
@@ -240,8 +247,8 @@ func (s *Spec) shapeProblems() []flow.Problem {
 		return []flow.Problem{{Key: "method", Msg: "want exactly one of method, calls and flow"}}
 	}
 	var out []flow.Problem
-	if s.Method == "" && (s.Message != "" || s.Messages != 0 || s.Await != 0) {
-		out = append(out, flow.Problem{Key: "message", Msg: "message, messages and await go with method; give them in each of calls or flow"})
+	if s.Method == "" && (s.Message != "" || s.Messages != 0 || s.Await != 0 || len(s.ExpectCodes) > 0) {
+		out = append(out, flow.Problem{Key: "message", Msg: "message, messages, await and expect_codes go with method; give them in each of calls or flow"})
 	}
 	calls, list := s.sent()
 	if list == "flow" {
@@ -280,6 +287,9 @@ func (c *Call) problems(list string) []flow.Problem {
 	if c.Weight < 0 {
 		bad("weight", "must not be negative")
 	}
+	if _, err := parseCodes(c.ExpectCodes); err != nil {
+		bad("expect_codes", "%v", err)
+	}
 	if list == "flow" && c.Weight != 0 {
 		bad("weight", "a flow's steps run in order, each once per iteration; weight is for calls")
 	}
@@ -296,6 +306,24 @@ func (c *Call) problems(list string) []flow.Problem {
 		}
 	}
 	return append(out, metadataProblems("metadata", c.Metadata)...)
+}
+
+// parseCodes reads status codes by name (NOT_FOUND) or number; nil for
+// none.
+func parseCodes(names []string) ([]codes.Code, error) {
+	var out []codes.Code
+	for _, n := range names {
+		text := strconv.Quote(strings.ToUpper(n)) // codes reads "NOT_FOUND" or 5
+		if _, err := strconv.Atoi(n); err == nil {
+			text = n
+		}
+		var c codes.Code
+		if err := c.UnmarshalJSON([]byte(text)); err != nil {
+			return nil, fmt.Errorf("want gRPC status codes by name (NOT_FOUND) or number (0 to 16), got %q", n)
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // metadataKey is a gRPC metadata key as HTTP/2 carries it: lower case.

@@ -23,6 +23,7 @@ func TestSectionProblems(t *testing.T) {
 		`{target: "h:1", method: a.B/C, metadata: {Upper: x}}`:                          "grpc.metadata.Upper",
 		`{target: "h:1", method: a.B/C, metadata: {grpc-timeout: "1"}}`:                 "grpc.metadata.grpc-timeout",
 		`{target: "h:1", method: a.B/C, import_paths: [x]}`:                             "grpc.import_paths",
+		`{target: "h:1", method: a.B/C, expect_codes: [NOPE]}`:                          "grpc.expect_codes",
 		`{target: "h:1", method: a.B/C, tls: {ca_file: a, insecure_skip_verify: true}}`: "grpc.tls.ca_file",
 		`{target: "h:1", calls: [{method: a.B/C, capture: {x: {json: "$.a"}}}]}`:        "grpc.calls[0].capture",
 		`{target: "h:1", flow: [{method: a.B/C, weight: 2}]}`:                           "grpc.flow[0].weight",
@@ -39,7 +40,7 @@ func TestSectionProblems(t *testing.T) {
 func TestCodeKinds(t *testing.T) {
 	for code, want := range map[codes.Code]string{
 		codes.Unavailable: "grpc_unavailable", codes.DeadlineExceeded: "grpc_deadline_exceeded",
-		codes.ResourceExhausted: "grpc_resource_exhausted", codes.Code(42): "grpc_code_42",
+		codes.ResourceExhausted: "grpc_resource_exhausted", codes.Code(42): "grpc_code_42", codes.OK: "grpc_ok",
 	} {
 		if got := codeKind(code); got != want {
 			t.Errorf("%v: %s, want %s", code, got, want)

@@ -63,7 +63,7 @@ func (w *worker) send(ctx context.Context, c *call, keep bool) runners.Outcome {
 	} else {
 		err = w.stream(cctx, c)
 	}
-	return runners.Outcome{Err: classify(ctx, cctx, err), Detail: detail(err), Sent: sent}
+	return runners.Outcome{Err: c.judge(classify(ctx, cctx, err), err), Detail: detail(err), Sent: sent}
 }
 
 func (w *worker) unary(ctx context.Context, c *call) error {
