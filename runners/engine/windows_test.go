@@ -88,12 +88,14 @@ groups:
 			continue
 		}
 		n := float64(got[c.count])
-		// Late by at most 3 s of the step's mean rate: a starved step's
+		// Late by at most 4.5 s of the step's mean rate: a starved step's
 		// rate is not even (at load 20, 167 requests in the tick after the
-		// count at a mean of 148/s), and 3 s still tells a firing at the
-		// count from one at the step's end.
-		if n < c.threshold || n > c.threshold+rate*c.share*3+workers {
-			t.Errorf("%s: the server had counted %v requests when the action came: want at least %v and at most 3 s worth (%v/s) more", c.path, n, c.threshold, rate*c.share)
+		// count at a mean of 148/s; at load 18, 348 embeds counted by the
+		// server at the mark, 3.3 s of their mean rate), and 4.5 s still
+		// tells a firing at the count from one at the step's end (500
+		// embeds, 1000 in all).
+		if n < c.threshold || n > c.threshold+rate*c.share*4.5+workers {
+			t.Errorf("%s: the server had counted %v requests when the action came: want at least %v and at most 4.5 s worth (%v/s) more", c.path, n, c.threshold, rate*c.share)
 		}
 	}
 	var held, never int

@@ -134,7 +134,7 @@ func TestVerifyPlanErrors(t *testing.T) {
 		{`{sql: "SELECT 1", "=<": 1}`, `plan.yaml:13:29: groups[0].postgres.verify[2].=<: unknown key (known: !=, <, <=, ==, >, >=, between,`},
 		{`{sql: "SELECT 1", between: [1]}`, `plan.yaml:13:11: group PG: postgres.verify[2]: between wants two values [low, high], got 1`},
 		{`{sql: "SELECT 1", "<": 1, ">": 0}`, `plan.yaml:13:11: group PG: postgres.verify[2]: one operator per entry, got < and >`},
-		{`{sql: "SELECT 1", "<": abc}`, `plan.yaml:13:11: group PG: postgres.verify[2].<: want a number, {{requests}}, {{errors}}, {{group.requests}}, {{group.errors}} or {{by_name.NAME.requests}} (times a whole number or not), got "abc"`},
+		{`{sql: "SELECT 1", "<": abc}`, `plan.yaml:13:11: group PG: postgres.verify[2].<: want a number, {{requests}}, {{errors}}, {{group.requests}}, {{group.errors}} or {{by_name.NAME.requests}} (times a whole number or not, or a sum of those), got "abc"`},
 		{`{sql: "SELECT 1", "<": 1, expect: 1}`, `give expect or an operator (<), not both`},
 		{`{sql: "SELECT 1", "<": 1, until: 3x}`, `plan.yaml:13:44: groups[0].postgres.verify[2].until: bad duration "3x"`},
 		{`{sql: "SELECT 1", until: 3s}`, `plan.yaml:13:11: group PG: postgres.verify[2].until: nothing to wait for`},
