@@ -247,13 +247,22 @@ func (r *Runner) unanswered() time.Duration { return min(r.client.timeout, maxUn
 // in [0, backoffMin·2ⁿ], the ceiling capped at backoffMax (full jitter).
 // The first attempt is drawn too, never raised to a floor: subscribers
 // dropped together come back spread over the window, not in one instant.
-func (r *Runner) backoff(n int) time.Duration {
-	ceil := r.backoffMax
-	if n < 40 && r.backoffMin<<n < r.backoffMax && r.backoffMin<<n > 0 {
-		ceil = r.backoffMin << n
+func (r *Runner) backoff(n int) time.Duration { return Backoff(n, r.backoffMin, r.backoffMax) }
+
+// Backoff is the wait before reconnect attempt n (0-based) of clamps lo
+// and hi: a uniform draw in [0, lo·2ⁿ], the ceiling capped at hi (full
+// jitter). Other runners' held connections (websocket) back off the same.
+func Backoff(n int, lo, hi time.Duration) time.Duration {
+	ceil := hi
+	if n < 40 && lo<<n < hi && lo<<n > 0 {
+		ceil = lo << n
 	}
 	return time.Duration(rand.Int64N(int64(ceil) + 1))
 }
+
+// RampPeriod is the ramp period (0 first) in which the run's subscriber
+// global starts, batch of them each period (0: all at once).
+func RampPeriod(global int64, batch int) int64 { return rampPeriod(global, batch) }
 
 // open and closed move the connected-subscriber and in-flight figures.
 func (d *drive) open() { d.move(1) }

@@ -148,6 +148,13 @@ type ramp struct {
 	every time.Duration
 }
 
+// ParseRamp reads a ramp "N/D" (N subscribers every D) as its batch and
+// period; "" is 0 and 0 (all at once).
+func ParseRamp(s string) (int, time.Duration, error) {
+	r, err := parseRamp(s)
+	return r.n, r.every, err
+}
+
 // parseRamp reads "N/D" (N subscribers every D).
 func parseRamp(s string) (ramp, error) {
 	if s == "" {
