@@ -22,14 +22,14 @@ import (
 // Error kinds of the runner; a close frame from the server is "close_"
 // and its code (close_1000, close_1011).
 const (
-	KindTimeout   = "timeout"
-	KindRefused   = "refused"
-	KindReset     = "reset"
-	KindClosed    = "closed"
-	KindTooLarge  = "message_too_large"
-	KindTLS       = "tls"
-	KindTemplate  = "template"
-	KindOther     = "other"
+	KindTimeout  = "timeout"
+	KindRefused  = "refused"
+	KindReset    = "reset"
+	KindClosed   = "closed"
+	KindTooLarge = "message_too_large"
+	KindTLS      = "tls"
+	KindTemplate = "template"
+	KindOther    = "other"
 )
 
 // errTemplate is a rendered URL or header value that cannot go on the
@@ -62,7 +62,7 @@ func newDialer(s *Spec, c *plan.Compiled) *dialer {
 	tr := &http.Transport{
 		DialContext:         runners.DialFunc(&net.Dialer{KeepAlive: 30 * time.Second}),
 		TLSClientConfig:     &tls.Config{InsecureSkipVerify: s.InsecureSkipVerify}, //nolint:gosec // the plan asks for it
-		DisableKeepAlives:   true, // each handshake's connection is its WebSocket's
+		DisableKeepAlives:   true,                                                  // each handshake's connection is its WebSocket's
 		DisableCompression:  true,
 		MaxIdleConnsPerHost: -1,
 		WriteBufferSize:     4 << 10,

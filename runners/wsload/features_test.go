@@ -131,3 +131,29 @@ groups:
 		}
 	}
 }
+
+// TestCloseCodeIsTheKind: a server that answers with a close frame makes
+// the operation an error named by its code, and the worker connects
+// again for the next one.
+func TestCloseCodeIsTheKind(t *testing.T) {
+	s := startServer(t)
+	a := runnertest.RunPlan(t, testRegistry, `
+version: 1
+groups:
+  - id: close
+    runner: websocket
+    websocket:
+      url: ${URL}
+      messages: [{text: 'x'}]
+    load: {concurrency: 2}
+    iterations: 50
+    max_duration: 60s
+`, map[string]string{"URL": s.url("/drop?after=0&code=1011")})
+	st := a.Steps[0]
+	if st.Requests != 50 || st.ErrorKinds["close_1011"] != 50 {
+		t.Fatalf("requests %d, kinds %v; want 50 of close_1011", st.Requests, st.ErrorKinds)
+	}
+	if s.accepted.Load() != 50 || st.Counters[CounterConnects] != 50 {
+		t.Errorf("server accepted %d, connects %d; want a connection per operation", s.accepted.Load(), st.Counters[CounterConnects])
+	}
+}
