@@ -12,6 +12,7 @@ import (
 	"github.com/benchtui/benchtui/runners/shutdown"
 	"github.com/benchtui/benchtui/runners/spawn"
 	"github.com/benchtui/benchtui/runners/sse"
+	"github.com/benchtui/benchtui/runners/wsload"
 )
 
 // kinds is every runner kind benchtui ships, handed to the pl decoder,
@@ -25,8 +26,9 @@ var kinds = runners.MustRegistry(append([]runners.Kind{
 	redisload.Kind(), // runner: redis
 	spawn.Kind(),     // runner: spawn
 	shutdown.Kind(),  // runner: shutdown
+	wsload.Kind(),    // runner: websocket
 	// a group's loads: list, each load of one of these kinds
-	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind()),
+	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind(), wsload.Kind()),
 }, testHookKinds...)...)
 
 // quietQUIC stops quic-go's UDP buffer-size warning, which it writes with

@@ -37,7 +37,7 @@ func TestPlanErrorsNameTheField(t *testing.T) {
 // iterations cannot be counted, and only they can sweep subscribers.
 func TestSubscribeGroupRefusesCounts(t *testing.T) {
 	for yaml, want := range map[string]string{
-		"websocket: {url: 'ws://127.0.0.1:1/', subscribe: {}}\n    iterations: 5": "iterations",
+		"websocket: {url: 'ws://127.0.0.1:1/', subscribe: {}}\n    iterations: 5":                                                                      "iterations",
 		"websocket: {url: 'ws://127.0.0.1:1/', messages: [{text: a}]}\n    load: {concurrency: 1}\n    sweep: {subscribers: [1, 2]}\n    duration: 1s": "is for websocket.subscribe",
 	} {
 		_, err := plan.ParsePlan("p.yaml", []byte("version: 1\ngroups:\n  - id: g\n    runner: websocket\n    "+yaml+"\n"), nil, testRegistry)
