@@ -222,7 +222,7 @@ func (s *subscriber) read(ctx context.Context, c *websocket.Conn) (int, error) {
 			return n, err
 		}
 		now := time.Now()
-		lag, ok := sse.SentAt(s.in, nil, now)
+		lag, ok := sse.SentAt(s.in, s.in, now)
 		if !ok {
 			lag = now.Sub(last)
 		}
