@@ -198,6 +198,13 @@ func (d *drive) run(ctx context.Context, n int) error {
 // pause sleeps for wait, then holds while the step is paused. It reports
 // false when ctx ended first.
 func (d *drive) pause(ctx context.Context, wait time.Duration) bool {
+	return Pause(ctx, d.h.gate(), wait)
+}
+
+// Pause sleeps for wait, then holds while the step's gate g (nil: none)
+// is paused. It reports false when ctx ended first. Other runners'
+// subscribers (websocket) wait between ramp batches and reconnects so.
+func Pause(ctx context.Context, g *runners.Gate, wait time.Duration) bool {
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
@@ -205,7 +212,7 @@ func (d *drive) pause(ctx context.Context, wait time.Duration) bool {
 		return false
 	case <-t.C:
 	}
-	if g := d.h.gate(); g != nil {
+	if g != nil {
 		if _, err := g.Wait(ctx); err != nil {
 			return false
 		}

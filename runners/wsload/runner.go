@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
-	"slices"
 	"sync"
 	"time"
 
@@ -151,14 +150,7 @@ func (r *runner) Close() error {
 }
 
 // pick draws a message of the mix by weight.
-func (r *runner) pick(rnd *rand.Rand) *message {
-	if len(r.msgs) == 1 {
-		return r.msgs[0]
-	}
-	n := rnd.IntN(r.cum[len(r.cum)-1])
-	i, _ := slices.BinarySearch(r.cum, n+1)
-	return r.msgs[i]
-}
+func (r *runner) pick(rnd *rand.Rand) *message { return r.msgs[runners.PickWeighted(rnd, r.cum)] }
 
 // errNoDriver is NewWorker of a subscribe group.
 var errNoDriver = errors.New("a websocket subscribe group is a Driver: it has no workers")

@@ -61,10 +61,8 @@ func (r *subRunner) NewWorker(int, *runners.Recorder) (runners.Worker, error) {
 // says, then closes them all before it returns; it returns early when
 // every subscriber has gone (connections lost and reconnect off).
 func (r *subRunner) Drive(ctx context.Context, env *runners.StepEnv) error {
-	n := int(env.Shard.Split(int64(r.spec.Subscribe.count(env.Params))))
-	if n == 0 {
-		n = int(env.Shard.Split(int64(max(env.Load.Concurrency, 1))))
-	}
+	total, _ := runners.SubscriberUnits(env.Params, r.spec.Subscribe.Subscribers, "", env.Load)
+	n := int(env.Shard.Split(int64(total))) // the plan's count is the whole run's
 	r.mu.Lock()
 	timeout, step := r.timeout, r.step
 	r.mu.Unlock()
@@ -105,19 +103,7 @@ type drive struct {
 // pause sleeps for wait, then holds while the step is paused. It reports
 // false when ctx ended first.
 func (d *drive) pause(ctx context.Context, wait time.Duration) bool {
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-	}
-	if g := d.env.Gate(); g != nil {
-		if _, err := g.Wait(ctx); err != nil {
-			return false
-		}
-	}
-	return true
+	return sse.Pause(ctx, d.env.Gate(), wait)
 }
 
 // move moves the connected-subscriber and in-flight figures.
