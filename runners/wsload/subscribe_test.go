@@ -137,3 +137,54 @@ func runSession(t *testing.T, p *plan.Plan) *artifacts.Artifact {
 	}
 	return runnertest.RunSession(t, context.Background(), s)
 }
+
+// TestLiveFiguresWhileHeld: while the step runs, the session's snapshots
+// show the held subscribers in flight and their messages counted, ahead
+// of the artifact.
+func TestLiveFiguresWhileHeld(t *testing.T) {
+	s := startServer(t)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+				s.broadcast("tick")
+			}
+		}
+	})
+	defer func() { close(stop); wg.Wait() }()
+	p := runnertest.ParsePlan(t, testRegistry, `
+version: 1
+groups:
+  - id: live
+    runner: websocket
+    websocket:
+      url: ${URL}
+      subscribe: {subscribers: 3, send: [join]}
+    duration: 1500ms
+`, map[string]string{"URL": s.url("/broadcast")})
+	sess, err := engine.NewSession(testRegistry, p, p.Groups[0], engine.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Start(context.Background())
+	maxInFlight, liveMessages := 0, int64(0)
+	for snap := range sess.Snapshots() {
+		if snap.State == engine.StateRunning {
+			maxInFlight = max(maxInFlight, snap.InFlight)
+			liveMessages = max(liveMessages, snap.Counters[CounterMessagesIn])
+		}
+	}
+	<-sess.Done()
+	if err := sess.Err(); err != nil {
+		t.Fatal(err)
+	}
+	final := sess.Result().Steps[0].Counters[CounterMessagesIn]
+	t.Logf("live: in flight %d, messages %d; final messages %d", maxInFlight, liveMessages, final)
+	if maxInFlight != 3 || liveMessages == 0 || liveMessages > final {
+		t.Errorf("live: in flight %d (want 3), messages %d (final %d)", maxInFlight, liveMessages, final)
+	}
+}
