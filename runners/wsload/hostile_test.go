@@ -123,10 +123,10 @@ func flood(c net.Conn) {
 	}
 }
 
-// runHostile runs a 1 s step of 2 workers (timeout 300 ms, messages of at
-// most 64 KiB) against path and returns its error kinds, requests, how
-// long it took and how much the process allocated meanwhile.
-func runHostile(t *testing.T, path string) (map[string]int64, int64, time.Duration, uint64) {
+// runHostile runs a 1 s step of 2 workers (messages of at most 64 KiB,
+// timeout as given) against path and returns its error kinds, requests,
+// how long it took and how much the process allocated meanwhile.
+func runHostile(t *testing.T, path, timeout string) (map[string]int64, int64, time.Duration, uint64) {
 	h := startHostile(t)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -140,9 +140,9 @@ groups:
       url: ${URL}
       max_message_bytes: 65536
       messages: [{name: probe, text: hostile}]
-    load: {concurrency: 2, timeout: 300ms}
+    load: {concurrency: 2, timeout: "${TIMEOUT}"}
     duration: 1s
-`, map[string]string{"URL": h.url(path)})
+`, map[string]string{"URL": h.url(path), "TIMEOUT": timeout})
 	took := time.Since(start)
 	runtime.ReadMemStats(&after)
 	st := a.Steps[0]
@@ -173,7 +173,7 @@ func wantKinds(t *testing.T, kinds map[string]int64, want ...string) {
 // once max_message_bytes are read (message_too_large), each refusal
 // allocating about one such message, not the frame.
 func TestHugeFrameRefused(t *testing.T) {
-	kinds, requests, _, alloc := runHostile(t, "/huge")
+	kinds, requests, _, alloc := runHostile(t, "/huge", "5s")
 	wantKinds(t, kinds, KindTooLarge)
 	if perOp := alloc / uint64(requests); perOp > 2<<20 {
 		t.Errorf("allocated %d KiB per operation while refusing 1 GiB frames", perOp>>10)
@@ -183,20 +183,20 @@ func TestHugeFrameRefused(t *testing.T) {
 // TestSilentServerTimesOut: a server that never replies makes every
 // operation a timeout, and the step ends on time.
 func TestSilentServerTimesOut(t *testing.T) {
-	kinds, _, _, _ := runHostile(t, "/silent")
+	kinds, _, _, _ := runHostile(t, "/silent", "300ms")
 	wantKinds(t, kinds, KindTimeout)
 }
 
 // TestCloseMidMessage: a connection closed inside a frame is an error of
 // kind closed.
 func TestCloseMidMessage(t *testing.T) {
-	kinds, _, _, _ := runHostile(t, "/midclose")
+	kinds, _, _, _ := runHostile(t, "/midclose", "5s")
 	wantKinds(t, kinds, KindClosed, KindReset)
 }
 
 // TestMuteHandshakeTimesOut: a server that accepts and never answers the
 // handshake makes each connect a timeout.
 func TestMuteHandshakeTimesOut(t *testing.T) {
-	kinds, _, _, _ := runHostile(t, "/mute")
+	kinds, _, _, _ := runHostile(t, "/mute", "300ms")
 	wantKinds(t, kinds, KindTimeout)
 }
