@@ -3,6 +3,7 @@ package wsload
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha1" //nolint:gosec // the WebSocket handshake's accept key
 	"encoding/base64"
 	"encoding/binary"
@@ -199,4 +200,34 @@ func TestCloseMidMessage(t *testing.T) {
 func TestMuteHandshakeTimesOut(t *testing.T) {
 	kinds, _, _, _ := runHostile(t, "/mute", "300ms")
 	wantKinds(t, kinds, KindTimeout)
+}
+
+// TestSubscriberRefusesHugeFrame: subscribers of a server that floods a
+// 1 GiB frame each lose their connection as message_too_large, a
+// disconnect each, and the drive ends once all are gone (no reconnect).
+func TestSubscriberRefusesHugeFrame(t *testing.T) {
+	h := startHostile(t)
+	r, env := newDriven(t, `
+version: 1
+groups:
+  - id: flood
+    runner: websocket
+    websocket:
+      url: ${URL}
+      max_message_bytes: 65536
+      subscribe: {subscribers: 3, send: [join]}
+    duration: 10s
+`, map[string]string{"URL": h.url("/huge")})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	runnertest.DriveStep(t, ctx, r, env)
+	counts, kinds, requests := stepCounts(env)
+	t.Logf("counters %v, kinds %v, requests %d, took %v", counts, kinds, requests, time.Since(start))
+	if kinds[KindTooLarge] != 3 || requests != 3 || counts[CounterDisconnects] != 3 || counts[CounterMessagesIn] != 0 {
+		t.Errorf("kinds %v, requests %d, counters %v; want 3 message_too_large losses", kinds, requests, counts)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("the drive lasted until its context ended: the subscribers did not end")
+	}
 }
