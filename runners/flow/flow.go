@@ -158,6 +158,23 @@ func (f *Flow) checkVar(name string, columns []string) error {
 
 // VarsBefore are the variables that the steps before step i capture:
 // what step i's templates may read (a prefix of Vars, so indexes agree).
+// A nil flow (a mix, not a flow) has none.
 func (f *Flow) VarsBefore(i int) []string {
+	if f == nil {
+		return nil
+	}
 	return f.Vars[:f.before[i]]
+}
+
+// Valid is the compiled flow of defs: nil when there are none, or when
+// they have problems (Compile reports them, where the plan is checked).
+func Valid(defs []Def) *Flow {
+	if len(defs) == 0 {
+		return nil
+	}
+	f, problems := Compile(defs, nil)
+	if len(problems) > 0 {
+		return nil
+	}
+	return f
 }

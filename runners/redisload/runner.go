@@ -63,7 +63,7 @@ func newKind(g *plan.Group, env *runners.RunEnv) (runners.Runner, error) {
 	cmds, list := s.sent()
 	total := 0
 	for i := range cmds {
-		c, err := compileCommand(g, &cmds[i], varsBefore(r.flow, i))
+		c, err := compileCommand(g, &cmds[i], r.flow.VarsBefore(i))
 		if err != nil {
 			return nil, fmt.Errorf("group %s: redis.%s[%d]: %w", g.ID, list, i, err)
 		}

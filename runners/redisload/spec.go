@@ -372,30 +372,14 @@ func (s *Spec) templateProblems(g *plan.Group, pos plan.Pos, key string) []error
 	var errs []error
 	for i, c := range cmds {
 		fields := c.fields(fmt.Sprintf("%s.%s[%d]", key, list, i))
-		errs = append(errs, g.TemplatesVars(pos, fields, varsBefore(f, i))...)
+		errs = append(errs, g.TemplatesVars(pos, fields, f.VarsBefore(i))...)
 	}
 	return errs
 }
 
 // compileFlow is the section's compiled flow, nil for a mix or a flow
 // with problems (validate reports them).
-func (s *Spec) compileFlow() *flow.Flow {
-	if len(s.Flow) == 0 {
-		return nil
-	}
-	f, problems := flow.Compile(flowDefs(s.Flow), nil)
-	if len(problems) > 0 {
-		return nil
-	}
-	return f
-}
-
-func varsBefore(f *flow.Flow, i int) []string {
-	if f == nil {
-		return nil
-	}
-	return f.VarsBefore(i)
-}
+func (s *Spec) compileFlow() *flow.Flow { return flow.Valid(flowDefs(s.Flow)) }
 
 // fields are a command's templated arguments by their plan key.
 func (c *Command) fields(key string) map[string]string {

@@ -169,30 +169,39 @@ func rampPeriod(global int64, batch int) int64 {
 }
 
 func (d *drive) run(ctx context.Context, n int) error {
-	r := d.r
+	HoldRamped(ctx, n, d.shard, d.r.ramp.n, d.r.ramp.every, d.h.gate(), func(i int) { d.subscriber(ctx, i) })
+	return nil
+}
+
+// HoldRamped runs n subscribers, hold(i) each in a goroutine of its own,
+// ramped: the run's subscriber shard.Global(i) starts in its ramp period
+// (batch of them every period; batch 0 starts all at once), each wait
+// held while the step's gate g (nil: none) is paused. It returns once ctx
+// has ended or every subscriber has returned (without reconnects every
+// one may end before the step does: then there is nothing left to
+// measure), and only after all have. Other runners' subscribers
+// (websocket) are held so.
+func HoldRamped(ctx context.Context, n int, shard runners.Shard, batch int, every time.Duration, g *runners.Gate, hold func(i int)) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	var period int64
 	for i := range n {
 		if ctx.Err() != nil { // an absurd count must not hold up the stop
-			return nil
+			return
 		}
-		p := rampPeriod(d.shard.Global(int64(i)), r.ramp.n)
-		if p > period && !d.pause(ctx, time.Duration(p-period)*r.ramp.every) {
-			return nil
+		p := rampPeriod(shard.Global(int64(i)), batch)
+		if p > period && !Pause(ctx, g, time.Duration(p-period)*every) {
+			return
 		}
 		period = p
-		wg.Go(func() { d.subscriber(ctx, i) })
+		wg.Go(func() { hold(i) })
 	}
-	// Without reconnects every stream may end before the step does: then
-	// there is nothing left to measure.
 	gone := make(chan struct{})
 	go func() { wg.Wait(); close(gone) }()
 	select {
 	case <-ctx.Done():
 	case <-gone:
 	}
-	return nil
 }
 
 // pause sleeps for wait, then holds while the step is paused. It reports
@@ -266,10 +275,6 @@ func Backoff(n int, lo, hi time.Duration) time.Duration {
 	}
 	return time.Duration(rand.Int64N(int64(ceil) + 1))
 }
-
-// RampPeriod is the ramp period (0 first) in which the run's subscriber
-// global starts, batch of them each period (0: all at once).
-func RampPeriod(global int64, batch int) int64 { return rampPeriod(global, batch) }
 
 // open and closed move the connected-subscriber and in-flight figures.
 func (d *drive) open() { d.move(1) }

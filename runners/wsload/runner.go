@@ -72,7 +72,7 @@ func newKind(g *plan.Group, _ *runners.RunEnv) (runners.Runner, error) {
 	msgs, list := s.sent()
 	total := 0
 	for i := range msgs {
-		m, err := compileMessage(g, &msgs[i], varsBefore(r.flow, i))
+		m, err := compileMessage(g, &msgs[i], r.flow.VarsBefore(i))
 		if err != nil {
 			return nil, fmt.Errorf("group %s: websocket.%s[%d]: %w", g.ID, list, i, err)
 		}

@@ -337,7 +337,7 @@ func (s *Spec) templateProblems(g *plan.Group, pos plan.Pos, key string) []error
 	f := s.compileFlow()
 	for i, m := range msgs {
 		field := map[string]string{fmt.Sprintf("%s.%s[%d].%s", key, list, i, m.kind()): m.body()}
-		errs = append(errs, g.TemplatesVars(pos, field, varsBefore(f, i))...)
+		errs = append(errs, g.TemplatesVars(pos, field, f.VarsBefore(i))...)
 	}
 	return errs
 }
@@ -354,23 +354,7 @@ func (m *Message) body() string { return m.Text + m.Binary }
 
 // compileFlow is the section's compiled flow, nil for a mix or a flow
 // with problems (validate reports them).
-func (s *Spec) compileFlow() *flow.Flow {
-	if len(s.Flow) == 0 {
-		return nil
-	}
-	f, problems := flow.Compile(flowDefs(s.Flow), nil)
-	if len(problems) > 0 {
-		return nil
-	}
-	return f
-}
-
-func varsBefore(f *flow.Flow, i int) []string {
-	if f == nil {
-		return nil
-	}
-	return f.VarsBefore(i)
-}
+func (s *Spec) compileFlow() *flow.Flow { return flow.Valid(flowDefs(s.Flow)) }
 
 // err is a section that fails its own checks, for New.
 func (s *Spec) err() error {

@@ -67,26 +67,7 @@ func (r *subRunner) Drive(ctx context.Context, env *runners.StepEnv) error {
 	timeout, step := r.timeout, r.step
 	r.mu.Unlock()
 	d := &drive{r: r, env: env, timeout: timeout, step: step}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	var period int64
-	for i := range n {
-		if ctx.Err() != nil {
-			return nil
-		}
-		p := sse.RampPeriod(env.Shard.Global(int64(i)), r.rampN)
-		if p > period && !d.pause(ctx, time.Duration(p-period)*r.rampEvery) {
-			return nil
-		}
-		period = p
-		wg.Go(func() { d.subscriber(ctx, i) })
-	}
-	gone := make(chan struct{})
-	go func() { wg.Wait(); close(gone) }()
-	select {
-	case <-ctx.Done():
-	case <-gone:
-	}
+	sse.HoldRamped(ctx, n, env.Shard, r.rampN, r.rampEvery, env.Gate(), func(i int) { d.subscriber(ctx, i) })
 	return nil
 }
 
