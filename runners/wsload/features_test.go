@@ -157,3 +157,22 @@ groups:
 		t.Errorf("server accepted %d, connects %d; want a connection per operation", s.accepted.Load(), st.Counters[CounterConnects])
 	}
 }
+
+// TestRefusedHandshakeIsItsStatus: a handshake answered 404 is an error
+// of kind status_4xx, each operation trying again.
+func TestRefusedHandshakeIsItsStatus(t *testing.T) {
+	s := startServer(t)
+	st := runnertest.RunPlan(t, testRegistry, `
+version: 1
+groups:
+  - id: nope
+    runner: websocket
+    websocket: {url: "${URL}", messages: [{text: x}]}
+    load: {concurrency: 1}
+    iterations: 10
+    max_duration: 30s
+`, map[string]string{"URL": s.url("/nope")}).Steps[0]
+	if st.Requests != 10 || st.ErrorKinds["status_4xx"] != 10 || s.accepted.Load() != 0 {
+		t.Errorf("requests %d, kinds %v, server accepted %d; want 10 status_4xx", st.Requests, st.ErrorKinds, s.accepted.Load())
+	}
+}
