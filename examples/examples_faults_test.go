@@ -96,7 +96,7 @@ var faultCases = []faultCase{
 			"every done run has 3 steps", "steps = 3 x done runs", "backlog at the end at most the workers"}},
 		pass: map[string][]string{"g9-journal": {chkErrors, "probes.backlog.max <= 16",
 			"every done run has 3 steps", "steps = 3 x done runs", "backlog at the end at most the workers"}}},
-	{file: "seed-000.yaml", groups: []string{"g17-search"}, fault: "pg:backfill-lease-ahead", duration: "12s", env: g17TopRows,
+	{file: "seed-000.yaml", groups: []string{"g17-search"}, fault: "pg:backfill-lease-ahead", duration: "8s", env: g17Short,
 		fail: map[string][]string{"g17-search": {"backfill resumed to the end", "50000 rows embedded"}},
 		pass: map[string][]string{"g17-search": {chkErrors, "backfill resumed to the end", "50000 rows embedded"}}},
 	{file: "seed-000.yaml", groups: []string{"g2-tenancy", "g8a-sql", "g8b-durable-kv"}, fault: "pg:claim-unlocked,ids-reused,kv-narrow-value", duration: "2s",
@@ -117,9 +117,12 @@ var faultCases = []faultCase{
 		fail: map[string][]string{"g13a-gate": {"counters.allowed == 5000", "counters.denied == 5000"}}},
 	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "hang-exit", duration: "1s", env: g14Sooner,
 		fail: map[string][]string{"g14-shutdown": {"exited within grace"}}},
-	// frozen_in_flight's fault, fast-work, is run by hand only (see
-	// examples/README.md): on a busy machine the 50 quick replies were
-	// still in flight at the signal.
+	// fast-work: the frozen batch, sent 2 s before the signal
+	// (G14_FREEZE_LEAD), is answered at once, so none is in flight at it
+	// (with the plan's 200 ms, a busy machine's 50 quick replies were
+	// still in flight).
+	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "fast-work", duration: "1s", env: g14FastWork,
+		fail: map[string][]string{"g14-shutdown": {"counters.frozen_in_flight == 50"}}},
 	{file: "seed-000.yaml", groups: []string{"g14-shutdown"}, fault: "unclean-close,errors", duration: "1s", env: g14Sooner,
 		fail: map[string][]string{"g14-shutdown": {chkErrors, "counters.streams_closed_clean >= 220"}},
 		pass: map[string][]string{"g14-shutdown": {chkErrors, "counters.frozen_in_flight == 50", "counters.streams_closed_clean >= 220",
@@ -141,10 +144,10 @@ var faultCases = []faultCase{
 	// and a loaded machine sent half of them in a 6 s try.
 	{file: "seed-003.yaml", groups: []string{"ingest-soak"}, fault: "stuck-queue,store-growth,no-metrics", duration: "12s", env: ingestRampShort,
 		fail: map[string][]string{"ingest-soak": {"probes.pending.max <= 1000", "probes.oldest_age_ms.max <= 2000", "accepted = visible (delivery queue drained)",
-			"accepted = SQL-visible (every event sent)", "accepted = SQL-visible (every ramp event sent)", "probes.store_bytes.tail_slope_per_min <= 65536",
+			"accepted = SQL-visible (every event sent)", "accepted = SQL-visible (every ramp event sent)", "accepted = SQL-visible (the run's 120000 events)", "probes.store_bytes.tail_slope_per_min <= 65536",
 			"probes.api_rss.samples >= 0.18 × duration_s"}},
 		pass: map[string][]string{"ingest-soak": {"probes.pending.max <= 1000", "probes.oldest_age_ms.max <= 2000", "accepted = visible (delivery queue drained)",
-			"accepted = SQL-visible (every event sent)", "accepted = SQL-visible (every ramp event sent)", "probes.store_bytes.tail_slope_per_min <= 65536",
+			"accepted = SQL-visible (every event sent)", "accepted = SQL-visible (every ramp event sent)", "accepted = SQL-visible (the run's 120000 events)", "probes.store_bytes.tail_slope_per_min <= 65536",
 			"probes.api_rss.samples >= 0.18 × duration_s"}}},
 	{file: "seed-003.yaml", groups: []string{"history-seed", "history-retry", "history-facts"}, fault: "no-dedup,no-move", duration: "30s",
 		fail: map[string][]string{"history-retry": {chkErrors, "SQL count of the 20 UUIDs unchanged by the retry"}, "history-facts": {chkErrors}},
@@ -219,12 +222,18 @@ var ingestRampShort = map[string]string{"INGEST_RAMP": "1s"}
 // not 30, which hang-exit waits out (41 s a run before).
 var g14Sooner = map[string]string{"G14_AFTER": "4s", "G14_GRACE": "10s"}
 
+// g14FastWork is g14Sooner with the frozen batch sent 2 s before the
+// signal.
+var g14FastWork = map[string]string{"G14_AFTER": "4s", "G14_GRACE": "10s", "G14_FREEZE_LEAD": "2s"}
+
 // g11FewCycles: 2 cold starts, not 100.
 var g11FewCycles = map[string]string{"G11_CYCLES": "2"}
 
-// g17TopRows: the last step embeds 20,000 rows, not 100,000 (the checks
-// are the backfill's, which each step runs whole; 1m23s a run before).
-var g17TopRows = map[string]string{"G17_TOP_ROWS": "20000"}
+// g17Short: the last step embeds 20,000 rows, not 100,000, and one
+// worker searches, not four (the checks are the backfill's, which each
+// step runs whole: 1m23s a run with the plan's own, 78 s and 30 CPU-seconds
+// with four workers and 12 s steps).
+var g17Short = map[string]string{"G17_TOP_ROWS": "20000", "G17_WORKERS": "1"}
 
 // faultSample is the targets' sampling in these runs (DEMO_SAMPLE): the
 // plans' 5 s would leave a short step without samples.
@@ -344,7 +353,7 @@ func (r *faultRun) name() string {
 }
 
 func (r *faultRun) check(t *testing.T) {
-	t.Logf("took %s", r.took.Round(time.Millisecond))
+	t.Logf("took %s (%s of CPU)", r.took.Round(time.Millisecond), r.cpu.Round(time.Millisecond))
 	var exit *exec.ExitError
 	if r.faulty && (!errors.As(r.err, &exit) || exit.ExitCode() != exitFail) {
 		t.Errorf("with the fault: %v, want exit %d", r.err, exitFail)

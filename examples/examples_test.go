@@ -195,7 +195,7 @@ type exampleRun struct {
 	dir            string
 	stdout, stderr bytes.Buffer
 	err            error
-	took           time.Duration
+	took, cpu      time.Duration // wall time and CPU time (the run's process and the children it waited for)
 }
 
 // addrInUse is a demo target's refusal when another process took a port
@@ -243,10 +243,13 @@ func (r *exampleRun) runOnce(bin string, c exampleChunk, env map[string]string) 
 	start := time.Now()
 	r.err = cmd.Run()
 	r.took = time.Since(start)
+	if ps := cmd.ProcessState; ps != nil {
+		r.cpu = ps.UserTime() + ps.SystemTime() // with the children it waited for (the demo target, postgres)
+	}
 }
 
 func (r *exampleRun) check(t *testing.T, c exampleChunk) {
-	t.Logf("%s: %s in %s", c.file, strings.Join(c.groups, ","), r.took.Round(time.Millisecond))
+	t.Logf("%s: %s in %s (%s of CPU)", c.file, strings.Join(c.groups, ","), r.took.Round(time.Millisecond), r.cpu.Round(time.Millisecond))
 	var exit *exec.ExitError
 	// A threshold may fail on a step this short (exit 1); a usage or plan
 	// error (2), a crash or the timeout may not.

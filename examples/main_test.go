@@ -6,6 +6,7 @@ import (
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/artifacts/artifactstest"
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/grpcload"
 	"github.com/benchtui/benchtui/runners/httpload"
 	"github.com/benchtui/benchtui/runners/loads"
 	"github.com/benchtui/benchtui/runners/pgload"
@@ -26,8 +27,8 @@ const exitFail = 1
 // plans' groups and steps; a kind the plans use and this lacks fails
 // exampleChunks' parse, so the two cannot drift apart unnoticed.
 var kinds = runners.MustRegistry(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(),
-	redisload.Kind(), spawn.Kind(), shutdown.Kind(), wsload.Kind(),
-	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind(), wsload.Kind()))
+	redisload.Kind(), grpcload.Kind(), spawn.Kind(), shutdown.Kind(), wsload.Kind(),
+	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind(), grpcload.Kind(), wsload.Kind()))
 
 // examplesAtOnce is how many runs of the plans (each a subtest) go side
 // by side, unless -parallel says otherwise. The steps are timed, so side

@@ -23,7 +23,7 @@ var layers = [][]string{
 	{"runners", "runners/watch", "runners/planimport"},
 	{"runners/loop", "runners/flow", "runners/action", "runners/reqlog"},
 	{"runners/evloop", "runners/probe"},
-	{"runners/httpload", "runners/sse", "runners/pgload", "runners/quicload", "runners/spawn", "runners/redisload", "runners/wsload"},
+	{"runners/httpload", "runners/sse", "runners/pgload", "runners/quicload", "runners/spawn", "runners/redisload", "runners/grpcload", "runners/wsload"},
 	{"runners/engine", "runners/loads", "runners/shutdown"},
 	{"runners/livemetrics", "runners/livemerge", "runners/orchestrate", "runners/runnertest", "runners/pgload/pgtest"},
 	{"ui"},

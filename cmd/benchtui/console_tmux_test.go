@@ -32,7 +32,8 @@ type tmuxConsole struct {
 	t      *testing.T
 	socket string
 	name   string
-	// within bounds each waitFor; zero means 20 s.
+	// within bounds each waitFor; zero means 45 s (a loaded machine builds
+	// and starts a watched server in 20 s).
 	within time.Duration
 }
 
@@ -66,7 +67,7 @@ func (c *tmuxConsole) waitFor(what string, patterns ...string) string {
 	c.t.Helper()
 	within := c.within
 	if within == 0 {
-		within = 20 * time.Second
+		within = 45 * time.Second
 	}
 	deadline := time.Now().Add(within)
 	for {

@@ -66,6 +66,11 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fmt.Fprintln(stdout, "http", srv.Addr())
 	go h.Background(ctx) // the loop-lag gauges; the fault stall
 	closers, err := serveQUIC(ctx, d.quic, d.h3, h, faults, stdout)
+	if err == nil {
+		var more []func()
+		more, err = serveGRPC(d.grpc, stdout)
+		closers = append(closers, more...)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		srv.Shutdown(context.Background())
@@ -105,6 +110,7 @@ func drainHTTP(srv *demo.Server, drain time.Duration, stderr io.Writer) int {
 // demoFlags are the options of demo-target.
 type demoFlags struct {
 	http, quic, h3 string
+	grpc           string
 	faults         string // --fault's list
 	store          string // --store's directory; empty: a temporary one
 	drain          time.Duration
@@ -117,6 +123,7 @@ func demoFlagSet(d *demoFlags) *flag.FlagSet {
 	fs.StringVar(&d.http, "http", "127.0.0.1:0", "TCP address of the HTTP API (/ping, /work, /leak, /events)")
 	fs.StringVar(&d.quic, "quic", "", "UDP address of the QUIC stream server (ALPN benchtui-echo); empty: off")
 	fs.StringVar(&d.h3, "h3", "", "UDP address of the HTTP/3 endpoint; empty: off")
+	fs.StringVar(&d.grpc, "grpc", "", "TCP address of the gRPC stand-in (benchtui.demo.Bench, plaintext, reflection on); empty: off")
 	fs.DurationVar(&d.drain, "drain", 10*time.Second, "how long in-flight requests may finish after SIGTERM")
 	fs.DurationVar(&d.opts.Sessions.TTL, "session-ttl", 0, "idle time after which a session is swept (every TTL/2); 0: kept")
 	fs.IntVar(&d.opts.Sessions.KB, "session-kb", 8, "memory each live session holds, in KiB")
@@ -155,6 +162,19 @@ func serveQUIC(ctx context.Context, quicAddr, h3Addr string, h *demo.Handler, fa
 		closers = append(closers, func() { s.Close() })
 	}
 	return closers, nil
+}
+
+// serveGRPC starts the optional gRPC stand-in.
+func serveGRPC(addr string, stdout io.Writer) ([]func(), error) {
+	if addr == "" {
+		return nil, nil
+	}
+	s, err := demo.ServeGRPC(addr)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(stdout, "grpc", s.Addr())
+	return []func(){s.Close}, nil
 }
 
 // openDemoStore opens /ingest's store in dir, or in a temporary

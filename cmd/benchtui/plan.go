@@ -51,7 +51,7 @@ func loadDemoPlan() (*plan.Plan, error) {
 		return nil, fmt.Errorf("finding the benchtui binary for the demo: %w", err)
 	}
 	vars := map[string]string{"BENCHTUI": exe}
-	for name, network := range map[string]string{"DEMO_HTTP": "tcp", "DEMO_QUIC": "udp", "DEMO_H3": "udp"} {
+	for name, network := range map[string]string{"DEMO_HTTP": "tcp", "DEMO_QUIC": "udp", "DEMO_H3": "udp", "DEMO_GRPC": "tcp"} {
 		if vars[name], err = freeLoopbackAddr(network); err != nil {
 			return nil, err
 		}

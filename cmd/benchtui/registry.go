@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/grpcload"
 	"github.com/benchtui/benchtui/runners/httpload"
 	"github.com/benchtui/benchtui/runners/loads"
 	"github.com/benchtui/benchtui/runners/pgload"
@@ -24,11 +25,12 @@ var kinds = runners.MustRegistry(append([]runners.Kind{
 	pgload.Kind(),    // runner: postgres, and the verify: list of any group
 	quicload.Kind(),  // runner: quic
 	redisload.Kind(), // runner: redis
+	grpcload.Kind(),  // runner: grpc
 	spawn.Kind(),     // runner: spawn
 	shutdown.Kind(),  // runner: shutdown
 	wsload.Kind(),    // runner: websocket
 	// a group's loads: list, each load of one of these kinds
-	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind(), wsload.Kind()),
+	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind(), grpcload.Kind(), wsload.Kind()),
 }, testHookKinds...)...)
 
 // quietQUIC stops quic-go's UDP buffer-size warning, which it writes with

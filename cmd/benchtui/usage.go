@@ -76,7 +76,7 @@ func subcommands() []subcommand {
 			func() *flag.FlagSet { return importFlagSet(new(string)) }, argsImport, nil},
 		{"validate", cmdValidate, "benchtui validate PLAN", "check a plan and print every problem with its place", nil, argsPlan, nil},
 		{"doctor", cmdDoctor, "benchtui doctor [PLAN]", "fd limits, UDP buffers, target commands, Postgres availability", nil, argsPlan, nil},
-		{"demo-target", cmdDemoTarget, "benchtui demo-target [--http ADDR] [--quic ADDR] [--h3 ADDR] [--drain D] [--fault NAME,…]",
+		{"demo-target", cmdDemoTarget, "benchtui demo-target [--http ADDR] [--quic ADDR] [--h3 ADDR] [--grpc ADDR] [--drain D] [--fault NAME,…]",
 			"the built-in demo servers, as a separate process",
 			func() *flag.FlagSet { return demoFlagSet(&demoFlags{}) }, argsNone, nil},
 		{"version", cmdVersion, "benchtui version", "the version and the VCS revision it was built from", nil, argsNone, nil},

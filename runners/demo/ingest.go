@@ -88,22 +88,25 @@ func (in *ingest) post(w http.ResponseWriter, r *http.Request) {
 }
 
 // count answers GET /ingest/count: {"count":N}, the events delivered so
-// far (ClickHouse's count); with run=R, those whose "run" is R; with
-// uuid=U (repeatable, at most maxCountUUIDs), the stored copies of those
-// UUIDs.
+// far (ClickHouse's count); with run=R (repeatable, at most
+// maxCountUUIDs), those whose "run" is one of them; with uuid=U
+// (repeatable, at most maxCountUUIDs), the stored copies of those UUIDs.
 func (in *ingest) count(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	uuids := q["uuid"]
-	if len(uuids) > maxCountUUIDs {
-		http.Error(w, "too many uuid parameters", http.StatusBadRequest)
+	uuids, runs := q["uuid"], q["run"]
+	if len(uuids) > maxCountUUIDs || len(runs) > maxCountUUIDs {
+		http.Error(w, "too many uuid or run parameters", http.StatusBadRequest)
 		return
 	}
 	var n int64
 	switch {
 	case len(uuids) > 0:
 		n = in.uuids.count(uuids)
-	case q.Has("run"):
-		n = in.queue.Visible(q.Get("run"), time.Now())
+	case len(runs) > 0:
+		now := time.Now()
+		for _, run := range runs {
+			n += in.queue.Visible(run, now)
+		}
 	default:
 		_, n, _ = in.queue.Stats(time.Now())
 	}

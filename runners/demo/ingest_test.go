@@ -219,7 +219,8 @@ func TestMoveToS3(t *testing.T) {
 }
 
 // TestIngestCountsByRun: the count of a run is its delivered events, a
-// batch of mixed runs counted apart; a run never sent counts 0.
+// batch of mixed runs counted apart; a run never sent counts 0; several
+// runs count their sum.
 func TestIngestCountsByRun(t *testing.T) {
 	srv := newIngestServer(t, &Faults{})
 	var body strings.Builder
@@ -231,7 +232,7 @@ func TestIngestCountsByRun(t *testing.T) {
 	getJSON(t, http.MethodPost, srv.URL+"/ingest", body.String(), http.StatusAccepted, &r)
 	getJSON(t, http.MethodPost, srv.URL+"/ingest", body.String(), http.StatusAccepted, &r) // all duplicates
 	time.Sleep(2 * ingestDelay)
-	for run, want := range map[string]int64{"a": 20, "b": 10, "c": 0} {
+	for run, want := range map[string]int64{"a": 20, "b": 10, "c": 0, "a&run=b": 30, "b&run=c": 10} {
 		var count struct{ Count int64 }
 		getJSON(t, http.MethodGet, srv.URL+"/ingest/count?run="+run, "", http.StatusOK, &count)
 		if count.Count != want {

@@ -356,10 +356,10 @@ func (a *actor) expectExit(name string, pid int, d time.Duration) {
 }
 
 // expectedExit reports whether an action is ending the named target's
-// process that exited, t's: the process it was ending, within the time it
-// gave, or one a restart has replaced since (t follows the new process,
-// which still runs). A process a restart started, exiting by itself, is
-// the target's own doing. It is false for a nil actor.
+// process that exited, t (the process itself, never a Followed, which a
+// restart may have moved on to the new process): the process it was
+// ending, within the time it gave. A process a restart started, exiting by
+// itself, is the target's own doing. It is false for a nil actor.
 func (a *actor) expectedExit(name string, t runners.TargetHandle) bool {
 	if a == nil {
 		return false
@@ -370,7 +370,7 @@ func (a *actor) expectedExit(name string, t runners.TargetHandle) bool {
 	if !ok || !time.Now().Before(e.until) {
 		return false
 	}
-	return t.PID() == e.pid || t.ExitStatus() == ""
+	return t.PID() == e.pid
 }
 
 // measuredActive is the active time of the measured phase so far.

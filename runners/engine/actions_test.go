@@ -84,6 +84,7 @@ func alivePID(pid int) bool {
 // drop and reconnect, the step runs to its end, and the target's samples
 // after the restart are the new process's.
 func TestActionKillAndRestartFollowsNewPID(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self"); err != nil {
 		t.Skip("needs /proc")
 	}
@@ -170,6 +171,7 @@ groups:
 // the step late and the runs due in that late time are the step's (8 were
 // seen), plus one that may come due as the step turns to its drain.
 func TestActionExecEveryAndTimeout(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "runs")
 	actions := fmt.Sprintf(`      - {every: 300ms, exec: ["sh", "-c", "echo run >> %s"]}
       - {at: 500ms, exec: ["sh", "-c", "sleep 30"], timeout: 300ms}
@@ -257,6 +259,7 @@ func TestActionPauseDelays(t *testing.T) {
 // An http action mid-step reaches the loopback server (its count is the
 // truth), and no secret of its URL or headers reaches the artifact.
 func TestActionHTTPCountedAndRedacted(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "Bearer tok-s3cr3t" {
@@ -294,6 +297,7 @@ func TestActionHTTPCountedAndRedacted(t *testing.T) {
 // fails the step, while the restart's stop of the first one is by the
 // action.
 func TestExitAfterRestartIsTheTargets(t *testing.T) {
+	t.Parallel()
 	flag := filepath.Join(t.TempDir(), "started-once")
 	src := fmt.Sprintf(`version: 1
 targets:

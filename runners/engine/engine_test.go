@@ -17,7 +17,13 @@ import (
 	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.Cleanup(testbin.Exit)) }
+// TestMain runs 4 tests at once: the parallel ones wait on child
+// processes and their steps' clocks, not on the CPU; the tests that judge
+// time or rates stay serial.
+func TestMain(m *testing.M) {
+	testbin.DefaultParallel(4)
+	goleak.VerifyTestMain(m, goleak.Cleanup(testbin.Exit))
+}
 
 // sleepSpec is the section of the test runner kind "sleep": each operation
 // takes Delay; every Fail-th one fails.

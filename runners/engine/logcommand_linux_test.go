@@ -18,6 +18,7 @@ import (
 // closes, api's log command process is gone, and its output file holds
 // all 6 lines (the first written, not counted).
 func TestLogCommandCounted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "poke")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {

@@ -148,6 +148,7 @@ func checkProfile(t *testing.T, dir, name string) {
 // "session sweep" twice when the step's action asks it to; the step's
 // counters say log.warn 5 and log.sweep 2, and a check on log.warn fails.
 func TestLogLinesCountedInTheMeasuredPhase(t *testing.T) {
+	t.Parallel()
 	p := serverPlan(t, `version: 1
 targets:
   api:
@@ -187,6 +188,7 @@ groups:
 // db/heap_start), each counting only its own log's lines, and a check
 // reads the second's counter by that name.
 func TestServerFiguresOfEveryTarget(t *testing.T) {
+	t.Parallel()
 	p := serverPlan(t, `version: 1
 targets:
   api:

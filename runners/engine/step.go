@@ -387,7 +387,8 @@ func (st *stepRun) clock(ctx context.Context) {
 // tickUntilDone ticks until the phase's planned time has passed; it
 // returns false when the step was stopped or ctx ended.
 func (st *stepRun) tickUntilDone(ctx context.Context, ticker *time.Ticker) bool {
-	exited := st.targetExited()
+	watched, name := st.exitWatched()
+	exited := exitedOf(watched)
 	var handled <-chan struct{}
 	for {
 		select {
@@ -398,7 +399,7 @@ func (st *stepRun) tickUntilDone(ctx context.Context, ticker *time.Ticker) bool 
 			return false
 		case <-exited:
 			handled, exited = exited, nil
-			if st.onTargetExit() {
+			if st.onTargetExitOf(watched, name) {
 				return false
 			}
 		case <-ticker.C:
@@ -406,8 +407,8 @@ func (st *stepRun) tickUntilDone(ctx context.Context, ticker *time.Ticker) bool 
 		if st.othersExited() {
 			return false
 		}
-		if ch := st.targetExited(); exited == nil && ch != handled {
-			exited = ch // a restart action started the target again
+		if t, n := st.exitWatched(); exited == nil && exitedOf(t) != handled {
+			watched, name, exited = t, n, exitedOf(t) // a restart action started the target again
 		}
 		if st.tick() {
 			return true
@@ -415,29 +416,33 @@ func (st *stepRun) tickUntilDone(ctx context.Context, ticker *time.Ticker) bool 
 	}
 }
 
-// targetExited is closed when the watched target exits; nil without one.
-func (st *stepRun) targetExited() <-chan struct{} {
-	if t, _ := st.exitWatched(); t != nil {
-		return t.Exited()
+// exitedOf is closed when t exits; nil for no target.
+func exitedOf(t runners.TargetHandle) <-chan struct{} {
+	if t == nil {
+		return nil
 	}
-	return nil
+	return t.Exited()
 }
 
 // exitWatched is the target whose exit ends the step, and its name: the
-// group's target, else one a runner started (WatchTarget), else nil.
+// group's target, else one a runner started (WatchTarget), else nil. A
+// target a restart action may replace is pinned to its current process,
+// so that an exit is judged as the process that exited, however late it
+// is handled, not as the one the restart started since.
 func (st *stepRun) exitWatched() (runners.TargetHandle, string) {
 	if st.env.Target != nil {
-		return st.env.Target, st.s.opts.TargetName
+		return currentProcess(st.env.Target), st.s.opts.TargetName
 	}
-	return st.s.lateTarget()
+	t, name := st.s.lateTarget()
+	return currentProcess(t), name
 }
 
-// onTargetExit records the exit and, unless the group says
-// on_target_exit: continue, stops the step and the steps after it (they
-// would only measure refusals). It reports whether it stopped.
-func (st *stepRun) onTargetExit() bool {
-	t, name := st.exitWatched()
-	return st.onTargetExitOf(t, name)
+// currentProcess is t's current process when t follows restarts, else t.
+func currentProcess(t runners.TargetHandle) runners.TargetHandle {
+	if f, ok := t.(*Followed); ok {
+		return f.Process()
+	}
+	return t
 }
 
 // onTargetExitOf is onTargetExit for target t, named name: the first or

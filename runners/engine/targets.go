@@ -175,21 +175,23 @@ func (st *stepRun) othersExited() bool {
 	w := &st.watched
 	w.mu.Lock()
 	var gone []*otherWatch
+	var exited []runners.TargetHandle
 	for _, o := range w.others {
-		ch := o.Handle.Exited()
+		p := currentProcess(o.Handle) // the process that exits, not one a restart starts meanwhile
+		ch := p.Exited()
 		if ch == o.handled {
 			continue
 		}
 		select {
 		case <-ch:
 			o.handled = ch
-			gone = append(gone, o)
+			gone, exited = append(gone, o), append(exited, p)
 		default:
 		}
 	}
 	w.mu.Unlock()
-	for _, o := range gone {
-		if st.onTargetExitOf(o.Handle, o.Name) {
+	for i, o := range gone {
+		if st.onTargetExitOf(exited[i], o.Name) {
 			return true
 		}
 	}

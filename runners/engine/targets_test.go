@@ -20,6 +20,7 @@ import (
 // apart under its own pid, their sum is the sum of the parts, the first is
 // the step's `target`, and a check on one target's figure is judged on it.
 func TestSeveralTargets(t *testing.T) {
+	t.Parallel()
 	p, run := leakyAndFlat(t, "two.yaml", `  - id: two
     runner: sleep
     target: [leaky, flat]

@@ -84,6 +84,7 @@ func (s *ingestServer) drain() {
 // stored" holds only after polls; "nothing lost" fails; the secret the
 // server echoes is redacted in the artifact.
 func TestVerifyNonSQLSourcesThroughTheEngine(t *testing.T) {
+	t.Parallel()
 	srv := newIngestServer(t)
 	const token = "tok-5ecret-value"
 	src := fmt.Sprintf(`version: 1

@@ -272,6 +272,7 @@ func (f *flaky) handle(w http.ResponseWriter, r *http.Request) {
 // that the action's end was noted 200 ms late), and requests after the
 // server came back succeed again.
 func TestWindowAfterStopErrors(t *testing.T) {
+	t.Parallel()
 	f := startFlaky(t)
 	src := fmt.Sprintf(`version: 1
 groups:

@@ -15,6 +15,7 @@
 package flow
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -158,7 +159,7 @@ func (f *Flow) checkVar(name string, columns []string) error {
 
 // VarsBefore are the variables that the steps before step i capture:
 // what step i's templates may read (a prefix of Vars, so indexes agree).
-// A nil flow (a mix, not a flow) has none.
+// A nil Flow (a mix, not a flow) has none.
 func (f *Flow) VarsBefore(i int) []string {
 	if f == nil {
 		return nil
@@ -166,15 +167,25 @@ func (f *Flow) VarsBefore(i int) []string {
 	return f.Vars[:f.before[i]]
 }
 
-// Valid is the compiled flow of defs: nil when there are none, or when
-// they have problems (Compile reports them, where the plan is checked).
-func Valid(defs []Def) *Flow {
+// Compiled is the flow of defs, or nil when there are none or they have
+// problems (which the plan's validation reports).
+func Compiled(defs []Def, columns []string) *Flow {
 	if len(defs) == 0 {
 		return nil
 	}
-	f, problems := Compile(defs, nil)
+	f, problems := Compile(defs, columns)
 	if len(problems) > 0 {
 		return nil
 	}
 	return f
+}
+
+// JoinProblems is problems as one error, each under section's key
+// ("redis.commands[0].cmd: …"), nil for none.
+func JoinProblems(section string, problems []Problem) error {
+	errs := make([]error, len(problems))
+	for i, p := range problems {
+		errs[i] = fmt.Errorf("%s.%s: %s", section, p.Key, p.Msg)
+	}
+	return errors.Join(errs...)
 }

@@ -193,3 +193,26 @@ func TestRenewProblems(t *testing.T) {
 		}
 	}
 }
+
+// TestCompiledAndJoinProblems: Compiled is nil for no steps or steps
+// with problems, and a nil Flow (a mix) has no variables; JoinProblems
+// names each problem under its section.
+func TestCompiledAndJoinProblems(t *testing.T) {
+	if Compiled(nil, nil) != nil || Compiled([]Def{{Think: -1}}, nil) != nil {
+		t.Error("Compiled made a flow of no steps or of bad ones")
+	}
+	if f := Compiled([]Def{{Name: "a"}}, nil); f == nil || len(f.Steps) != 1 {
+		t.Errorf("Compiled: %v", f)
+	}
+	var mix *Flow
+	if v := mix.VarsBefore(3); v != nil {
+		t.Errorf("a nil flow's vars: %v", v)
+	}
+	if JoinProblems("redis", nil) != nil {
+		t.Error("no problems made an error")
+	}
+	err := JoinProblems("grpc", []Problem{{Key: "target", Msg: "want host:port"}, {Key: "calls[0].method", Msg: "bad"}})
+	if err == nil || err.Error() != "grpc.target: want host:port\ngrpc.calls[0].method: bad" {
+		t.Errorf("JoinProblems: %v", err)
+	}
+}

@@ -321,3 +321,39 @@ func (u *User) capture(s *Step) bool {
 	}
 	return true
 }
+
+// Worker is a runner's worker whose operation is one iteration of a flow:
+// each iteration takes the next of the template state's values (a data
+// row, a {{seq}}) and sends the steps in order through send.
+type Worker struct {
+	st    *tmpl.State
+	user  *User
+	send  Send
+	close func() error
+}
+
+// NewWorker returns a worker running f as one virtual user, recording
+// each step on rec; its Close calls close (nil: nothing to release).
+func (f *Flow) NewWorker(st *tmpl.State, rec Recorder, send Send, close func() error) *Worker {
+	return &Worker{st: st, user: f.NewUser(st, rec), send: send, close: close}
+}
+
+// Close releases what the runner's worker holds.
+func (w *Worker) Close() error {
+	if w.close == nil {
+		return nil
+	}
+	return w.close()
+}
+
+// Do runs one iteration due now.
+func (w *Worker) Do(ctx context.Context) runners.Outcome { return w.Iterate(ctx, time.Now()) }
+
+// Iterate runs one iteration of the flow due at due, recording each step;
+// a data file's unique rows that ran out end the worker's load.
+func (w *Worker) Iterate(ctx context.Context, due time.Time) runners.Outcome {
+	if !w.st.Next() {
+		return runners.Outcome{Exhausted: true}
+	}
+	return w.user.Iterate(ctx, due, w.send)
+}

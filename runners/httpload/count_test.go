@@ -14,6 +14,7 @@ import (
 // arrivals, sent or dropped, in an open loop; the step ends when they are
 // done, its duration the time they took.
 func TestIterationsExact(t *testing.T) {
+	t.Parallel()
 	for _, load := range []string{"{concurrency: 1}", "{concurrency: 7}", "{rate: 1000, max_in_flight: 50}"} {
 		t.Run(load, func(t *testing.T) {
 			srv, served := runnertest.CountingServer(t, time.Millisecond)

@@ -61,6 +61,7 @@ func serveEarlyHints(conn net.Conn, served *atomic.Int64) {
 // Hints before every 200, each client counts the requests the server
 // read, every one a 200: a 1xx reply answers nothing.
 func TestEarlyHintsAreNotAnswers(t *testing.T) {
+	t.Parallel()
 	clients := append([]string{}, mixClients...)
 	if strings.Contains(strings.Join(mixClients, " "), clientEpoll) {
 		clients = append(clients, clientEpoll+", pipeline: 4")

@@ -20,6 +20,7 @@ func init() { mixClients = append(mixClients, clientEpoll) }
 // by Content-Length and chunked, over kept-alive connections: every one
 // is read whole (no error, the connections stay in step).
 func TestEpollLargeReplies(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("y", 1<<20)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/chunked" {
@@ -50,6 +51,7 @@ func TestEpollLargeReplies(t *testing.T) {
 // an error as soon as the buffer is full, the second times out, and the
 // step ends on time.
 func TestEpollHostileServer(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -173,6 +175,7 @@ func TestEpollPipelineCountsHonestly(t *testing.T) {
 // unanswered: they fail or are sent again, and no success is counted that
 // the server did not serve.
 func TestEpollPipelineServerCloses(t *testing.T) {
+	t.Parallel()
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1)%3 == 0 {

@@ -119,6 +119,7 @@ func runFlowGroup(t *testing.T, client string, tokenlessEvery int) (*sessionServ
 // (the session from a header and from JSON, a token by regex): the server
 // refuses none. Its counts are the step's, by name. Both clients.
 func TestFlowCarriesCaptures(t *testing.T) {
+	t.Parallel()
 	for _, client := range clients {
 		t.Run(client, func(t *testing.T) {
 			s, st := runFlowGroup(t, client, 0)
@@ -144,6 +145,7 @@ func TestFlowCarriesCaptures(t *testing.T) {
 // error of kind capture on its step, and ends the iteration: the step
 // after it is not sent.
 func TestFlowCountsBrokenCaptures(t *testing.T) {
+	t.Parallel()
 	for _, client := range clients {
 		t.Run(client, func(t *testing.T) {
 			s, st := runFlowGroup(t, client, 5)
@@ -165,6 +167,7 @@ func TestFlowCountsBrokenCaptures(t *testing.T) {
 // request, and the step after it gets the token. Two workers do 3
 // iterations each: each connection carries a request after a big reply.
 func TestFlowCapturesFromLargeBodies(t *testing.T) {
+	t.Parallel()
 	filler := strings.Repeat("x", 3<<20)
 	var mu sync.Mutex
 	got := map[string]int{}
@@ -214,6 +217,7 @@ func TestFlowCapturesFromLargeBodies(t *testing.T) {
 // count whole iterations: 40 iterations send each of the two steps 40
 // times; an open loop's arrivals, sent or dropped, are its iterations.
 func TestFlowIterationsAndOpenLoop(t *testing.T) {
+	t.Parallel()
 	for _, load := range []string{"load: {concurrency: 3}", "load: {rate: 100, max_in_flight: 8}"} {
 		t.Run(load, func(t *testing.T) {
 			s := newSessionServer(0)

@@ -17,9 +17,15 @@ import (
 
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners/runnertest"
+	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
 
+// TestMain runs 4 tests at once: the parallel ones check counts and
+// behaviour against loopback servers that mostly wait; the tests that
+// judge time, rates or allocation stay serial (they run before the
+// parallel ones start).
 func TestMain(m *testing.M) {
+	testbin.DefaultParallel(4)
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
 		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"))
 }
@@ -163,6 +169,7 @@ var clients = []string{"auto", "net/http"}
 var mixClients = []string{"auto", "net/http"}
 
 func TestErrorKinds(t *testing.T) {
+	t.Parallel()
 	for _, client := range mixClients {
 		t.Run(client, func(t *testing.T) { testErrorKinds(t, client) })
 	}
@@ -208,6 +215,7 @@ func testErrorKinds(t *testing.T, client string) {
 }
 
 func TestKeepAliveReusesAndFreshReconnects(t *testing.T) {
+	t.Parallel()
 	var conns atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
@@ -272,6 +280,7 @@ func TestSecretsStayOut(t *testing.T) {
 // TestHTTP2OverTLSAndH2C: protocol h2 speaks HTTP/2 over TLS and h2c
 // speaks it in the clear; the server sees every request as HTTP/2.
 func TestHTTP2OverTLSAndH2C(t *testing.T) {
+	t.Parallel()
 	var h1, h2 atomic.Int64
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ProtoMajor == 2 {
@@ -311,6 +320,7 @@ func TestHTTP2OverTLSAndH2C(t *testing.T) {
 // as offered. The 100 requests queued at the end finish in the drain: counted
 // in the window they would add a third.
 func TestOverloadReportsWhatTheServerServed(t *testing.T) {
+	t.Parallel()
 	for _, client := range mixClients {
 		t.Run(client, func(t *testing.T) { testOverloadReportsWhatTheServerServed(t, client) })
 	}

@@ -15,6 +15,7 @@ import (
 // in_flight.max and in_flight.end are both six, the most the server saw
 // at once; a check on the figure judges it.
 func TestInFlightFiguresMatchTheServer(t *testing.T) {
+	t.Parallel()
 	var now, most atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		n := now.Add(1)

@@ -49,6 +49,7 @@ func (c *routeCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // requests per worker (about 300 to /slow, 100 of them 429s), not a
 // second of a closed loop hammering /fast.
 func TestNamedFiguresAgreeWithTheServer(t *testing.T) {
+	t.Parallel()
 	for _, client := range clients {
 		for _, expect := range []string{"", ", expect_status: [200, 429]"} {
 			t.Run(client+expect, func(t *testing.T) { testNamedFigures(t, client, expect, 1) })
@@ -90,8 +91,11 @@ func testNamedFigures(t *testing.T, client, expect string, repeat int) {
 	if ping.Errors != 0 || mixed.Errors != wantErrs || mixed.ErrorKinds["status_4xx"] != wantErrs || st.Errors != wantErrs {
 		t.Errorf("errors: ping %d, mixed %d %v, step %d; want the %d 429s of mixed (expect_status %q)", ping.Errors, mixed.Errors, mixed.ErrorKinds, st.Errors, wantErrs, expect)
 	}
-	if ping.LatencyMS.P50 >= 5 || mixed.LatencyMS.P50 < 5 {
-		t.Errorf("p50: ping %.2f ms, mixed %.2f ms; want ping fast and mixed at least its 5 ms", ping.LatencyMS.P50, mixed.LatencyMS.P50)
+	// Each name's latency is its own route's: mixed's at least the 5 ms
+	// its server sleeps, ping's below it (by how much depends on the
+	// machine's load: 22 ms against 39 ms beside a busy suite).
+	if ping.LatencyMS.P50 >= mixed.LatencyMS.P50 || mixed.LatencyMS.P50 < 5 {
+		t.Errorf("p50: ping %.2f ms, mixed %.2f ms; want ping below mixed and mixed at least its 5 ms", ping.LatencyMS.P50, mixed.LatencyMS.P50)
 	}
 	assertLoadsBack(t, a)
 }

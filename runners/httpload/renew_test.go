@@ -93,6 +93,7 @@ func runRenew(t *testing.T, tt *tokenTarget, client, life, renew, load, duration
 // retried request counts once, by its retry; every event it accepted is
 // a request of the step. Both clients.
 func TestRenewOn401(t *testing.T) {
+	t.Parallel()
 	for _, client := range clients {
 		t.Run(client, func(t *testing.T) {
 			tt := newTokenTarget(t, 0)
@@ -179,6 +180,7 @@ func TestRenewalThatFails(t *testing.T) {
 // again; the user then backs off instead of renewing on every request,
 // and each retry that failed is an error.
 func TestRenewalCannotLoop(t *testing.T) {
+	t.Parallel()
 	tt := newTokenTarget(t, 0)
 	st, _ := runRenew(t, tt, "auto", "1ns", "{on: {status: [401]}}", "load: {concurrency: 2}", "2s")
 	issued, rejected := tt.h.TokenStats()

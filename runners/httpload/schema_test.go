@@ -18,6 +18,7 @@ import (
 // file against docs/artifact.schema.json; the artifact's count is the
 // server's, so the document validated is a real one.
 func TestArtifactOfARealRunFollowsSchema(t *testing.T) {
+	t.Parallel()
 	srv, served := runnertest.CountingServer(t, 2*time.Millisecond)
 	as := runnertest.RunAll(t, testRegistry, fmt.Sprintf(`version: 1
 groups:

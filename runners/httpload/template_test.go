@@ -56,6 +56,7 @@ const uuidRequests = 400
 // at volume (40,000 over 8 workers' states) is runners/tmpl's
 // TestUUIDsAreDistinct, without a server's cost per request.
 func TestTemplatedUUIDsAreDistinct(t *testing.T) {
+	t.Parallel()
 	for _, client := range []string{"auto", "net/http"} {
 		t.Run(strings.ReplaceAll(client, "/", "-"), func(t *testing.T) {
 			srv, s := seenServer(t, func(r *http.Request, body string) string {
@@ -98,6 +99,7 @@ const users = "user,n\nann,1\nbob,2\ncid,3\ndee,4\neve,5\n"
 // TestDataModes: sequential takes the rows in order, random any row, and
 // unique each row once, after which the step ends before its time.
 func TestDataModes(t *testing.T) {
+	t.Parallel()
 	file := writeData(t, "users.csv", users)
 	group := func(srv, mode, count string) string {
 		return fmt.Sprintf(`  - id: data

@@ -6,6 +6,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/benchtui/benchtui/runners"
+	"github.com/benchtui/benchtui/runners/grpcload"
 	"github.com/benchtui/benchtui/runners/httpload"
 	"github.com/benchtui/benchtui/runners/loads"
 	"github.com/benchtui/benchtui/runners/shutdown"
@@ -16,5 +17,5 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // testRegistry has the kinds a load may use here, and shutdown, which it
 // may not.
-var testRegistry = runners.MustRegistry(httpload.Kind(), sse.Kind(), shutdown.Kind(),
-	loads.Kind(httpload.Kind(), sse.Kind(), shutdown.Kind()))
+var testRegistry = runners.MustRegistry(httpload.Kind(), sse.Kind(), grpcload.Kind(), shutdown.Kind(),
+	loads.Kind(httpload.Kind(), sse.Kind(), grpcload.Kind(), shutdown.Kind()))

@@ -32,7 +32,7 @@ func TestPlanErrors(t *testing.T) {
 		{"load beside loads", "    duration: 1s\n", "    duration: 1s\n    load: {concurrency: 2}\n",
 			"test.yaml:5:11: groups[0].load: a group with loads: gives each load its own load:"},
 		{"unknown runner", "runner: sse", "runner: ssse",
-			`test.yaml:10:9: group g: loads[1].runner: runner "ssse" cannot run as one of several loads (a load may use: http, sse)`},
+			`test.yaml:10:9: group g: loads[1].runner: runner "ssse" cannot run as one of several loads (a load may use: grpc, http, sse)`},
 		{"runner that ends the target", "runner: sse", "runner: shutdown",
 			`test.yaml:10:9: group g: loads[1].runner: runner "shutdown" cannot run as one of several loads`},
 		{"duplicate names", "name: b", "name: a", `test.yaml:10:9: group g: loads[1].name: load "a" given twice`},

@@ -130,6 +130,7 @@ func onlyTemplate(t *testing.T, root string) *template {
 // cache both answer, one template results, and the stale cleaner leaves
 // it.
 func TestTemplateColdStartsAtOnce(t *testing.T) {
+	t.Parallel()
 	root := templateTestRoot(t)
 	clusters := make([]*Embedded, 2)
 	var wg sync.WaitGroup
@@ -157,6 +158,7 @@ func TestTemplateColdStartsAtOnce(t *testing.T) {
 // two builds without the process's lock) all succeed; the losers discard
 // their copy.
 func TestTemplateBuildRace(t *testing.T) {
+	t.Parallel()
 	root := templateTestRoot(t)
 	bin, cred := binAndCredential(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -183,6 +185,7 @@ func TestTemplateBuildRace(t *testing.T) {
 // TestTemplateDamagedIsRebuilt: a template with a wrong PG_VERSION, or
 // missing a file, is rebuilt, and the cluster started from it works.
 func TestTemplateDamagedIsRebuilt(t *testing.T) {
+	t.Parallel()
 	root := templateTestRoot(t)
 	startFromTemplate(t, root).Stop()
 	tmpl := onlyTemplate(t, root)
@@ -215,6 +218,7 @@ func TestTemplateDamagedIsRebuilt(t *testing.T) {
 // share no data, and each data folder is private to the user the server
 // runs as.
 func TestTemplateClustersAreIndependent(t *testing.T) {
+	t.Parallel()
 	root := templateTestRoot(t)
 	one, other := startFromTemplate(t, root), startFromTemplate(t, root)
 	queryOne(t, one, "CREATE TABLE only_here(id int)")
@@ -240,6 +244,7 @@ func TestTemplateClustersAreIndependent(t *testing.T) {
 // TestTemplateUnusableFallsBackToInitdb: when no template can be made
 // (its folder cannot be written), the cluster runs its own initdb.
 func TestTemplateUnusableFallsBackToInitdb(t *testing.T) {
+	t.Parallel()
 	root := templateTestRoot(t)
 	notAFolder := filepath.Join(root, "file")
 	if err := os.WriteFile(notAFolder, nil, 0o600); err != nil {
@@ -281,6 +286,7 @@ func TestCleanStaleLeavesTemplates(t *testing.T) {
 // (not an initdb of its own): the same entries and bytes, each with the
 // template's mode, owned by the user the server runs as.
 func TestTemplateCopy(t *testing.T) {
+	t.Parallel()
 	root := templateTestRoot(t)
 	startFromTemplate(t, root).Stop()
 	tmpl := onlyTemplate(t, root)

@@ -43,6 +43,7 @@ func assertGone(t *testing.T, dir string, pid int) {
 }
 
 func TestEmbeddedStopsOnSIGINT(t *testing.T) {
+	t.Parallel()
 	skipWithoutPostgres(t)
 	cmd := exec.Command(testbin.Build(t, "./testdata/sigint"))
 	stdout, err := cmd.StdoutPipe()
@@ -78,6 +79,7 @@ func TestEmbeddedStopsOnSIGINT(t *testing.T) {
 }
 
 func TestEmbeddedOptionsAndIdempotentStop(t *testing.T) {
+	t.Parallel()
 	skipWithoutPostgres(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -115,6 +117,7 @@ func TestEmbeddedOptionsAndIdempotentStop(t *testing.T) {
 // Session and Run: every operation counted once, pool warm, the cluster
 // stopped by the run's cleanup.
 func TestThroughTheEngine(t *testing.T) {
+	t.Parallel()
 	skipWithoutPostgres(t)
 	plan := runnertest.ParsePlan(t, testRegistry, `version: 1
 groups:

@@ -21,7 +21,11 @@ import (
 	"github.com/benchtui/benchtui/runners/runnertest/testbin"
 )
 
+// TestMain runs 4 tests at once: the parallel ones start clusters of
+// their own and mostly wait on them; the tests on the shared test
+// database stay serial.
 func TestMain(m *testing.M) {
+	testbin.DefaultParallel(4)
 	code := pgtest.Run(m)
 	if code == 0 {
 		if err := goleak.Find(); err != nil {

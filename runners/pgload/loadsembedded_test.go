@@ -20,6 +20,7 @@ import (
 // writer's setup made (not 42P01), one cluster is started and the run's
 // end stops it.
 func TestLoadsShareOneEmbeddedDatabase(t *testing.T) {
+	t.Parallel()
 	skipWithoutPostgres(t)
 	reg := runners.MustRegistry(pgload.Kind(), loads.Kind(pgload.Kind()))
 	p := runnertest.ParsePlan(t, reg, `version: 1

@@ -35,7 +35,7 @@ func (v Verify) validateOp(at plan.Pos, key string) []error {
 	if op != "" && op != plan.OpEQ && op != plan.OpNE {
 		for _, l := range limits {
 			if _, err := strconv.ParseFloat(strings.TrimSpace(l), 64); err != nil && !strings.Contains(l, "{{") {
-				errs = append(errs, plan.Errorf(at, key+"."+op, "want a number, {{requests}}, {{errors}}, {{group.requests}}, {{group.errors}} or {{by_name.NAME.requests}} (times a whole number or not), got %q", l))
+				errs = append(errs, plan.Errorf(at, key+"."+op, "want a number, {{requests}}, {{errors}}, {{group.requests}}, {{group.errors}} or {{by_name.NAME.requests}} (times a whole number or not, or a sum of those), got %q", l))
 			}
 		}
 	}

@@ -29,7 +29,8 @@ var countOf = map[string]func(runners.Summary) int64{
 // and {{group.errors}} with the group's so far (the steps before and this
 // one), {{by_name.NAME.requests}} and {{by_name.NAME.errors}} with a named
 // request's (or load's) in the step, each optionally times a whole number
-// ({{40 * by_name.events.requests}}: countAction), {{.N}} with the step's
+// ({{40 * by_name.events.requests}}), or a sum of those
+// ({{40 * by_name.a.requests + 20 * by_name.b.requests}}: countAction), {{.N}} with the step's
 // value of var N. It is one pass over the
 // text as written: a value is data, never read for actions itself.
 func expandVerify(s string, sum runners.Summary) string {
@@ -59,10 +60,10 @@ func expandRaw(s string, sum runners.Summary) string {
 func verifyTextProblem(s string, vars []string, at plan.Pos, key string) error {
 	for _, m := range verifyAction.FindAllStringSubmatch(s, -1) {
 		name, isVar := strings.CutPrefix(m[1], ".")
-		if countActionRE.MatchString(m[1]) || isVar && slices.Contains(vars, name) {
+		if countTerms(m[1]) != nil || isVar && slices.Contains(vars, name) {
 			continue
 		}
-		return plan.Errorf(at, key, "%s: a verify entry reads {{requests}}, {{errors}}, {{group.requests}}, {{group.errors}}, {{by_name.NAME.requests}}, {{by_name.NAME.errors}} (each may be times a whole number: {{40 * requests}}) and the group's vars ({{.N}})%s",
+		return plan.Errorf(at, key, "%s: a verify entry reads {{requests}}, {{errors}}, {{group.requests}}, {{group.errors}}, {{by_name.NAME.requests}}, {{by_name.NAME.errors}} (each may be times a whole number: {{40 * requests}}; a sum of them: {{requests + errors}}) and the group's vars ({{.N}})%s",
 			m[0], varsNamed(vars))
 	}
 	return nil

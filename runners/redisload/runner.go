@@ -49,7 +49,7 @@ func newKind(g *plan.Group, env *runners.RunEnv) (runners.Runner, error) {
 	if s == nil {
 		return nil, fmt.Errorf("group %s: no redis section", g.ID)
 	}
-	if err := s.err(); err != nil {
+	if err := flow.JoinProblems(Section, s.problems()); err != nil {
 		return nil, fmt.Errorf("group %s: %w", g.ID, err)
 	}
 	r := &runner{group: g, spec: s, env: env, seq: tmpl.NewSeq(), addr: s.Addr, maxReply: s.MaxReplyBytes, timeout: defaultTimeout}
@@ -59,7 +59,7 @@ func newKind(g *plan.Group, env *runners.RunEnv) (runners.Runner, error) {
 	if g.Table != nil {
 		r.data = tmpl.NewSource(g.Table, g.Data.Mode)
 	}
-	r.flow = s.compileFlow()
+	r.flow = flow.Compiled(flowDefs(s.Flow), nil)
 	cmds, list := s.sent()
 	total := 0
 	for i := range cmds {

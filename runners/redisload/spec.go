@@ -24,7 +24,6 @@
 package redisload
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"net"
@@ -368,7 +367,7 @@ func flowDefs(cmds []Command) []flow.Def {
 // commands, each with the variables its place in a flow gives it.
 func (s *Spec) templateProblems(g *plan.Group, pos plan.Pos, key string) []error {
 	cmds, list := s.sent()
-	f := s.compileFlow()
+	f := flow.Compiled(flowDefs(s.Flow), nil)
 	var errs []error
 	for i, c := range cmds {
 		fields := c.fields(fmt.Sprintf("%s.%s[%d]", key, list, i))
@@ -376,10 +375,6 @@ func (s *Spec) templateProblems(g *plan.Group, pos plan.Pos, key string) []error
 	}
 	return errs
 }
-
-// compileFlow is the section's compiled flow, nil for a mix or a flow
-// with problems (validate reports them).
-func (s *Spec) compileFlow() *flow.Flow { return flow.Valid(flowDefs(s.Flow)) }
 
 // fields are a command's templated arguments by their plan key.
 func (c *Command) fields(key string) map[string]string {
@@ -390,17 +385,4 @@ func (c *Command) fields(key string) map[string]string {
 		}
 	}
 	return out
-}
-
-// errSection is a section that fails its own checks, for New.
-func (s *Spec) err() error {
-	p := s.problems()
-	if len(p) == 0 {
-		return nil
-	}
-	errs := make([]error, len(p))
-	for i, e := range p {
-		errs[i] = fmt.Errorf("redis.%s: %s", e.Key, e.Msg)
-	}
-	return errors.Join(errs...)
 }

@@ -131,30 +131,13 @@ func (w *pipeWorker) Iterate(ctx context.Context, due time.Time) runners.Outcome
 	return runners.Outcome{Recorded: true}
 }
 
-// flowWorker is a virtual user running the runner's flow.
-type flowWorker struct {
-	*worker
-	user *flow.User
+// newFlowWorker is a virtual user running the runner's flow.
+func newFlowWorker(w *worker) *flow.Worker {
+	return w.r.flow.NewWorker(w.st, w.rec, w.sendStep, w.Close)
 }
 
-var _ runners.Iterator = (*flowWorker)(nil)
-
-func newFlowWorker(w *worker) *flowWorker {
-	return &flowWorker{worker: w, user: w.r.flow.NewUser(w.st, w.rec)}
-}
-
-// Do runs one iteration due now.
-func (w *flowWorker) Do(ctx context.Context) runners.Outcome { return w.Iterate(ctx, time.Now()) }
-
-// Iterate runs one iteration of the flow due at due, recording each step.
-func (w *flowWorker) Iterate(ctx context.Context, due time.Time) runners.Outcome {
-	if !w.st.Next() {
-		return runners.Outcome{Exhausted: true}
-	}
-	return w.user.Iterate(ctx, due, w.sendStep)
-}
-
-func (w *flowWorker) sendStep(ctx context.Context, i int, r *flow.Reply) runners.Outcome {
+// sendStep sends step i of the flow, its reply's text for the captures.
+func (w *worker) sendStep(ctx context.Context, i int, r *flow.Reply) runners.Outcome {
 	c := w.r.cmds[i]
 	ctx, cancel := context.WithTimeout(ctx, w.timeout)
 	defer cancel()

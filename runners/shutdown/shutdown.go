@@ -38,10 +38,15 @@ type Spec struct {
 	// (a group warmup included; default 10s).
 	After plan.Duration `yaml:"after"`
 	// Freeze requests to FreezeURL (a slow endpoint, well over 300 ms) are
-	// sent 200 ms before the signal, so that many are surely in flight
+	// sent FreezeLead before the signal, so that many are surely in flight
 	// when it arrives.
 	Freeze    int    `yaml:"freeze"`
 	FreezeURL string `yaml:"freeze_url"`
+	// FreezeLead is how long before the signal the frozen batch is sent
+	// (default 200ms; at most After): longer for a server slow to accept
+	// connections, or to show that an endpoint meant to be slow is not
+	// (its replies then come back before the signal).
+	FreezeLead plan.Duration `yaml:"freeze_lead"`
 	// Grace bounds the wait for the target's exit (default 30s); a target
 	// still running then is killed.
 	Grace plan.Duration `yaml:"grace"`
@@ -49,15 +54,15 @@ type Spec struct {
 
 // Defaults of the shutdown section.
 const (
-	DefaultAfter = 10 * time.Second
-	DefaultGrace = 30 * time.Second
+	DefaultAfter      = 10 * time.Second
+	DefaultGrace      = 30 * time.Second
+	DefaultFreezeLead = 200 * time.Millisecond
 )
 
-// Timing of the frozen batch: it is sent freezeLead before the signal, and
+// Timing of the frozen batch: it is sent FreezeLead before the signal, and
 // the signal waits until every frozen request is written plus freezeSettle
 // (for the server to accept the connection), but no more than freezeWait.
 const (
-	freezeLead   = 200 * time.Millisecond
 	freezeSettle = 100 * time.Millisecond
 	freezeWait   = 2 * time.Second
 )
@@ -147,6 +152,12 @@ func (s *Spec) Validate(pos plan.Pos, key string) []error {
 	if s.Freeze > 0 && s.FreezeURL == "" {
 		at("freeze_url", "a frozen batch needs a slow endpoint to hold")
 	}
+	if s.FreezeLead.D() < 0 {
+		at("freeze_lead", "must not be negative")
+	}
+	if after := s.withDefaults().After.D(); s.FreezeLead.D() > after {
+		at("freeze_lead", "%s is longer than after (%s): the batch cannot be sent before the load starts", s.FreezeLead.D(), after)
+	}
 	if s.FreezeURL != "" {
 		if u, err := url.Parse(s.FreezeURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			at("freeze_url", "want an http:// or https:// URL, got %q", plan.RedactURLs(s.FreezeURL))
@@ -164,6 +175,9 @@ func (s Spec) withDefaults() Spec {
 	}
 	if s.Grace.D() <= 0 {
 		s.Grace = plan.Duration{Duration: DefaultGrace}
+	}
+	if s.FreezeLead.D() <= 0 {
+		s.FreezeLead = plan.Duration{Duration: DefaultFreezeLead}
 	}
 	return s
 }

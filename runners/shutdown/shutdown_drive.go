@@ -151,7 +151,7 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 		sseDone = make(chan struct{})
 		wg.Go(func() { _ = r.sse.Drive(loadCtx, env); close(sseDone) })
 	}
-	if !runners.SleepUntil(ctx, st.base.Add(r.spec.After.D()-freezeLead)) {
+	if !runners.SleepUntil(ctx, st.base.Add(r.spec.After.D()-r.spec.FreezeLead.D())) {
 		return nil
 	}
 	frozen, written := r.startFreeze(ctx, env, st, &wg)

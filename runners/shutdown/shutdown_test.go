@@ -49,10 +49,15 @@ func shutdownStep(t *testing.T, p *watch.Process, addr string, freeze, workers i
 // the grace given.
 func shutdownStepWith(t *testing.T, p *watch.Process, addr string, freeze, workers, slowMS int, grace time.Duration) (Result, *artifacts.Step) {
 	t.Helper()
-	spec := &Spec{
+	return shutdownSpecStep(t, p, addr, workers, &Spec{
 		After: plan.Duration{Duration: 400 * time.Millisecond}, Freeze: freeze,
 		FreezeURL: fmt.Sprintf("http://%s/slow?ms=%d", addr, slowMS), Grace: plan.Duration{Duration: grace},
-	}
+	})
+}
+
+// shutdownSpecStep is shutdownStep with the section spec.
+func shutdownSpecStep(t *testing.T, p *watch.Process, addr string, workers int, spec *Spec) (Result, *artifacts.Step) {
+	t.Helper()
 	load := &httpload.Spec{Requests: []httpload.Request{{URL: "http://" + addr + "/ping"}}}
 	r, err := NewRunner(spec, load)
 	if err != nil {
@@ -104,6 +109,23 @@ func TestShutdownDrainingTarget(t *testing.T) {
 	assertNoZombies(t)
 }
 
+// TestFreezeLeadShowsAFastEndpoint: a frozen batch sent freeze_lead
+// (1 s) before the signal to an endpoint that is not slow is answered
+// before it: none of the 5 is in flight at the signal, which is what a
+// check on frozen_in_flight is there to catch (a lead of 1 s leaves a busy
+// machine time to answer them).
+func TestFreezeLeadShowsAFastEndpoint(t *testing.T) {
+	p, addr := startHelper(t)
+	o, _ := shutdownSpecStep(t, p, addr, 1, &Spec{
+		After: plan.Duration{Duration: 1200 * time.Millisecond}, Freeze: 5, FreezeLead: plan.Duration{Duration: time.Second},
+		FreezeURL: fmt.Sprintf("http://%s/slow?ms=0", addr), Grace: plan.Duration{Duration: 5 * time.Second},
+	})
+	t.Logf("outcome %+v", o)
+	if o.Frozen != 5 || o.FrozenInFlight != 0 || !o.ExitedInGrace {
+		t.Errorf("frozen %d, in flight at the signal %d, exited in grace %v: want 5 sent, none in flight", o.Frozen, o.FrozenInFlight, o.ExitedInGrace)
+	}
+}
+
 func TestShutdownAbruptTarget(t *testing.T) {
 	p, addr := startHelper(t, "-abrupt")
 	o, res := shutdownStep(t, p, addr, 5, 2)
@@ -148,7 +170,7 @@ targets:
 groups:
   - id: sd
     runner: shutdown
-    shutdown: {signal: SIGNOPE, freeze: 3}
+    shutdown: {signal: SIGNOPE, freeze: 3, after: 1s, freeze_lead: 2s}
     http: {requests: [{url: "ftp://x"}]}
     load: {rate: 5, max_in_flight: 5}
   - id: ok
@@ -162,7 +184,7 @@ groups:
 	if err == nil {
 		t.Fatal("want errors")
 	}
-	for _, want := range []string{"shutdown.signal", "shutdown.freeze_url", "group sd: target", "http.requests[0].url", "group sd: load"} {
+	for _, want := range []string{"shutdown.signal", "shutdown.freeze_url", "shutdown.freeze_lead: 2s is longer than after (1s)", "group sd: target", "http.requests[0].url", "group sd: load"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %s:\n%v", want, err)
 		}

@@ -15,7 +15,6 @@
 package wsload
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -354,17 +353,7 @@ func (m *Message) body() string { return m.Text + m.Binary }
 
 // compileFlow is the section's compiled flow, nil for a mix or a flow
 // with problems (validate reports them).
-func (s *Spec) compileFlow() *flow.Flow { return flow.Valid(flowDefs(s.Flow)) }
+func (s *Spec) compileFlow() *flow.Flow { return flow.Compiled(flowDefs(s.Flow), nil) }
 
 // err is a section that fails its own checks, for New.
-func (s *Spec) err() error {
-	p := s.problems()
-	if len(p) == 0 {
-		return nil
-	}
-	errs := make([]error, len(p))
-	for i, e := range p {
-		errs[i] = fmt.Errorf("websocket.%s: %s", e.Key, e.Msg)
-	}
-	return errors.Join(errs...)
-}
+func (s *Spec) err() error { return flow.JoinProblems(Section, s.problems()) }

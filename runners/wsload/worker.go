@@ -114,28 +114,10 @@ func (w *worker) await(ctx context.Context, m *message, r *flow.Reply) error {
 	return nil
 }
 
-// flowWorker is a virtual user running the runner's flow on its
-// connection.
-type flowWorker struct {
-	*worker
-	user *flow.User
-}
-
-var _ runners.Iterator = (*flowWorker)(nil)
-
-func newFlowWorker(w *worker) *flowWorker {
-	return &flowWorker{worker: w, user: w.r.flow.NewUser(w.st, w.rec)}
-}
-
-// Do runs one iteration due now.
-func (w *flowWorker) Do(ctx context.Context) runners.Outcome { return w.Iterate(ctx, time.Now()) }
-
-// Iterate runs one iteration of the flow due at due, recording each step.
-func (w *flowWorker) Iterate(ctx context.Context, due time.Time) runners.Outcome {
-	if !w.st.Next() {
-		return runners.Outcome{Exhausted: true}
-	}
-	return w.user.Iterate(ctx, due, func(ctx context.Context, i int, r *flow.Reply) runners.Outcome {
+// newFlowWorker is a virtual user running the runner's flow on the
+// worker's connection.
+func newFlowWorker(w *worker) *flow.Worker {
+	return w.r.flow.NewWorker(w.st, w.rec, func(ctx context.Context, i int, r *flow.Reply) runners.Outcome {
 		return w.exchange(ctx, w.r.msgs[i], r)
-	})
+	}, w.Close)
 }
