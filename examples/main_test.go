@@ -16,6 +16,7 @@ import (
 	"github.com/benchtui/benchtui/runners/shutdown"
 	"github.com/benchtui/benchtui/runners/spawn"
 	"github.com/benchtui/benchtui/runners/sse"
+	"github.com/benchtui/benchtui/runners/wsload"
 )
 
 // exitFail is benchtui's exit code for a check that failed (cmd/benchtui
@@ -26,8 +27,8 @@ const exitFail = 1
 // plans' groups and steps; a kind the plans use and this lacks fails
 // exampleChunks' parse, so the two cannot drift apart unnoticed.
 var kinds = runners.MustRegistry(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(),
-	redisload.Kind(), grpcload.Kind(), spawn.Kind(), shutdown.Kind(),
-	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind(), grpcload.Kind()))
+	redisload.Kind(), grpcload.Kind(), spawn.Kind(), shutdown.Kind(), wsload.Kind(),
+	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind(), grpcload.Kind(), wsload.Kind()))
 
 // examplesAtOnce is how many runs of the plans (each a subtest) go side
 // by side, unless -parallel says otherwise. The steps are timed, so side

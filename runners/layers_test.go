@@ -23,7 +23,7 @@ var layers = [][]string{
 	{"runners", "runners/watch", "runners/planimport"},
 	{"runners/loop", "runners/flow", "runners/action", "runners/reqlog"},
 	{"runners/evloop", "runners/probe"},
-	{"runners/httpload", "runners/sse", "runners/pgload", "runners/quicload", "runners/spawn", "runners/redisload", "runners/grpcload"},
+	{"runners/httpload", "runners/sse", "runners/pgload", "runners/quicload", "runners/spawn", "runners/redisload", "runners/grpcload", "runners/wsload"},
 	{"runners/engine", "runners/loads", "runners/shutdown"},
 	{"runners/livemetrics", "runners/livemerge", "runners/orchestrate", "runners/runnertest", "runners/pgload/pgtest"},
 	{"ui"},
@@ -32,8 +32,9 @@ var layers = [][]string{
 }
 
 // sameLayer are the imports allowed within a layer: sse builds on
-// httpload's client, redisload reads sse's payload time stamps.
-var sameLayer = map[string]string{"runners/sse": "runners/httpload", "runners/redisload": "runners/sse"}
+// httpload's client, redisload reads sse's payload time stamps, wsload
+// those and sse's ramp and backoff.
+var sameLayer = map[string]string{"runners/sse": "runners/httpload", "runners/redisload": "runners/sse", "runners/wsload": "runners/sse"}
 
 // TestPackageLayers reads the imports of every non-test Go file of the
 // module (whatever its build tags) and fails on a package that imports one

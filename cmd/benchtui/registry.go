@@ -13,6 +13,7 @@ import (
 	"github.com/benchtui/benchtui/runners/shutdown"
 	"github.com/benchtui/benchtui/runners/spawn"
 	"github.com/benchtui/benchtui/runners/sse"
+	"github.com/benchtui/benchtui/runners/wsload"
 )
 
 // kinds is every runner kind benchtui ships, handed to the pl decoder,
@@ -27,8 +28,9 @@ var kinds = runners.MustRegistry(append([]runners.Kind{
 	grpcload.Kind(),  // runner: grpc
 	spawn.Kind(),     // runner: spawn
 	shutdown.Kind(),  // runner: shutdown
+	wsload.Kind(),    // runner: websocket
 	// a group's loads: list, each load of one of these kinds
-	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind(), grpcload.Kind()),
+	loads.Kind(httpload.Kind(), sse.Kind(), pgload.Kind(), quicload.Kind(), spawn.Kind(), grpcload.Kind(), wsload.Kind()),
 }, testHookKinds...)...)
 
 // quietQUIC stops quic-go's UDP buffer-size warning, which it writes with

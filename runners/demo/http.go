@@ -93,6 +93,7 @@ func NewHandlerWith(opts Options) *Handler {
 	h.mux.HandleFunc("/work", h.work)
 	h.mux.HandleFunc("/leak", h.leak)
 	h.mux.Handle("/events", sseHandler(10, h.ending, opts.Faults))
+	registerWebSocket(h.mux, h.ending) // /ws/echo, /ws/feed: see ws.go
 	h.mux.HandleFunc("/session", h.sessions.start)
 	h.mux.HandleFunc("/call", h.sessions.call)
 	registerStandIns(h.mux, opts.Faults, opts.Store) // /ingest, /gate, /publish, /mail: see standins.go

@@ -105,12 +105,21 @@ func serveSSE(w http.ResponseWriter, r *http.Request, s sseStream) {
 }
 
 func appendSSEEvent(b []byte, id int64, now time.Time) []byte {
-	ms := float64(now.UnixMicro()) / 1000
 	b = append(b, "id: "...)
 	b = strconv.AppendInt(b, id, 10)
-	b = append(b, "\ndata: {\"id\":"...)
+	b = append(b, "\ndata: "...)
+	b = appendFeedMessage(b, id, now)
+	return append(b, "\n\n"...)
+}
+
+// appendFeedMessage appends {"id":id,"ts":MS}, MS now in unix
+// milliseconds (with microsecond fraction): an event's data, a /ws/feed
+// message.
+func appendFeedMessage(b []byte, id int64, now time.Time) []byte {
+	ms := float64(now.UnixMicro()) / 1000
+	b = append(b, "{\"id\":"...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, ",\"ts\":"...)
 	b = strconv.AppendFloat(b, ms, 'f', 3, 64)
-	return append(b, "}\n\n"...)
+	return append(b, '}')
 }

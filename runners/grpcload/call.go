@@ -190,11 +190,4 @@ func (c *call) outgoing(ctx context.Context, st *tmpl.State, buf []byte) (contex
 }
 
 // pick draws a call of the mix by weight.
-func (r *runner) pick(rnd *rand.Rand) *call {
-	if len(r.calls) == 1 {
-		return r.calls[0]
-	}
-	n := rnd.IntN(r.cum[len(r.cum)-1])
-	i, _ := slices.BinarySearch(r.cum, n+1)
-	return r.calls[i]
-}
+func (r *runner) pick(rnd *rand.Rand) *call { return r.calls[runners.PickWeighted(rnd, r.cum)] }

@@ -24,10 +24,7 @@ func (s shape) units() (int, string) {
 	if s.kind.Units != nil {
 		return s.kind.Units(s.spec.Group, s.load, s.params)
 	}
-	if s.load.OpenLoop() {
-		return s.load.MaxInFlight, "load.max_in_flight"
-	}
-	return s.load.Concurrency, "load.concurrency"
+	return runners.WorkerUnits(s.load)
 }
 
 // sumProblems checks every step of g: its loads together must keep to the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/tmpl"
 )
@@ -84,14 +85,7 @@ func (c *command) build(b rueidis.Builder, args []string) rueidis.Completed {
 }
 
 // pick draws a command of the mix by weight.
-func (r *runner) pick(rnd *rand.Rand) *command {
-	if len(r.cmds) == 1 {
-		return r.cmds[0]
-	}
-	n := rnd.IntN(r.cum[len(r.cum)-1])
-	i, _ := slices.BinarySearch(r.cum, n+1)
-	return r.cmds[i]
-}
+func (r *runner) pick(rnd *rand.Rand) *command { return r.cmds[runners.PickWeighted(rnd, r.cum)] }
 
 func newRand(id int) *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(id)+1, rand.Uint64()))

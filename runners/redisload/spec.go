@@ -157,24 +157,9 @@ func counterNames(g *plan.Group) []string {
 // the load's workers, as a kind without Units does.
 func units(g *plan.Group, load plan.Load, params map[string]float64) (int, string) {
 	if s := specOf(g); s != nil && s.Subscribe != nil {
-		if n := s.Subscribe.count(params); n > 0 {
-			return n, Section + ".subscribe.subscribers"
-		}
-		return max(load.Concurrency, 1), "load.concurrency"
+		return runners.SubscriberUnits(params, s.Subscribe.Subscribers, Section+".subscribe.subscribers", load)
 	}
-	if load.OpenLoop() {
-		return load.MaxInFlight, "load.max_in_flight"
-	}
-	return load.Concurrency, "load.concurrency"
-}
-
-// count is a step's subscribers: a sweep value, else the section's (0:
-// the load's concurrency).
-func (s *Subscribe) count(params map[string]float64) int {
-	if v, ok := params["subscribers"]; ok && v > 0 {
-		return int(v)
-	}
-	return s.Subscribers
+	return runners.WorkerUnits(load)
 }
 
 // shardable refuses an embedded server in a distributed run: each shard

@@ -36,7 +36,7 @@ func (r *subRunner) NewWorker(int, *runners.Recorder) (runners.Worker, error) {
 // Drive holds the step's subscribers until ctx ends, each on a connection
 // of its own, then closes them all before it returns.
 func (r *subRunner) Drive(ctx context.Context, env *runners.StepEnv) error {
-	n := int(env.Shard.Split(int64(r.spec.Subscribe.count(env.Params))))
+	n := int(env.Shard.Split(int64(runners.SweptSubscribers(env.Params, r.spec.Subscribe.Subscribers))))
 	if n == 0 {
 		n = max(env.Load.Concurrency, 1)
 	}

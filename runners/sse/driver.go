@@ -169,35 +169,51 @@ func rampPeriod(global int64, batch int) int64 {
 }
 
 func (d *drive) run(ctx context.Context, n int) error {
-	r := d.r
+	HoldRamped(ctx, n, d.shard, d.r.ramp.n, d.r.ramp.every, d.h.gate(), func(i int) { d.subscriber(ctx, i) })
+	return nil
+}
+
+// HoldRamped runs n subscribers, hold(i) each in a goroutine of its own,
+// ramped: the run's subscriber shard.Global(i) starts in its ramp period
+// (batch of them every period; batch 0 starts all at once), each wait
+// held while the step's gate g (nil: none) is paused. It returns once ctx
+// has ended or every subscriber has returned (without reconnects every
+// one may end before the step does: then there is nothing left to
+// measure), and only after all have. Other runners' subscribers
+// (websocket) are held so.
+func HoldRamped(ctx context.Context, n int, shard runners.Shard, batch int, every time.Duration, g *runners.Gate, hold func(i int)) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	var period int64
 	for i := range n {
 		if ctx.Err() != nil { // an absurd count must not hold up the stop
-			return nil
+			return
 		}
-		p := rampPeriod(d.shard.Global(int64(i)), r.ramp.n)
-		if p > period && !d.pause(ctx, time.Duration(p-period)*r.ramp.every) {
-			return nil
+		p := rampPeriod(shard.Global(int64(i)), batch)
+		if p > period && !Pause(ctx, g, time.Duration(p-period)*every) {
+			return
 		}
 		period = p
-		wg.Go(func() { d.subscriber(ctx, i) })
+		wg.Go(func() { hold(i) })
 	}
-	// Without reconnects every stream may end before the step does: then
-	// there is nothing left to measure.
 	gone := make(chan struct{})
 	go func() { wg.Wait(); close(gone) }()
 	select {
 	case <-ctx.Done():
 	case <-gone:
 	}
-	return nil
 }
 
 // pause sleeps for wait, then holds while the step is paused. It reports
 // false when ctx ended first.
 func (d *drive) pause(ctx context.Context, wait time.Duration) bool {
+	return Pause(ctx, d.h.gate(), wait)
+}
+
+// Pause sleeps for wait, then holds while the step's gate g (nil: none)
+// is paused. It reports false when ctx ended first. Other runners'
+// subscribers (websocket) wait between ramp batches and reconnects so.
+func Pause(ctx context.Context, g *runners.Gate, wait time.Duration) bool {
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
@@ -205,7 +221,7 @@ func (d *drive) pause(ctx context.Context, wait time.Duration) bool {
 		return false
 	case <-t.C:
 	}
-	if g := d.h.gate(); g != nil {
+	if g != nil {
 		if _, err := g.Wait(ctx); err != nil {
 			return false
 		}
@@ -247,10 +263,15 @@ func (r *Runner) unanswered() time.Duration { return min(r.client.timeout, maxUn
 // in [0, backoffMin·2ⁿ], the ceiling capped at backoffMax (full jitter).
 // The first attempt is drawn too, never raised to a floor: subscribers
 // dropped together come back spread over the window, not in one instant.
-func (r *Runner) backoff(n int) time.Duration {
-	ceil := r.backoffMax
-	if n < 40 && r.backoffMin<<n < r.backoffMax && r.backoffMin<<n > 0 {
-		ceil = r.backoffMin << n
+func (r *Runner) backoff(n int) time.Duration { return Backoff(n, r.backoffMin, r.backoffMax) }
+
+// Backoff is the wait before reconnect attempt n (0-based) of clamps lo
+// and hi: a uniform draw in [0, lo·2ⁿ], the ceiling capped at hi (full
+// jitter). Other runners' held connections (websocket) back off the same.
+func Backoff(n int, lo, hi time.Duration) time.Duration {
+	ceil := hi
+	if n < 40 && lo<<n < hi && lo<<n > 0 {
+		ceil = lo << n
 	}
 	return time.Duration(rand.Int64N(int64(ceil) + 1))
 }

@@ -81,21 +81,17 @@ func counterNames(g *plan.Group) []string {
 // units is how many streams a group's step holds, and the key that says
 // so: its subscribers, else its load's concurrency.
 func units(g *plan.Group, load plan.Load, params map[string]float64) (int, string) {
+	n := 0
 	if s := specOf(g); s != nil {
-		if n := s.subscribers(params); n > 0 {
-			return n, Section + ".subscribers"
-		}
+		n = s.Subscribers
 	}
-	return max(load.Concurrency, 1), "load.concurrency"
+	return runners.SubscriberUnits(params, n, Section+".subscribers", load)
 }
 
 // subscribers is a step's count of streams in the whole run: a
 // subscribers sweep value, else the section's (0: the load's concurrency).
 func (s *Spec) subscribers(params map[string]float64) int {
-	if v, ok := params["subscribers"]; ok && v > 0 {
-		return int(v)
-	}
-	return s.Subscribers
+	return runners.SweptSubscribers(params, s.Subscribers)
 }
 
 func specOf(g *plan.Group) *Spec { return plan.Section[Spec](g, Section) }
@@ -146,6 +142,13 @@ func (s *Spec) problems() []string {
 type ramp struct {
 	n     int
 	every time.Duration
+}
+
+// ParseRamp reads a ramp "N/D" (N subscribers every D) as its batch and
+// period; "" is 0 and 0 (all at once).
+func ParseRamp(s string) (int, time.Duration, error) {
+	r, err := parseRamp(s)
+	return r.n, r.every, err
 }
 
 // parseRamp reads "N/D" (N subscribers every D).

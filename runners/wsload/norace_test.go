@@ -1,0 +1,5 @@
+//go:build !race
+
+package wsload
+
+const raceOn = false
