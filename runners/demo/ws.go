@@ -48,8 +48,12 @@ func registerWebSocket(mux *http.ServeMux, done <-chan struct{}) {
 		defer c.CloseNow()
 		go func() { // drops what the client sends; ends the feed with the connection
 			defer cancel()
+			// Not ctx: a read whose context ends cuts the connection,
+			// and the feed's close (1001) would never reach the client;
+			// CloseNow on the handler's way out ends this read.
+			rctx := context.WithoutCancel(ctx)
 			for {
-				if _, _, err := c.Read(ctx); err != nil {
+				if _, _, err := c.Read(rctx); err != nil {
 					return
 				}
 			}
@@ -79,7 +83,13 @@ func acceptWS(w http.ResponseWriter, r *http.Request, done <-chan struct{}) (*we
 	return c, ctx, cancel
 }
 
-// feed sends a numbered, time-stamped message every period until ctx ends.
+// feedWriteTimeout bounds one feed message's write.
+const feedWriteTimeout = 5 * time.Second
+
+// feed sends a numbered, time-stamped message every period until ctx
+// ends, then closes with 1001 (going away). A write does not end with ctx:
+// coder/websocket cuts the connection when a write's context ends
+// mid-write, and the subscriber would see EOF, not the close.
 func feed(ctx context.Context, c *websocket.Conn, every time.Duration) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -92,7 +102,10 @@ func feed(ctx context.Context, c *websocket.Conn, every time.Duration) {
 		case <-tick.C:
 		}
 		buf = appendFeedMessage(buf[:0], id, time.Now())
-		if c.Write(ctx, websocket.MessageText, buf) != nil {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), feedWriteTimeout)
+		err := c.Write(wctx, websocket.MessageText, buf)
+		cancel()
+		if err != nil {
 			return
 		}
 	}
