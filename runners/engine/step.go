@@ -445,8 +445,11 @@ func currentProcess(t runners.TargetHandle) runners.TargetHandle {
 	return t
 }
 
-// onTargetExitOf is onTargetExit for target t, named name: the first or
-// any other of the group's targets.
+// onTargetExitOf records the exit of t, the process of the group's target
+// named name (the first or any other), and, unless the exit was an
+// action's or the group says on_target_exit: continue, stops the step and
+// the steps after it (they would only measure refusals). It reports
+// whether it stopped.
 func (st *stepRun) onTargetExitOf(t runners.TargetHandle, name string) bool {
 	what := fmt.Sprintf("%s %s", name, t.ExitStatus())
 	if st.actions().expectedExit(name, t) {
