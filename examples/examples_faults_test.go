@@ -40,6 +40,7 @@ const (
 	g1Linear3to5   = "p50 <= 3.75 × previous step's p50"
 	g15InFlightEnd = "in_flight.end <= offered_rps"
 	g1NoLeak       = "error_kinds.sqlstate_22012 == 0"
+	g8cRefused     = "error_kinds.sqlstate_53300 == 0"
 	g3bDoctor      = "target.fds_per_unit between 0.85 × probes.doctor_fd_cost.last and 1.15 × probes.doctor_fd_cost.last"
 	g7bLoud        = "status.409 >= 1"
 	g13cFrames     = "counters.frames == 33 × requests"
@@ -82,6 +83,10 @@ var faultCases = []faultCase{
 		fail: map[string][]string{"g1-rls-queue": {"p99 <= 400ms", g1RPS, g1Linear2}}},
 	{file: "seed-000.yaml", groups: []string{"g1-rls-queue"}, fault: "pg:stamp-collapse-late", duration: "8s",
 		fail: map[string][]string{"g1-rls-queue": {g1Linear3to5}}},
+	// G8c: the collapse fails the second step's throughput (no caller is
+	// refused below 100), the refusal the third step's 53300s.
+	{file: "seed-000.yaml", groups: []string{"g8c-oversubscribe"}, fault: "pg:stamp-collapse,callers-refused", duration: "4s",
+		fail: map[string][]string{"g8c-oversubscribe": {g1RPS, g8cRefused}}},
 	{file: "seed-000.yaml", groups: []string{"g15-slow-postgres"}, fault: "slow=15s", duration: "14s", passDuration: "3s",
 		fail: map[string][]string{"g15-slow-postgres": {chkErrors, chkDropped, g15InFlightEnd, "in_flight.max <= 61", "in_flight.max <= 122", "in_flight.max <= 239"}},
 		pass: map[string][]string{"g15-slow-postgres": {chkErrors, g15InFlightEnd, "in_flight.max <= 61", "in_flight.max <= 122", "in_flight.max <= 239"}}},
@@ -90,7 +95,7 @@ var faultCases = []faultCase{
 		// Without the fault the leak check holds; error_rate may not on a
 		// busy machine: the 500 callers queued at a 2 s step's end are cut
 		// (canceled, errors by design).
-		pass: map[string][]string{"g1-rls-queue": {g1NoLeak}, "g8c-oversubscribe": {"error_kinds.sqlstate_53300 == 0"}}},
+		pass: map[string][]string{"g1-rls-queue": {g1NoLeak}, "g8c-oversubscribe": {g8cRefused}}},
 	{file: "seed-000.yaml", groups: []string{"g2-tenancy", "g9-journal"}, fault: "pg:claim-nowait,run-fails,step-unjournaled,run-no-retry", duration: "4s",
 		fail: map[string][]string{"g2-tenancy": {chkErrors, "every claim a fire"}, "g9-journal": {chkErrors, "probes.backlog.max <= 16",
 			"every done run has 3 steps", "steps = 3 x done runs", "backlog at the end at most the workers"}},
