@@ -101,7 +101,7 @@ var faultCases = []faultCase{
 			"every done run has 3 steps", "steps = 3 x done runs", "backlog at the end at most the workers"}},
 		pass: map[string][]string{"g9-journal": {chkErrors, "probes.backlog.max <= 16",
 			"every done run has 3 steps", "steps = 3 x done runs", "backlog at the end at most the workers"}}},
-	{file: "seed-000.yaml", groups: []string{"g17-search"}, fault: "pg:backfill-lease-ahead", duration: "12s", env: g17Short,
+	{file: "seed-000.yaml", groups: []string{"g17-search"}, fault: "pg:backfill-lease-ahead", duration: "8s", env: g17Short,
 		fail: map[string][]string{"g17-search": {"backfill resumed to the end", "50000 rows embedded"}},
 		pass: map[string][]string{"g17-search": {chkErrors, "backfill resumed to the end", "50000 rows embedded"}}},
 	{file: "seed-000.yaml", groups: []string{"g2-tenancy", "g8a-sql", "g8b-durable-kv"}, fault: "pg:claim-unlocked,ids-reused,kv-narrow-value", duration: "2s",
@@ -234,12 +234,13 @@ var g14FastWork = map[string]string{"G14_AFTER": "4s", "G14_GRACE": "10s", "G14_
 // g11FewCycles: 2 cold starts, not 100.
 var g11FewCycles = map[string]string{"G11_CYCLES": "2"}
 
-// g17Short: the last step embeds 20,000 rows, not 100,000, and one
-// worker searches, not four (the checks are the backfill's, which each
-// step runs whole: 1m23s a run with the plan's own, 78 s and 30 CPU-seconds
-// with four workers and 12 s steps). The steps stay 12 s: in 8 s a busy
-// suite left a resumed backfill unfinished.
-var g17Short = map[string]string{"G17_TOP_ROWS": "20000", "G17_WORKERS": "1"}
+// g17Short: the last step embeds 20,000 rows, not 100,000, and 20
+// searches a second stand for the closed loop of four workers (the checks
+// are the backfill's, which each step runs whole and which a closed loop
+// of searches starves: 12 s steps and one searching worker still left a
+// resumed backfill unfinished in a busy suite, at 18 CPU-seconds a run;
+// 8 s steps and 20 searches a second take about 8).
+var g17Short = map[string]string{"G17_TOP_ROWS": "20000", "G17_WORKERS": "0", "G17_RATE": "20", "G17_IN_FLIGHT": "4"}
 
 // faultSample is the targets' sampling in these runs (DEMO_SAMPLE): the
 // plans' 5 s would leave a short step without samples.

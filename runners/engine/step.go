@@ -275,9 +275,12 @@ func (st *stepRun) closeWindow() {
 	st.mu.Lock()
 	now := time.Now()
 	st.drainAt = now
-	measuring, active := st.phase == PhaseMeasure, st.activeLocked(now)
+	measuring, active, wall := st.phase == PhaseMeasure, st.activeLocked(now), now.Sub(st.phaseAt)
 	st.mu.Unlock()
 	st.tally.tick(now, active, measuring, st.env)
+	if measuring {
+		st.sampleAtEnd(wall)
+	}
 }
 
 // finish runs the runner's Finish and the step hooks and adds what they

@@ -56,11 +56,22 @@ func (st *stepRun) sampleBefore() {
 // sampleTarget takes a sample, timed at wall (since the phase began,
 // pauses included), when one is due.
 func (st *stepRun) sampleTarget(wall time.Duration, measuring bool) {
+	st.sample(wall, measuring, false)
+}
+
+// sampleAtEnd samples once more as the measured window closes, due or
+// not: a step's end figures are its end's, and a step shorter than the
+// sampling interval (a driver's few cycles) still has its samples.
+func (st *stepRun) sampleAtEnd(wall time.Duration) {
+	st.sample(wall, true, true)
+}
+
+func (st *stepRun) sample(wall time.Duration, measuring, force bool) {
 	w := &st.watched
 	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.lastSample.IsZero() && now.Sub(w.lastSample) < st.s.opts.sampleEvery()-Tick/2 {
+	if !force && !w.lastSample.IsZero() && now.Sub(w.lastSample) < st.s.opts.sampleEvery()-Tick/2 {
 		return
 	}
 	w.lastSample = now
