@@ -21,6 +21,10 @@ type Shard struct {
 	// ReadyFile, when set, is written once the shard is prepared and
 	// waits for its start (a pod's readiness probe tests it).
 	ReadyFile string
+	// Tolerance is how late past a start time the shard may be ready
+	// before it gives up; zero means the engine's default
+	// (engine.ShardTolerance).
+	Tolerance time.Duration
 }
 
 // Active reports whether the run is split over several processes.

@@ -28,6 +28,8 @@ func TestFlagsOutOfRangeAreRefused(t *testing.T) {
 		{"", cmdCompare, []string{plan, plan, "--threshold", "p99=+Inf"}, `threshold "p99=+Inf": want a percentage`},
 		{"", cmdRun, []string{plan, "--shard", "0/1", "--run-id", "r", "--start-at", "1e18"}, `--start-at "1e18": want RFC3339`},
 		{"", cmdRun, []string{plan, "--shard", "0/1", "--run-id", "r", "--start-at", "9999-12-31T00:00:00Z"}, "more than 7 days ahead"},
+		{"", cmdRun, []string{plan, "--shard", "0/1", "--run-id", "r", "--start-at", "1e9", "--start-tolerance", "1h"}, "--start-tolerance 1h0m0s: want a duration from 0 to 10m0s"},
+		{"", cmdRun, []string{plan, "--start-tolerance", "5s"}, "--start-tolerance and --ready-file need --shard I/N"},
 	} {
 		t.Setenv("BENCHTUI_DURATION", c.env)
 		code, _, stderr := runCmd(t, c.cmd, c.args...)

@@ -289,7 +289,7 @@ groups:
 	dirs := []string{t.TempDir(), t.TempDir()}
 	var kids []*child
 	for i, dir := range dirs {
-		kids = append(kids, startBinaryTo(t, ctx, io.Discard, "run", path, "--shard", fmt.Sprintf("%d/2", i), "--run-id", "r-rel", "--start-at", start, "-o", dir))
+		kids = append(kids, startBinaryTo(t, ctx, io.Discard, "run", path, "--shard", fmt.Sprintf("%d/2", i), "--run-id", "r-rel", "--start-at", start, "--start-tolerance", testStartTolerance, "-o", dir))
 	}
 	for i, c := range kids {
 		if code := c.wait(); code != exitOK && code != exitFail {

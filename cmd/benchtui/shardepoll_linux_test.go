@@ -55,7 +55,7 @@ groups:
 		{loadsPlan, "mixed", ":12:15: group mixed: loads.lean: http.client: epoll does not run sharded"},
 	} {
 		began := time.Now()
-		code, _, stderr := runCmd(t, cmdRun, c.plan, "--shard", "0/2", "--run-id", "r", "--start-at", start, "-o", t.TempDir())
+		code, _, stderr := runCmd(t, cmdRun, c.plan, "--shard", "0/2", "--run-id", "r", "--start-at", start, "--start-tolerance", testStartTolerance, "-o", t.TempDir())
 		if code != exitUsage || !strings.Contains(stderr, c.plan+c.want) {
 			t.Errorf("exit %d, want 2 with %q:\n%s", code, c.want, stderr)
 		}

@@ -21,21 +21,27 @@ const exitMissedStart = 3
 // shardFlags are `run`'s options for one shard of a distributed run.
 type shardFlags struct {
 	shard, runID, startAt, readyFile string
+	tolerance                        time.Duration
 }
+
+// maxStartTolerance bounds --start-tolerance: a shard later than this is
+// out of step with the others whatever the flag says.
+const maxStartTolerance = 10 * time.Minute
 
 func (s *shardFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.shard, "shard", "", "run shard I of N (I/N); /N takes I from $JOB_COMPLETION_INDEX")
 	fs.StringVar(&s.runID, "run-id", "", "with --shard: the id every shard of the run shares")
 	fs.StringVar(&s.startAt, "start-at", "", "with --shard: when every shard starts (RFC3339 or unix seconds)")
 	fs.StringVar(&s.readyFile, "ready-file", "", "with --shard: a file written once the shard is prepared and waits for its start")
+	fs.DurationVar(&s.tolerance, "start-tolerance", 0, fmt.Sprintf("with --shard: how late past a step's start a shard may be ready before it exits 3 (default %s)", engine.ShardTolerance))
 }
 
 // parse turns the flags into a Shard; without --shard it is the zero
 // Shard, and --run-id or --start-at alone is an error.
 func (s *shardFlags) parse(getenv func(string) string) (runners.Shard, error) {
 	if s.shard == "" {
-		if s.runID != "" || s.startAt != "" || s.readyFile != "" {
-			return runners.Shard{}, fmt.Errorf("--run-id, --start-at and --ready-file need --shard I/N")
+		if s.runID != "" || s.startAt != "" || s.readyFile != "" || s.tolerance != 0 {
+			return runners.Shard{}, fmt.Errorf("--run-id, --start-at, --start-tolerance and --ready-file need --shard I/N")
 		}
 		return runners.Shard{}, nil
 	}
@@ -49,7 +55,10 @@ func (s *shardFlags) parse(getenv func(string) string) (runners.Shard, error) {
 	if s.startAt == "" {
 		return sh, fmt.Errorf("--shard needs --start-at T (the same on every shard)")
 	}
-	sh.RunID, sh.ReadyFile = s.runID, s.readyFile
+	if s.tolerance < 0 || s.tolerance > maxStartTolerance {
+		return sh, fmt.Errorf("--start-tolerance %s: want a duration from 0 to %s", s.tolerance, maxStartTolerance)
+	}
+	sh.RunID, sh.ReadyFile, sh.Tolerance = s.runID, s.readyFile, s.tolerance
 	sh.StartAt, err = parseStartAt(s.startAt)
 	return sh, err
 }
@@ -111,9 +120,9 @@ func prepareShard(sh runners.Shard, groups []*plan.Group, stderr io.Writer) int 
 			return exitUsage
 		}
 	}
-	if late := time.Since(sh.StartAt); late > engine.ShardTolerance {
+	if late, tolerance := time.Since(sh.StartAt), engine.StartTolerance(sh); late > tolerance {
 		fmt.Fprintf(stderr, "benchtui run: shard %d/%d: --start-at %s passed %s ago (tolerance %s): not started\n",
-			sh.Index, sh.Count, sh.StartAt.UTC().Format(time.RFC3339), late.Round(time.Millisecond), engine.ShardTolerance)
+			sh.Index, sh.Count, sh.StartAt.UTC().Format(time.RFC3339), late.Round(time.Millisecond), tolerance)
 		return exitMissedStart
 	}
 	return exitOK

@@ -36,7 +36,7 @@ groups:
 	defer cancel()
 	var kids []*child
 	for i := range 2 {
-		args := []string{"run", path, "--shard", fmt.Sprintf("%d/2", i), "--run-id", "r-loads", "--start-at", start, "-o", t.TempDir()}
+		args := []string{"run", path, "--shard", fmt.Sprintf("%d/2", i), "--run-id", "r-loads", "--start-at", start, "--start-tolerance", testStartTolerance, "-o", t.TempDir()}
 		kids = append(kids, startBinaryTo(t, ctx, nil, args...))
 	}
 	for i, c := range kids {

@@ -42,7 +42,7 @@ groups:
 	dirs := []string{t.TempDir(), t.TempDir()}
 	var kids []*child
 	for i, d := range dirs {
-		kids = append(kids, startBinary(t, ctx, "run", plan, "--shard", fmt.Sprintf("%d/2", i), "--run-id", "r-pg", "--start-at", start, "-o", d))
+		kids = append(kids, startBinary(t, ctx, "run", plan, "--shard", fmt.Sprintf("%d/2", i), "--run-id", "r-pg", "--start-at", start, "--start-tolerance", testStartTolerance, "-o", d))
 	}
 	for i, c := range kids {
 		if code := c.wait(); code != exitOK {
@@ -97,7 +97,7 @@ groups:
     duration: 1s
 `)
 	start := strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)
-	code, _, stderr := runCmd(t, cmdRun, plan, "--shard", "0/2", "--run-id", "r", "--start-at", start, "-o", t.TempDir())
+	code, _, stderr := runCmd(t, cmdRun, plan, "--shard", "0/2", "--run-id", "r", "--start-at", start, "--start-tolerance", testStartTolerance, "-o", t.TempDir())
 	if code != exitUsage || !strings.Contains(stderr, "group pg: postgres.dsn: embedded") {
 		t.Errorf("exit %d, want 2 naming the group and the key:\n%s", code, stderr)
 	}

@@ -50,7 +50,7 @@ func subcommands() []subcommand {
 		{consoleName, cmdConsole, "benchtui [PLAN] [-o DIR] [--duration D] [--metrics-addr ADDR] [--watch PATH]",
 			"interactive console; PLAN defaults to ./bench.yaml, else the built-in demo plan",
 			func() *flag.FlagSet { return consoleFlagSet(&consoleFlags{}) }, argsPlan, nil},
-		{"run", cmdRun, "benchtui run [PLAN] [-g ID,...] [-o DIR] [--baseline FILE|DIR] [--duration D] [--count N] [--format text|json|csv] [--fail-on-leak]\n             [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--junit FILE]\n             [--requests FILE.csv|FILE.json] [--requests-max SIZE]\n             [--metrics-addr ADDR] [--shard I/N --run-id ID --start-at T]",
+		{"run", cmdRun, "benchtui run [PLAN] [-g ID,...] [-o DIR] [--baseline FILE|DIR] [--duration D] [--count N] [--format text|json|csv] [--fail-on-leak]\n             [--export-json FILE] [--export-csv FILE] [--export-markdown FILE] [--junit FILE]\n             [--requests FILE.csv|FILE.json] [--requests-max SIZE]\n             [--metrics-addr ADDR] [--shard I/N --run-id ID --start-at T [--start-tolerance D]]",
 			"headless: progress on stderr; summary, artifacts; exit 1 if a threshold\nor a significant regression fails, 2 on a usage or plan error",
 			func() *flag.FlagSet { return runFlagSet(&runFlags{}) }, argsPlan, runFormats},
 		{"compare", cmdCompare, "benchtui compare BASE CURRENT [--format text|markdown|json] [--threshold 5%] [--pair A=B]",

@@ -14,8 +14,17 @@ import (
 
 // ShardTolerance is how late past its start time a shard may be ready
 // before it gives up (ErrMissedStart): its arrivals would be late and its
-// workers would start out of step with the other shards'.
+// workers would start out of step with the other shards'. It is the
+// default; a Shard's Tolerance (run --start-tolerance) replaces it.
 const ShardTolerance = 2 * time.Second
+
+// StartTolerance is sh's tolerance: its own, else ShardTolerance.
+func StartTolerance(sh runners.Shard) time.Duration {
+	if sh.Tolerance > 0 {
+		return sh.Tolerance
+	}
+	return ShardTolerance
+}
 
 // ShardStepGap is the pause between two steps of a sharded run: step k
 // starts at StartAt plus the planned time of the steps before it (warmup
@@ -101,9 +110,9 @@ func (st *stepRun) awaitShardStart(ctx context.Context) error {
 	at := sh.StartAt.Add(st.s.shardOffset)
 	st.s.shardOffset += st.spec.Warmup + st.spec.Duration + ShardStepGap
 	st.s.mu.Unlock()
-	if late := time.Since(at); late > ShardTolerance {
+	if late, tolerance := time.Since(at), StartTolerance(sh); late > tolerance {
 		return fmt.Errorf("group %s step %s: shard %d/%d ready %s after its start %s (tolerance %s): %w",
-			st.s.group.ID, st.spec.Label, sh.Index, sh.Count, late.Round(time.Millisecond), at.UTC().Format(time.RFC3339Nano), ShardTolerance, ErrMissedStart)
+			st.s.group.ID, st.spec.Label, sh.Index, sh.Count, late.Round(time.Millisecond), at.UTC().Format(time.RFC3339Nano), tolerance, ErrMissedStart)
 	}
 	st.env.Shard.StartAt = at
 	if f := sh.ReadyFile; f != "" {
