@@ -32,6 +32,9 @@ type tmuxConsole struct {
 	t      *testing.T
 	socket string
 	name   string
+	// pane is the pid of the pane's shell, whose descendants are the
+	// console's processes (startConsole sets it).
+	pane string
 	// within bounds each waitFor; zero means 45 s (a loaded machine builds
 	// and starts a watched server in 20 s).
 	within time.Duration
@@ -233,20 +236,6 @@ func hasEvent(s artifacts.Step, kind string) bool {
 		}
 	}
 	return false
-}
-
-// processesOf lists the pids whose command line starts with bin (the demo
-// server is `benchtui demo-target`).
-func processesOf(bin string) []string {
-	var pids []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.HasPrefix(string(cmd), bin+"\x00") {
-			pids = append(pids, e.Name())
-		}
-	}
-	return pids
 }
 
 // TestConsoleOutputNotAFolderExits2: the console checks its artifacts

@@ -3,9 +3,7 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,8 +17,10 @@ import (
 // partial, with the signal as the stopped event's reason, not "quit".
 // Linux only: it finds the console's process in /proc.
 func TestConsoleSignalsAreRecorded(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, why string }{{"hangup", "signal hangup"}, {"term", "signal terminated"}} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			cwd := filepath.Join(t.TempDir(), "work")
 			con := startConsole(t, "sig-"+c.name, cwd, "--duration 40s", 100, 30)
 			con.waitFor("the groups", `ping\s+idle`)
@@ -29,7 +29,7 @@ func TestConsoleSignalsAreRecorded(t *testing.T) {
 			if c.name == "hangup" {
 				con.tmux("kill-session", "-t", con.name)
 			} else {
-				pid := consolePID(t, benchtuiBinary(t))
+				pid := consolePID(t, con)
 				if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 					t.Fatal(err)
 				}
@@ -43,17 +43,15 @@ func TestConsoleSignalsAreRecorded(t *testing.T) {
 	}
 }
 
-// consolePID is the pid of the console bin runs (not its demo server).
-func consolePID(t *testing.T, bin string) int {
+// consolePID is the pid of c's console (not its demo server).
+func consolePID(t *testing.T, c *tmuxConsole) int {
 	t.Helper()
-	for _, p := range processesOf(bin) {
-		cmd, _ := os.ReadFile(filepath.Join("/proc", p, "cmdline"))
-		if strings.Contains(string(cmd), "--duration\x0040s") && !strings.Contains(string(cmd), "demo-target") {
-			pid, _ := strconv.Atoi(p)
+	for pid, line := range processesUnder(t, c.pane, benchtuiBinary(t)) {
+		if !strings.Contains(line, "demo-target") {
 			return pid
 		}
 	}
-	t.Fatalf("no console process of %s", bin)
+	t.Fatalf("no console process under the pane %s", c.pane)
 	return 0
 }
 

@@ -31,8 +31,9 @@ func startConsole(t *testing.T, tag, cwd, args string, w, h int) *tmuxConsole {
 		t.Fatalf("tmux: %v %s", err, out)
 	}
 	pane, _ := c.tmux("display-message", "-p", "-t", c.name, "#{pane_pid}")
+	c.pane = strings.TrimSpace(pane)
 	t.Cleanup(func() {
-		left := treeOf(t, strings.TrimSpace(pane))
+		left := treeOf(t, c.pane)
 		c.tmux("kill-session", "-t", c.name)
 		waitGone(left, 15*time.Second) // the console writes its artifacts on the hangup
 	})
@@ -99,38 +100,38 @@ func TestNoteInEveryViewUnderTmux(t *testing.T) {
 // r stops the demo server (the status line says it was not rebuilt) and
 // the next run starts a new one.
 func TestRestartWithoutBuildUnderTmux(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("finds the demo server's process in /proc: Linux only")
 	}
-	bin := benchtuiBinary(t)
 	c := startConsole(t, "restart", filepath.Join(t.TempDir(), "work"), "--duration 1s", 100, 30)
 	c.waitFor("the groups", `ping\s+idle`)
 	c.send("Enter")
 	c.waitFor("the run ended", `ping: artifact `)
-	first := demoServers(bin)
+	first := demoServers(t, c)
 	if len(first) != 1 {
 		t.Fatalf("demo servers %v after the run, want one", first)
 	}
 	c.send("r")
 	c.waitFor("the restart said", `demo stopped, not rebuilt \(no build: in the plan\)`)
-	if now := demoServers(bin); len(now) != 0 {
+	if now := demoServers(t, c); len(now) != 0 {
 		t.Fatalf("demo servers %v after r, want none until the next run", now)
 	}
 	c.send("Enter")
 	deadline := time.Now().Add(20 * time.Second)
-	for now := demoServers(bin); len(now) != 1 || now[0] == first[0]; now = demoServers(bin) {
+	for now := demoServers(t, c); len(now) != 1 || now[0] == first[0]; now = demoServers(t, c) {
 		if time.Now().After(deadline) {
-			t.Fatalf("demo servers %v after the next run started, want a new one (not %s)", now, first[0])
+			t.Fatalf("demo servers %v after the next run started, want a new one (not %d)", now, first[0])
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 }
 
-// demoServers are the pids of the demo servers bin runs.
-func demoServers(bin string) []string {
-	var pids []string
-	for _, pid := range processesOf(bin) {
-		if cmd, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline")); err == nil && strings.Contains(string(cmd), "demo-target") {
+// demoServers are the pids of the demo servers c's console runs.
+func demoServers(t *testing.T, c *tmuxConsole) []int {
+	var pids []int
+	for pid, line := range processesUnder(t, c.pane, benchtuiBinary(t)) {
+		if strings.Contains(line, "demo-target") {
 			pids = append(pids, pid)
 		}
 	}
