@@ -90,10 +90,10 @@ var faultCases = []faultCase{
 	{file: "seed-000.yaml", groups: []string{"g15-slow-postgres"}, fault: "slow=15s", duration: "14s", passDuration: "3s",
 		fail: map[string][]string{"g15-slow-postgres": {chkErrors, chkDropped, g15InFlightEnd, "in_flight.max <= 61", "in_flight.max <= 122", "in_flight.max <= 239"}},
 		pass: map[string][]string{"g15-slow-postgres": {chkErrors, g15InFlightEnd, "in_flight.max <= 61", "in_flight.max <= 122", "in_flight.max <= 239"}}},
-	{file: "seed-000.yaml", groups: []string{"g1-rls-queue", "g8c-oversubscribe"}, fault: "pg:stamp-leak,stamp-skipped", duration: "2s",
+	{file: "seed-000.yaml", groups: []string{"g1-rls-queue", "g8c-oversubscribe"}, fault: "pg:stamp-leak,stamp-skipped", duration: "1s",
 		fail: map[string][]string{"g1-rls-queue": {chkErrors, g1NoLeak}, "g8c-oversubscribe": {chkErrors}},
 		// Without the fault the leak check holds; error_rate may not on a
-		// busy machine: the 500 callers queued at a 2 s step's end are cut
+		// busy machine: the 500 callers queued at a 1 s step's end are cut
 		// (canceled, errors by design).
 		pass: map[string][]string{"g1-rls-queue": {g1NoLeak}, "g8c-oversubscribe": {g8cRefused}}},
 	{file: "seed-000.yaml", groups: []string{"g2-tenancy", "g9-journal"}, fault: "pg:claim-nowait,run-fails,step-unjournaled,run-no-retry", duration: "4s",
@@ -104,7 +104,7 @@ var faultCases = []faultCase{
 	{file: "seed-000.yaml", groups: []string{"g17-search"}, fault: "pg:backfill-lease-ahead", duration: "8s", env: g17Short,
 		fail: map[string][]string{"g17-search": {"backfill resumed to the end", "50000 rows embedded"}},
 		pass: map[string][]string{"g17-search": {chkErrors, "backfill resumed to the end", "50000 rows embedded"}}},
-	{file: "seed-000.yaml", groups: []string{"g2-tenancy", "g8a-sql", "g8b-durable-kv"}, fault: "pg:claim-unlocked,ids-reused,kv-narrow-value", duration: "2s",
+	{file: "seed-000.yaml", groups: []string{"g2-tenancy", "g8a-sql", "g8b-durable-kv"}, fault: "pg:claim-unlocked,ids-reused,kv-narrow-value", duration: "1s",
 		fail: map[string][]string{"g2-tenancy": {"zero duplicate fires"}, "g8a-sql": {chkErrors}, "g8b-durable-kv": {chkErrors}},
 		pass: map[string][]string{"g2-tenancy": {chkErrors, "zero duplicate fires", "every claim a fire"}, "g8a-sql": {chkErrors}, "g8b-durable-kv": {chkErrors}}},
 	// G11's failed starts: the demo listens 11 s late, past the spawn's
