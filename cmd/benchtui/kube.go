@@ -19,7 +19,7 @@ import (
 type kubeFlags struct {
 	group, image, namespace, runID, startAt, cpu, memory, kubectl, secret, out string
 	shards                                                                     int
-	startIn, ttl, readyBy, timeout                                             time.Duration
+	startIn, ttl, readyBy, timeout, startTolerance                             time.Duration
 }
 
 // kubeFlagSet defines the flags of `kube manifest|run` into f.
@@ -32,6 +32,7 @@ func kubeFlagSet(f *kubeFlags) *flag.FlagSet {
 	fs.StringVar(&f.runID, "run-id", "", "the run's id (default: from the start time)")
 	fs.StringVar(&f.startAt, "start-at", "", "when the shards start (RFC3339 or unix seconds; default now + --start-in)")
 	fs.DurationVar(&f.startIn, "start-in", 2*time.Minute, "start this long from now (pods need time to be scheduled and pulled)")
+	fs.DurationVar(&f.startTolerance, "start-tolerance", 0, fmt.Sprintf("each shard's run --start-tolerance (default %s)", engine.ShardTolerance))
 	fs.StringVar(&f.cpu, "cpu", "1", "each shard's CPU, requested and limited")
 	fs.StringVar(&f.memory, "memory", "512Mi", "each shard's memory, requested and limited")
 	fs.DurationVar(&f.ttl, "ttl", 24*time.Hour, "how long the finished Job (and its logs) stays")
@@ -95,6 +96,9 @@ func kubeOptions(path string, f kubeFlags, now time.Time) (kube.Options, error) 
 			return kube.Options{}, fmt.Errorf("--start-at %s is past: give a time the pods can still make", f.startAt)
 		}
 	}
+	if f.startTolerance < 0 || f.startTolerance > maxStartTolerance {
+		return kube.Options{}, fmt.Errorf("--start-tolerance %s: want a duration from 0 to %s", f.startTolerance, maxStartTolerance)
+	}
 	runID := f.runID
 	if runID == "" {
 		runID = "r" + start.UTC().Format("20060102t150405")
@@ -106,7 +110,7 @@ func kubeOptions(path string, f kubeFlags, now time.Time) (kube.Options, error) 
 	env, secret := planEnv(pl)
 	return kube.Options{
 		Env: env, SecretEnv: secret, Secret: f.secret,
-		Group: g.ID, Shards: f.shards, Image: f.image, Namespace: f.namespace, RunID: runID, StartAt: start,
+		Group: g.ID, Shards: f.shards, Image: f.image, Namespace: f.namespace, RunID: runID, StartAt: start, StartTolerance: f.startTolerance,
 		CPU: f.cpu, Memory: f.memory, Deadline: start.Sub(now) + groupLength(g) + 10*time.Minute, TTL: f.ttl,
 		PlanFile: filepath.Base(path), Files: files,
 	}, nil

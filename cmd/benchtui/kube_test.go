@@ -99,6 +99,15 @@ func TestKubeManifest(t *testing.T) {
 	if strings.Contains(stdout, "s3cret") || !strings.Contains(docs[0], "rows.csv: |") {
 		t.Errorf("the secret is in the manifest, or the data file is not:\n%s", stdout)
 	}
+	if args := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " "); strings.Contains(args, "--start-tolerance") {
+		t.Errorf("a shard's arguments without --start-tolerance given: %s", args)
+	}
+	code, stdout, stderr = runCmd(t, cmdKube, append(args, "--secret", "bench-secrets", "--start-tolerance", "30s")...)
+	docs = strings.Split(stdout, "---\n")
+	if code != exitOK || yaml.UnmarshalStrict([]byte(docs[len(docs)-1]), &job) != nil ||
+		!strings.HasSuffix(strings.Join(job.Spec.Template.Spec.Containers[0].Args, " "), "-o /out --start-tolerance 30s") {
+		t.Errorf("--start-tolerance 30s: exit %d, %s, shard arguments %q", code, stderr, job.Spec.Template.Spec.Containers[0].Args)
+	}
 	if code, _, stderr := runCmd(t, cmdKube, "manifest", plan, "-g", "g1", "--shards", "2", "--image", "x", "--secret", "s", "--start-at", "2020-01-01T00:00:00Z"); code != exitUsage || !strings.Contains(stderr, "is past") {
 		t.Errorf("a start in the past: exit %d, %s", code, stderr)
 	}

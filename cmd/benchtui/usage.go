@@ -65,7 +65,7 @@ func subcommands() []subcommand {
 		{"merge", cmdMerge, "benchtui merge IN...|k8s:NS/JOB [-o DIR] [--allow-partial] [--plan PLAN]",
 			"join the artifacts of a distributed run's shards into one per group, judged again on the merged figures",
 			func() *flag.FlagSet { return mergeFlagSet(&mergeFlags{}) }, argsArtifacts, nil},
-		{"kube", cmdKube, "benchtui kube manifest|run PLAN -g ID --shards N --image IMG [--namespace NS] [--start-in D] [-o DIR]",
+		{"kube", cmdKube, "benchtui kube manifest|run PLAN -g ID --shards N --image IMG [--namespace NS] [--start-in D] [--start-tolerance D] [-o DIR]",
 			"a group on N pods: print its ConfigMap and Indexed Job, or apply them with kubectl, wait, and merge the shards into one artifact",
 			func() *flag.FlagSet { return kubeFlagSet(&kubeFlags{}) }, argsPlan, nil},
 		{"watch", cmdWatch, "benchtui watch k8s:NS/JOB|DIR [--stale 5s] [--once]",

@@ -38,6 +38,8 @@ type Options struct {
 	// refuses artifacts of other runs.
 	RunID   string
 	StartAt time.Time
+	// StartTolerance, when set, is each shard's run --start-tolerance.
+	StartTolerance time.Duration
 	// CPU and Memory are each shard's requests, equal to its limits so
 	// that a shard gets what it asks and no more (e.g. "1", "512Mi").
 	CPU, Memory string
@@ -155,11 +157,9 @@ func podSpec(o Options, name string, labels map[string]string) PodSpec {
 			{Name: "out", EmptyDir: &EmptyDirVolumeSource{}},
 		},
 		Containers: []Container{{
-			Name:  "shard",
-			Image: o.Image,
-			Args: []string{"run", PlanDir + "/" + o.PlanFile, "-g", o.Group,
-				"--shard", fmt.Sprintf("/%d", o.Shards), "--run-id", o.RunID,
-				"--start-at", o.StartAt.UTC().Format(time.RFC3339), "--ready-file", ReadyFile, "-o", OutDir},
+			Name:      "shard",
+			Image:     o.Image,
+			Args:      shardArgs(o),
 			Env:       envOf(o),
 			Resources: ResourceRequirements{Requests: res, Limits: res},
 			VolumeMounts: []VolumeMount{
@@ -199,3 +199,15 @@ func labelValue(s string) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// shardArgs are a shard's benchtui arguments: the plan's group, as shard
+// /N (the pod's completion index is I), on the run's clock.
+func shardArgs(o Options) []string {
+	args := []string{"run", PlanDir + "/" + o.PlanFile, "-g", o.Group,
+		"--shard", fmt.Sprintf("/%d", o.Shards), "--run-id", o.RunID,
+		"--start-at", o.StartAt.UTC().Format(time.RFC3339), "--ready-file", ReadyFile, "-o", OutDir}
+	if o.StartTolerance > 0 {
+		args = append(args, "--start-tolerance", o.StartTolerance.String())
+	}
+	return args
+}
