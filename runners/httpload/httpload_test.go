@@ -111,7 +111,7 @@ func TestOpenLoopAccuracyAndCounts(t *testing.T) {
 	}
 }
 
-// TestOpenLoopSeesStalls: a server that stalls 0.5 s in every 2.5 s. A
+// TestOpenLoopSeesStalls: a server that stalls 0.5 s in every 1.5 s. A
 // closed loop would wait politely and hide the stall (coordinated
 // omission); an open loop keeps sending, so p99 shows it and p50 does not.
 func TestOpenLoopSeesStalls(t *testing.T) {
@@ -123,9 +123,9 @@ func TestOpenLoopSeesStalls(t *testing.T) {
 func testOpenLoopSeesStalls(t *testing.T, client string) {
 	start := time.Now()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		phase := time.Since(start) % (2500 * time.Millisecond)
-		if phase >= 2*time.Second {
-			time.Sleep(2500*time.Millisecond - phase)
+		phase := time.Since(start) % (1500 * time.Millisecond)
+		if phase >= time.Second {
+			time.Sleep(1500*time.Millisecond - phase)
 		}
 	}))
 	t.Cleanup(srv.Close)
@@ -133,7 +133,7 @@ func testOpenLoopSeesStalls(t *testing.T, client string) {
     runner: http
     http: {requests: [{url: "%s/"}], client: %s}
     load: {rate: 100, max_in_flight: 200}
-    duration: 5s
+    duration: 3s
 `, srv.URL, client), nil).Steps[0]
 	if st.LatencyMS.P99 < 350 {
 		t.Errorf("p99 = %.1fms, want above 350ms: the stall must show", st.LatencyMS.P99)
@@ -148,7 +148,7 @@ func testOpenLoopSeesStalls(t *testing.T, client string) {
 	// the step's own length, and nearly all are sent. Drops are the stop's
 	// (an arrival due in its last moment) and a starved machine's (a whole
 	// suite beside three other sessions at load 20: the server slowed too,
-	// 200 in flight, 55 of 960 arrivals dropped over a step that ran long),
+	// 200 in flight, 55 of 960 arrivals dropped over a 5 s step that ran long),
 	// which this test is not about.
 	if st.InFlight == nil {
 		t.Fatal("no in_flight figures")
