@@ -33,17 +33,15 @@ func Write(dir string, a *Artifact) (string, error) {
 		a.Schema = Schema
 	}
 	path := filepath.Join(dir, FileName(a.Group.ID, a.Run.Started))
-	// The interval logs go first, so the artifact never names a file
-	// that is not there.
-	if err := writeHLogs(path, a); err != nil {
-		return "", err
-	}
+	// The interval logs are renamed into place first, so the artifact
+	// never names a file that is not there.
+	files := hlogFiles(path, a)
 	SanitizeFloats(a)
 	var data bytes.Buffer
 	if err := EncodeJSON(&data, a); err != nil {
 		return "", fmt.Errorf("encoding artifact for %s: %w", a.Group.ID, err)
 	}
-	return path, WriteFileAtomic(path, data.Bytes())
+	return path, writeFilesAtomic(append(files, fileData{path, data.Bytes()}))
 }
 
 // CheckWritable makes dir when missing and writes, syncs and removes a
@@ -77,38 +75,9 @@ func CheckWritable(dir string) error {
 const OutputMode = 0o644
 
 // WriteFileAtomic writes data to path through a synced temporary file in the
-// same folder and a rename. The file gets OutputMode: os.CreateTemp makes
-// its files private (0600), which an artifact or a report is not. It
-// replaces a regular file only: a symlink, a device (-o /dev/null as
-// root), a FIFO or a folder at path is an error, left as it is.
+// same folder and a rename (writeFilesAtomic).
 func WriteFileAtomic(path string, data []byte) error {
-	if err := replaceable(path); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	if err := tmp.Chmod(OutputMode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("syncing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("renaming into %s: %w", path, err)
-	}
-	return nil
+	return writeFilesAtomic([]fileData{{path, data}})
 }
 
 // replaceable is nil when path is absent or a regular file (not a link

@@ -105,9 +105,11 @@ func stepFileName(artifactName string, i int, ext string) string {
 	return fmt.Sprintf("%s-step%d%s", strings.TrimSuffix(artifactName, ".json"), i+1, ext)
 }
 
-// writeHLogs writes the interval log of every step that has one beside
-// the artifact at path and names it in the step (Step.HLog).
-func writeHLogs(path string, a *Artifact) error {
+// hlogFiles are the interval logs of the steps that have one, to be
+// written beside the artifact at path; each is named in its step
+// (Step.HLog).
+func hlogFiles(path string, a *Artifact) []fileData {
+	var files []fileData
 	for i := range a.Steps {
 		s := &a.Steps[i]
 		if s.IntervalLog == nil || s.IntervalLog.Len() == 0 {
@@ -116,12 +118,10 @@ func writeHLogs(path string, a *Artifact) error {
 		name := HLogName(filepath.Base(path), i)
 		var buf bytes.Buffer
 		s.IntervalLog.WriteTo(&buf)
-		if err := WriteFileAtomic(filepath.Join(filepath.Dir(path), name), buf.Bytes()); err != nil {
-			return err
-		}
+		files = append(files, fileData{filepath.Join(filepath.Dir(path), name), buf.Bytes()})
 		s.HLog = name
 	}
-	return nil
+	return files
 }
 
 // ReadIntervalLog reads every interval histogram of the .hlog file at

@@ -1,0 +1,105 @@
+package artifacts
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// fileData is a file to write: its path and its bytes.
+type fileData struct {
+	path string
+	data []byte
+}
+
+// tempFile is a file's temporary twin in the same folder, written and
+// not yet renamed into place.
+type tempFile struct {
+	fileData
+	tmp *os.File
+}
+
+// writeFilesAtomic writes each file through a temporary file in the same
+// folder, syncs them all at once and renames them into place in order (an
+// artifact last, so it never names a file that is not there): a reader
+// never sees half a file, and a crash leaves each file old or new. One
+// sync each, but concurrent: a busy disk took 0.4 s a sync, once per file
+// in turn. The files get OutputMode: os.CreateTemp makes its files
+// private (0600), which an artifact or a report is not. Only a regular
+// file is replaced: a symlink, a device (-o /dev/null as root), a FIFO or
+// a folder at a path is an error, left as it is.
+func writeFilesAtomic(files []fileData) error {
+	var temps []tempFile
+	defer func() {
+		for _, t := range temps {
+			t.tmp.Close()
+			os.Remove(t.tmp.Name()) // a no-op once renamed
+		}
+	}()
+	for _, f := range files {
+		t, err := writeTemp(f)
+		if err != nil {
+			return err
+		}
+		temps = append(temps, t)
+	}
+	if err := syncAll(temps); err != nil {
+		return err
+	}
+	for _, t := range temps {
+		if err := t.tmp.Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", t.path, err)
+		}
+		if err := os.Rename(t.tmp.Name(), t.path); err != nil {
+			return fmt.Errorf("renaming into %s: %w", t.path, err)
+		}
+	}
+	return nil
+}
+
+// writeTemp writes f's bytes to a new temporary file beside f.path.
+func writeTemp(f fileData) (tempFile, error) {
+	if err := replaceable(f.path); err != nil {
+		return tempFile{}, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".tmp*")
+	if err != nil {
+		return tempFile{}, fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	t := tempFile{fileData: f, tmp: tmp}
+	if err := tmp.Chmod(OutputMode); err != nil {
+		return t.fail(err)
+	}
+	if _, err := tmp.Write(f.data); err != nil {
+		return t.fail(err)
+	}
+	return t, nil
+}
+
+// fail removes a temporary file whose writing failed.
+func (t tempFile) fail(err error) (tempFile, error) {
+	t.tmp.Close()
+	os.Remove(t.tmp.Name())
+	return tempFile{}, fmt.Errorf("writing %s: %w", t.path, err)
+}
+
+// syncAll syncs the files concurrently and returns the first failure.
+func syncAll(temps []tempFile) error {
+	errs := make([]error, len(temps))
+	var wg sync.WaitGroup
+	for i, t := range temps {
+		wg.Go(func() {
+			if err := t.tmp.Sync(); err != nil {
+				errs[i] = fmt.Errorf("syncing %s: %w", t.path, err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
