@@ -17,7 +17,7 @@ import (
 // draws them: a package imports only packages of lower layers (and the
 // pairs in sameLayer).
 var layers = [][]string{
-	{"artifacts", "runners/reap", "runners/kube", "runners/demo", "runners/filewatch", "runners/logcount", "runners/runnertest/testbin"},
+	{"artifacts", "runners/reap", "runners/kube", "runners/demo", "runners/filewatch", "runners/logcount", "runners/runnertest/testbin", "bench/startup"},
 	{"runners/tmpl", "artifacts/artifactstest", "artifacts/merge", "artifacts/compare"},
 	{"runners/plan", "artifacts/report"},
 	{"runners", "runners/watch", "runners/planimport"},
