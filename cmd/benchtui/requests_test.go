@@ -174,7 +174,8 @@ func checkVegetaReport(t *testing.T, vegetaBin, file string, want int) {
 // 0.3 of the same run's without a file (a load that waited for the writer
 // would be far below; the stream's cost on the hot path is the recorder
 // benchmarks', not this test's: beside a busy suite two runs a second
-// apart differed by 0.66). Not parallel.
+// apart differed by 0.66, and once by 0.09, so a ratio below 0.3 is
+// judged again on a second capped run). Not parallel.
 func TestRunRequestsCapDropsAndCounts(t *testing.T) {
 	bin := benchtuiBinary(t)
 	srv, served := runnertest.CountingServer(t, time.Millisecond)
@@ -207,11 +208,27 @@ func TestRunRequestsCapDropsAndCounts(t *testing.T) {
 	if !slices.ContainsFunc(a.Notes, func(n string) bool { return strings.Contains(n, "dropped (the file reached its cap") }) {
 		t.Errorf("artifact notes say nothing of the cap: %q", a.Notes)
 	}
+	ratio := rateRatio(t, plain, capped)
+	if ratio < 0.3 {
+		// Two 1 s runs beside two burners and a suite once gave 0.09: a
+		// stream that holds up the load does so in a second run too.
+		again := t.TempDir()
+		if code, text := runBinary(t, bin, "run", pl, "-o", again, "--requests", filepath.Join(again, "requests.csv"), "--requests-max", "4KiB"); code != exitOK {
+			t.Fatalf("exit %d\n%s", code, text)
+		}
+		ratio = max(ratio, rateRatio(t, plain, loadArtifacts(t, again)["stream"].Steps[0]))
+	}
+	if ratio < 0.3 {
+		t.Errorf("the capped run's rate is %.2f of the plain run's (the better of two runs): the stream held up the load", ratio)
+	}
+}
+
+// rateRatio is the capped step's rate over the plain step's, logged.
+func rateRatio(t *testing.T, plain, capped artifacts.Step) float64 {
+	t.Helper()
 	ratio := (float64(capped.Requests) / capped.DurationS) / (float64(plain.Requests) / plain.DurationS)
 	t.Logf("without a file %d requests in %.3fs, capped %d in %.3fs: ratio %.3f", plain.Requests, plain.DurationS, capped.Requests, capped.DurationS, ratio)
-	if ratio < 0.3 {
-		t.Errorf("the capped run's rate is %.2f of the plain run's: the stream held up the load", ratio)
-	}
+	return ratio
 }
 
 // TestRunRequestsOfOtherKinds: a spawn group's cycles are records too
