@@ -50,8 +50,10 @@ func startBisectConsole(t *testing.T, tag, tmp string, count int, duration strin
 func TestBisectConsoleUnderTmux(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	c, repo, hashes, before := startBisectConsole(t, "bisectui", tmp, 3, "400ms")
-	c.waitFor("a probe running", `(?m)^▶\s+[0-9a-f]{12}\s.*run [1-3]/3…`, `▶ probe \d`, `p50 [0-9.]+ ms`)
+	// 5 runs a revision: with 3, beside two burners, +63% was judged
+	// "same" (3 against 5 runs reach p < 0.05 only fully apart).
+	c, repo, hashes, before := startBisectConsole(t, "bisectui", tmp, 5, "400ms")
+	c.waitFor("a probe running", `(?m)^▶\s+[0-9a-f]{12}\s.*run [1-5]/5…`, `▶ probe \d`, `p50 [0-9.]+ ms`)
 	named := regexp.QuoteMeta(hashes[4][:12])
 	screen := c.waitFor("commit 5 named", `✗ first worse: `+named+` commit 5`, `(?m)^✗\s+`+named+`\s+bad\s+commit 5\s+p50 ms .*worse`,
 		`p50 ms\s+[0-9.]+\s+[0-9.]+\s+\+[0-9.]+%\s+worse`, `\bdone\b`)
