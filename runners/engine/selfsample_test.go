@@ -7,7 +7,6 @@ import (
 
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
-	"github.com/benchtui/benchtui/runners/watch"
 )
 
 // quickDriver is a Driver whose step ends well inside the first tick, as
@@ -33,20 +32,9 @@ var quickRegistry = runners.MustRegistry(runners.Kind{
 // check failed with "no self figures in this step".
 func TestShortStepHasSelfFigures(t *testing.T) {
 	t.Parallel()
-	p, err := plan.ParsePlan("test.yaml", []byte("version: 1\ngroups:\n  - {id: g, runner: quick, load: {concurrency: 1}, duration: 10s,"+
-		" thresholds: {checks: [{figure: self.rss_mb.end, \">\": 0}]}}\n"), func(string) (string, bool) { return "", false }, quickRegistry)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSession(quickRegistry, p, p.Groups[0], SessionOptions{Self: watch.SelfSampler()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start(context.Background())
-	for range s.Snapshots() {
-	}
-	<-s.Done()
-	a := s.Result()
+	// runPlan's Run samples benchtui itself (watch.SelfSampler).
+	a, _ := runPlan(t, quickRegistry, "version: 1\ngroups:\n  - {id: g, runner: quick, load: {concurrency: 1}, duration: 10s,"+
+		" thresholds: {checks: [{figure: self.rss_mb.end, \">\": 0}]}}\n")
 	if len(a.Steps) != 1 {
 		t.Fatalf("%d steps, want 1", len(a.Steps))
 	}
