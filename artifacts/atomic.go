@@ -24,12 +24,28 @@ type tempFile struct {
 // folder, syncs them all at once and renames them into place in order (an
 // artifact last, so it never names a file that is not there): a reader
 // never sees half a file, and a crash leaves each file old or new. One
-// sync each, but concurrent: a busy disk took 0.4 s a sync, once per file
-// in turn. The files get OutputMode: os.CreateTemp makes its files
+// sync each, but concurrent (maxOpenTemps at a time): a busy disk took
+// 0.4 s a sync, once per file in turn. The files get OutputMode: os.CreateTemp makes its files
 // private (0600), which an artifact or a report is not. Only a regular
 // file is replaced: a symlink, a device (-o /dev/null as root), a FIFO or
 // a folder at a path is an error, left as it is.
 func writeFilesAtomic(files []fileData) error {
+	for len(files) > 0 {
+		n := min(len(files), maxOpenTemps)
+		if err := writeBatchAtomic(files[:n]); err != nil {
+			return err
+		}
+		files = files[n:]
+	}
+	return nil
+}
+
+// maxOpenTemps bounds the temporary files open at once: a sweep of 1,000
+// steps has 1,000 interval logs, past a default limit of 1,024 fds.
+const maxOpenTemps = 32
+
+// writeBatchAtomic is writeFilesAtomic for at most maxOpenTemps files.
+func writeBatchAtomic(files []fileData) error {
 	var temps []tempFile
 	defer func() {
 		for _, t := range temps {

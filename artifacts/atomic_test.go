@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,5 +41,30 @@ func TestWriteFilesAtomicAllOrNone(t *testing.T) {
 	}
 	if strings.Join(names, " ") != "a.hlog b.json d.json" {
 		t.Errorf("folder holds %v, want a.hlog b.json d.json: nothing of the failed write", names)
+	}
+}
+
+// TestWriteFilesAtomicManyFiles: more files than may be open at once are
+// written in batches, every one of them, the last one last.
+func TestWriteFilesAtomicManyFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var files []fileData
+	for i := range 3*maxOpenTemps + 1 {
+		files = append(files, fileData{filepath.Join(dir, fmt.Sprintf("f%03d", i)), []byte{byte(i)}})
+	}
+	if err := writeFilesAtomic(files); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range files {
+		if got, err := os.ReadFile(f.path); err != nil || len(got) != 1 || got[0] != byte(i) {
+			t.Errorf("%s: %v, %v", f.path, got, err)
+		}
+	}
+	last, _ := os.Stat(files[len(files)-1].path)
+	for _, f := range files[:len(files)-1] {
+		if fi, _ := os.Stat(f.path); fi.ModTime().After(last.ModTime()) {
+			t.Errorf("%s written after the last file", f.path)
+		}
 	}
 }
