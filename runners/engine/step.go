@@ -390,9 +390,7 @@ func (st *stepRun) clock(ctx context.Context) {
 // tickUntilDone ticks until the phase's planned time has passed; it
 // returns false when the step was stopped or ctx ended.
 func (st *stepRun) tickUntilDone(ctx context.Context, ticker *time.Ticker) bool {
-	watched, name := st.exitWatched()
-	exited := exitedOf(watched)
-	var handled <-chan struct{}
+	w := st.watchExit()
 	for {
 		select {
 		case <-ctx.Done():
@@ -400,9 +398,8 @@ func (st *stepRun) tickUntilDone(ctx context.Context, ticker *time.Ticker) bool 
 			return false
 		case <-st.stopCh:
 			return false
-		case <-exited:
-			handled, exited = exited, nil
-			if st.onTargetExitOf(watched, name) {
+		case <-w.exited:
+			if w.handle(st) {
 				return false
 			}
 		case <-ticker.C:
@@ -410,13 +407,62 @@ func (st *stepRun) tickUntilDone(ctx context.Context, ticker *time.Ticker) bool 
 		if st.othersExited() {
 			return false
 		}
-		if t, n := st.exitWatched(); exited == nil && exitedOf(t) != handled {
-			watched, name, exited = t, n, exitedOf(t) // a restart action started the target again
-		}
+		w.follow(st)
 		if st.tick() {
-			return true
+			// A starved clock finds the exit and its tick ready at once,
+			// and select may take the tick that ends the phase: an exit
+			// that came before is still the step's.
+			return !w.exitedBefore(st)
 		}
 	}
+}
+
+// exitWatch is the exit of the watched target that tickUntilDone waits
+// for: its current process's, until that exit is handled; then the
+// process a restart action starts in its place.
+type exitWatch struct {
+	t       runners.TargetHandle
+	name    string
+	exited  <-chan struct{} // nil once handled, until a new process replaces it
+	handled <-chan struct{}
+}
+
+func (st *stepRun) watchExit() *exitWatch {
+	t, name := st.exitWatched()
+	return &exitWatch{t: t, name: name, exited: exitedOf(t)}
+}
+
+// handle records the exit; it reports whether the step stopped.
+func (w *exitWatch) handle(st *stepRun) bool {
+	w.handled, w.exited = w.exited, nil
+	return st.onTargetExitOf(w.t, w.name)
+}
+
+// follow watches the process a restart action started, once the last
+// one's exit is handled.
+func (w *exitWatch) follow(st *stepRun) {
+	if t, n := st.exitWatched(); w.exited == nil && exitedOf(t) != w.handled {
+		w.t, w.name, w.exited = t, n, exitedOf(t)
+	}
+}
+
+// exitedBefore handles, without waiting, the exits that came before the
+// phase's end: the watched process's and then its successor's (a restart
+// starts at most one at a time, so two looks suffice). It reports whether
+// the step stopped.
+func (w *exitWatch) exitedBefore(st *stepRun) bool {
+	for range 2 {
+		select {
+		case <-w.exited:
+		default:
+			return false
+		}
+		if w.handle(st) {
+			return true
+		}
+		w.follow(st)
+	}
+	return false
 }
 
 // exitedOf is closed when t exits; nil for no target.
