@@ -74,9 +74,9 @@ func hostileWorker(t *testing.T, client string, timeout time.Duration, req Reque
 
 // TestAssertionsOnHostileBodies: a 50 MiB body is read to its end (the
 // request succeeds, its assertions judged on the first MiB kept) without
-// the worker allocating anything near the body's size; a tally counts the
-// frames of that first MiB; a body that never ends fails the request at
-// its timeout. Both clients.
+// the worker allocating anything near the body's size. Both clients.
+// Serial: the allocations are the process's, which a parallel test would
+// add to.
 func TestAssertionsOnHostileBodies(t *testing.T) {
 	url := hostileServer(t)
 	for _, client := range clients {
@@ -93,6 +93,19 @@ func TestAssertionsOnHostileBodies(t *testing.T) {
 					t.Errorf("%s: outcome %+v, %d MiB allocated; want 200, no error, far less than the body's 50 MiB", path, out, allocated>>20)
 				}
 			}
+		})
+	}
+}
+
+// TestTallyAndTimeoutOnHostileBodies: a tally counts the frames of a 50
+// MiB body's first MiB (what is kept), and a body that never ends fails
+// the request at its timeout. Both clients.
+func TestTallyAndTimeoutOnHostileBodies(t *testing.T) {
+	t.Parallel()
+	url := hostileServer(t)
+	for _, client := range clients {
+		t.Run(client, func(t *testing.T) {
+			t.Parallel()
 			w, rec := hostileWorker(t, client, 30*time.Second, hostileRequest(url+"/huge?chunked=1", true))
 			out := w.Do(context.Background())
 			frames := rec.Swap(artifacts.NewHistogram(), artifacts.NewHistogram()).Counters["frames"]

@@ -106,6 +106,7 @@ func endless(conn net.Conn) {
 // TestEpollStopsMidRequest: requests to a server slower than the step
 // are cut when the step's grace ends: the run returns promptly.
 func TestEpollStopsMidRequest(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		select {
@@ -155,7 +156,7 @@ func TestEpollPipelineCountsHonestly(t *testing.T) {
     runner: http
     http: {client: epoll, pipeline: 8, requests: [{url: "%s/a"}, {url: "%s/b", method: HEAD}]}
     load: {concurrency: 2}
-    duration: 2s
+    duration: 1s
 `, srv.URL, srv.URL), nil).Steps[0]
 	t.Logf("requests=%d served=%d p50=%.1fms throughput=%.0f/s", st.Requests, served.Load(), st.LatencyMS.P50, st.ThroughputRPS)
 	if st.Requests != served.Load() || st.Errors != 0 {

@@ -49,7 +49,7 @@ func testClosedLoopAccuracyAndCounts(t *testing.T, client string) {
     runner: http
     http: {requests: [{url: "%s/x"}], client: %s}
     load: {concurrency: 4}
-    duration: 2s
+    duration: 1s
 `, srv.URL, client), nil)
 	st := a.Steps[0]
 	t.Logf("p50 %.2fms requests %d", st.LatencyMS.P50, st.Requests)
@@ -85,7 +85,7 @@ func TestOpenLoopAccuracyAndCounts(t *testing.T) {
     runner: http
     http: {requests: [{url: "%s/x"}], client: %s}
     load: {rate: 100, max_in_flight: 20}
-    duration: 2s
+    duration: 1s
 `, srv.URL, client), nil).Steps[0]
 			t.Logf("p50 %.2fms requests %d late %d dropped %d", st.LatencyMS.P50, st.Requests, st.Late, st.Dropped)
 			// Latency is from the due time, so a generator that fell

@@ -108,6 +108,7 @@ func testNamedFigures(t *testing.T, client, expect string, repeat int) {
 // machine: with 3 against 4 no Mann-Whitney test can reach p < 0.05 (2/35
 // at best).
 func TestCompareJudgesEachName(t *testing.T) {
+	t.Parallel()
 	run := func(slow time.Duration) *artifacts.Artifact {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/slow" {

@@ -16,8 +16,10 @@ import (
 // recently idle worker, whose connection is warm. The server counts the
 // connections it was opened.
 func TestOpenLoopConnectionsMatchConcurrency(t *testing.T) {
+	t.Parallel()
 	for _, client := range mixClients {
 		t.Run(client, func(t *testing.T) {
+			t.Parallel()
 			var opened atomic.Int64
 			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				time.Sleep(2 * time.Millisecond)

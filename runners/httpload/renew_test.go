@@ -129,6 +129,7 @@ func TestRenewOn401(t *testing.T) {
 // ends, is never refused: zero 401s, no retries, and again every token
 // but each user's first is a renewal.
 func TestRenewAfterTTL(t *testing.T) {
+	t.Parallel()
 	tt := newTokenTarget(t, 0)
 	st, _ := runRenew(t, tt, "auto", "2s", "{after: 1s, on: {status: [401]}}", "load: {concurrency: 3}", "3500ms")
 	issued, rejected := tt.h.TokenStats()
@@ -150,8 +151,10 @@ func TestRenewAfterTTL(t *testing.T) {
 // in a closed loop and an open one (where a user may never have had its
 // first token: that backs off too).
 func TestRenewalThatFails(t *testing.T) {
+	t.Parallel()
 	for _, load := range []string{"load: {concurrency: 4}", "load: {rate: 40, max_in_flight: 4}"} {
 		t.Run(load, func(t *testing.T) {
+			t.Parallel()
 			tt := newTokenTarget(t, 4)
 			st, took := runRenew(t, tt, "auto", "300ms", "{on: {status: [401]}}", load, "3s")
 			_, rejected := tt.h.TokenStats()
