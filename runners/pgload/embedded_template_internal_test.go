@@ -322,6 +322,7 @@ func TestTemplateCopy(t *testing.T) {
 }
 
 func TestMajorVersion(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)": "15",
 		"postgres (PostgreSQL) 9.6.24":                         "9.6",

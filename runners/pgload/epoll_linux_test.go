@@ -16,6 +16,7 @@ import (
 // (a duplicate key from the 6th on) fails alone, with the server's
 // SQLSTATE, and its connection goes on.
 func TestEpollCountsEveryRow(t *testing.T) {
+	t.Parallel()
 	for _, load := range []string{"{concurrency: 5}", "{rate: 400, max_in_flight: 5}"} {
 		t.Run(load, func(t *testing.T) {
 			t.Parallel()
@@ -65,6 +66,7 @@ groups:
 // succeeded. (A statement's timeout runs from when it was due, so one
 // that waited for a reconnect on a busy machine may time out too.)
 func TestEpollReconnects(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	st := runnertest.RunPlan(t, testRegistry, `version: 1
 groups:
@@ -98,6 +100,7 @@ groups:
 }
 
 func TestEpollPlanErrors(t *testing.T) {
+	t.Parallel()
 	for sections, want := range map[string]string{
 		"    postgres: {dsn: embedded, client: libpq, statements: [{sql: \"SELECT 1\"}]}\n":                    `postgres.client: want "pgx" (the default) or "epoll"`,
 		"    postgres: {dsn: embedded, client: epoll, flow: [{sql: \"SELECT 1\"}]}\n":                          "postgres.client: epoll: it runs a mix of statements, not a flow",

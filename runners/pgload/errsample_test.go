@@ -14,6 +14,7 @@ import (
 // step keeps them as an error sample of its kind, as it keeps the
 // server's message of a SQLSTATE error, a secret in one redacted.
 func TestErrorSamplesKeepTheMessage(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	const token = "tok3n-value"
 	a := runnertest.RunPlan(t, testRegistry, `version: 1

@@ -30,6 +30,7 @@ groups:
 // rows are the ground truth: one session per worker, and every inserted
 // row updated exactly once by its own session; by_name agrees.
 func TestFlowCarriesCaptures(t *testing.T) {
+	t.Parallel()
 	st, dsn := runFlow(t, `    postgres:
       dsn: "${DSN}"
       setup:
@@ -83,6 +84,7 @@ func TestFlowCarriesCaptures(t *testing.T) {
 // fourth id) is an error of kind capture on its step, and the step after
 // it is not sent: the rows it would have marked stay unmarked.
 func TestFlowCountsFailedCaptures(t *testing.T) {
+	t.Parallel()
 	st, dsn := runFlow(t, `    postgres:
       dsn: "${DSN}"
       setup: ["CREATE TABLE item(id bigserial PRIMARY KEY, marked bool NOT NULL DEFAULT false)"]
@@ -113,6 +115,7 @@ func TestFlowCountsFailedCaptures(t *testing.T) {
 // rest (the connection carries the next step), and a transaction's
 // capture reads its last statement that returns columns.
 func TestFlowCapturesFirstRows(t *testing.T) {
+	t.Parallel()
 	st, dsn := runFlow(t, `    postgres:
       dsn: "${DSN}"
       setup: ["CREATE TABLE item(id bigserial PRIMARY KEY, n bigint NOT NULL UNIQUE, first int)"]
@@ -137,6 +140,7 @@ func TestFlowCapturesFirstRows(t *testing.T) {
 // statement lacks and a value past flow.MaxValueBytes are failed
 // captures, and the step after them is never sent.
 func TestFlowFailedCaptures(t *testing.T) {
+	t.Parallel()
 	for name, step := range map[string]string{
 		"no row":          `{sql: "SELECT 1 AS v WHERE false", capture: {v: {column: v}}}`,
 		"regex on no row": `{sql: "SELECT 'x' AS v WHERE false", capture: {v: {regex: '(.*)'}}}`,
@@ -168,6 +172,7 @@ func TestFlowFailedCaptures(t *testing.T) {
 // TestFlowPlanErrors: a flow's mistakes are refused at plan time, each
 // naming the file, the line and the field.
 func TestFlowPlanErrors(t *testing.T) {
+	t.Parallel()
 	err := parsePG(`    postgres:
       dsn: embedded
       statements: [{sql: "SELECT $1", args: ["$var:x"], once: true, capture: {y: {column: y}}}]
@@ -220,6 +225,7 @@ func TestFlowPlanErrors(t *testing.T) {
 // whose inserts binds its step's value by $var (in a mix); the rows count
 // each step's inserts.
 func TestVarsBindAsArgs(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	a := runnertest.RunPlan(t, testRegistry, `version: 1
 groups:

@@ -19,6 +19,7 @@ import (
 // every insert, plain or in a transaction, is counted once and is a row
 // in the database, and each worker has its own backend.
 func TestPerWorkerConnectionsCountEveryRow(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	spec := &pgload.Spec{
 		DSN: dsn, Connection: pgload.ConnectionPerWorker,
@@ -55,6 +56,7 @@ func TestPerWorkerConnectionsCountEveryRow(t *testing.T) {
 // with the epoll client too, whose loops close the sockets they took
 // with their step and the next step opens its own.
 func TestPerWorkerConnectionsFollowTheStep(t *testing.T) {
+	t.Parallel()
 	modes := []string{"connection: per-worker"}
 	if runtime.GOOS == "linux" {
 		modes = append(modes, "client: epoll")
@@ -106,6 +108,7 @@ groups:
 // worker (and the pool's one for setup and verify), before any worker is
 // made.
 func TestPerWorkerConnectionsAreWarm(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	g := pgGroup(&pgload.Spec{DSN: dsn, Connection: pgload.ConnectionPerWorker, Statements: []pgload.Statement{{SQL: "SELECT 1"}}}, 3)
 	r := newRunner(t, g)
@@ -120,6 +123,7 @@ func TestPerWorkerConnectionsAreWarm(t *testing.T) {
 }
 
 func TestConnectionPlanErrors(t *testing.T) {
+	t.Parallel()
 	for sections, want := range map[string]string{
 		"    postgres: {dsn: embedded, connection: shared, statements: [{sql: \"SELECT 1\"}]}\n":              `plan.yaml:7:15: group PG: postgres.connection: want "pool"`,
 		"    postgres: {dsn: embedded, connection: per-worker, pool: 4, statements: [{sql: \"SELECT 1\"}]}\n": "plan.yaml:7:15: group PG: postgres.pool: is the size of the shared pool",

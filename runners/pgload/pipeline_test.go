@@ -16,6 +16,7 @@ import (
 // as the database's rows confirm; a statement that fails (a duplicate
 // key, from the 11th on) fails alone, the rest of its batch succeeding.
 func TestPipelineCountsEveryStatement(t *testing.T) {
+	t.Parallel()
 	modes := []string{"connection: pool", "connection: per-worker"}
 	if runtime.GOOS == "linux" {
 		modes = append(modes, "client: epoll") // 8 statements out per connection
@@ -60,6 +61,7 @@ groups:
 }
 
 func TestPipelinePlanErrors(t *testing.T) {
+	t.Parallel()
 	const stmt = `statements: [{sql: "SELECT 1"}]`
 	for sections, want := range map[string]string{
 		"    postgres: {dsn: embedded, pipeline: -1, " + stmt + "}\n":                      "postgres.pipeline: want 0 or 1 (no pipeline) up to 1000",

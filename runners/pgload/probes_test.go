@@ -17,6 +17,7 @@ import (
 // have 2 s, not the interval: a whole suite once took more than 200 ms to
 // connect.
 func TestSQLProbeOfAGrowingTable(t *testing.T) {
+	t.Parallel()
 	skipWithoutPostgres(t)
 	plan := runnertest.ParsePlan(t, testRegistry, `version: 1
 groups:

@@ -59,6 +59,7 @@ func feedAll(t *testing.T, stream []byte, piece int) []string {
 // buffer, a failed statement and notices between and inside replies,
 // fed in pieces of every size, are framed into the same outcomes.
 func TestReplyReaderFramesEveryReply(t *testing.T) {
+	t.Parallel()
 	big := bytes.Repeat([]byte("x"), 3*replyBuffer)
 	stream := backend(t,
 		&pgproto3.BindComplete{},
@@ -86,6 +87,7 @@ func TestReplyReaderFramesEveryReply(t *testing.T) {
 // and an error response larger than the buffer end the stream, and
 // memory stays the buffer's.
 func TestReplyReaderRefusesBrokenStreams(t *testing.T) {
+	t.Parallel()
 	huge := backend(t, &pgproto3.ErrorResponse{Severity: "ERROR", Code: "XX000", Message: strings.Repeat("e", replyBuffer)})
 	for name, stream := range map[string][]byte{
 		"short length": {'D', 0, 0, 0, 3},
@@ -111,6 +113,7 @@ func TestReplyReaderRefusesBrokenStreams(t *testing.T) {
 // TestClassifyKeepsHostileCodesOut: an error kind carries a SQLSTATE as
 // servers send it, never a hostile server's control bytes or length.
 func TestClassifyKeepsHostileCodesOut(t *testing.T) {
+	t.Parallel()
 	for code, want := range map[string]string{
 		"23505":                  "sqlstate_23505",
 		"57P01":                  "sqlstate_57P01",

@@ -18,6 +18,7 @@ import (
 )
 
 func TestCountsEveryOperationAndRow(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	spec := &pgload.Spec{
 		DSN: dsn,
@@ -61,6 +62,7 @@ func TestCountsEveryOperationAndRow(t *testing.T) {
 }
 
 func TestTransactionRollsBackOnError(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	spec := &pgload.Spec{
 		DSN:   dsn,
@@ -108,6 +110,7 @@ func claimQueue(t *testing.T, claim pgload.Statement) (ok bool, dupes float64) {
 }
 
 func TestClaimQueue(t *testing.T) {
+	t.Parallel()
 	t.Run("skip locked", func(t *testing.T) {
 		ok, dupes := claimQueue(t, pgload.Statement{Name: "claim", SQL: `WITH c AS (
 			SELECT id FROM jobs WHERE fired = 0 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
@@ -130,6 +133,7 @@ func TestClaimQueue(t *testing.T) {
 }
 
 func TestClassifiesBySQLState(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	cases := []struct {
 		stmt    pgload.Statement
@@ -163,6 +167,7 @@ func TestClassifiesBySQLState(t *testing.T) {
 }
 
 func TestVerifyChecksOfAnotherRunner(t *testing.T) {
+	t.Parallel()
 	e := pgtest.Cluster(t)
 	secretDSN := strings.Replace(e.DSNFor("no_such_db"), "postgres@", "postgres:s3cretpw@", 1)
 	list := []pgload.Verify{
@@ -194,6 +199,7 @@ func TestVerifyChecksOfAnotherRunner(t *testing.T) {
 // changes under it, it fails at most once per connection and is prepared
 // again.
 func TestPreparedStatementSurvivesSchemaChange(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	spec := &pgload.Spec{DSN: dsn, Setup: []string{"CREATE TABLE s(a int)", "INSERT INTO s VALUES (1)"},
 		Statements: []pgload.Statement{{SQL: "SELECT * FROM s"}}}
@@ -218,6 +224,7 @@ func TestPreparedStatementSurvivesSchemaChange(t *testing.T) {
 }
 
 func TestDSNPasswordNeverShown(t *testing.T) {
+	t.Parallel()
 	for _, dsn := range []string{
 		"postgres://postgres:hunter2@127.0.0.1:1/x?connect_timeout=5",
 		"host=127.0.0.1 port=1 user=postgres password=hunter2 dbname=x connect_timeout=5",
@@ -233,6 +240,7 @@ func TestDSNPasswordNeverShown(t *testing.T) {
 }
 
 func TestPlanDecodingAndErrors(t *testing.T) {
+	t.Parallel()
 	parse := parsePG
 	ok := `    postgres:
       dsn: embedded
@@ -264,6 +272,7 @@ func TestPlanDecodingAndErrors(t *testing.T) {
 // The pool follows the step's workers (a sweep over concurrency) and is
 // fully open before the step's clock starts.
 func TestPoolFollowsTheStepAndIsWarm(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	g := pgGroup(&pgload.Spec{DSN: dsn, Statements: []pgload.Statement{{SQL: "SELECT 1"}}}, 3)
 	r := newRunner(t, g)
@@ -298,6 +307,7 @@ func waitSessions(t *testing.T, dsn string, want int) int64 {
 // and in a verify query that Postgres echoes back in its error is hidden
 // in every byte of the artifact, while the figures are kept.
 func TestSecretsNeverReachTheArtifact(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	const token = "tok3n-value"
 	a := runnertest.RunPlan(t, testRegistry, `version: 1
@@ -330,6 +340,7 @@ groups:
 // update gets figures per name that the database's own rows confirm, and
 // the names add up to the step.
 func TestNamedStatementsAgreeWithTheRows(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	a := runnertest.RunPlan(t, testRegistry, `version: 1
 groups:

@@ -39,6 +39,7 @@ groups:
 // after every step with the step's var. The database's rows are the
 // ground truth.
 func TestSetupPerStep(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	src := strings.Replace(setupPlan, `      - {name: every stamp of the group is a row, sql: "SELECT count(*) FROM stamps s, (SELECT 1) x WHERE false", "<=": 0}`,
 		`      - {name: every stamp of the group is a row, sql: "SELECT count(*) FROM all_stamps", expect: "{{group.requests}}"}`, 1)
@@ -68,6 +69,7 @@ func TestSetupPerStep(t *testing.T) {
 // TestSetupFailureStopsTheGroup: a setup entry that fails is a failed
 // check of the step, which sends nothing, and the group stops there.
 func TestSetupFailureStopsTheGroup(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	src := strings.Replace(setupPlan, `TRUNCATE stamps`, `TRUNCATE no_such_table`, 1)
 	p := runnertest.ParsePlan(t, testRegistry, src, map[string]string{"DSN": dsn})

@@ -14,6 +14,7 @@ import (
 )
 
 func TestMaxParam(t *testing.T) {
+	t.Parallel()
 	for sql, want := range map[string]int{
 		"SELECT 1":                               0,
 		"INSERT INTO t VALUES ($1, $2)":          2,
@@ -29,6 +30,7 @@ func TestMaxParam(t *testing.T) {
 }
 
 func TestJudge(t *testing.T) {
+	t.Parallel()
 	res := runners.Summary{Requests: 120, Errors: 3}
 	cases := []struct {
 		got, expect string
@@ -57,6 +59,7 @@ func TestJudge(t *testing.T) {
 }
 
 func TestArgGenerators(t *testing.T) {
+	t.Parallel()
 	r := &runner{seq: tmpl.NewSeq()}
 	w := &worker{r: r, id: 5, rng: rand.New(rand.NewPCG(1, 2))}
 	gen := func(s string) any {
@@ -92,6 +95,7 @@ func TestArgGenerators(t *testing.T) {
 }
 
 func TestValidateReportsEveryProblem(t *testing.T) {
+	t.Parallel()
 	g := &plan.Group{ID: "P", Runner: "postgres", SectionPos: map[string]plan.Pos{"postgres": {File: "plan.yaml", Line: 7, Column: 5}},
 		Sections: map[string]any{"postgres": &Spec{Pool: -1, Statements: []Statement{
 			{SQL: "SELECT 1", Tx: []string{"SELECT 2"}},
@@ -111,6 +115,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 }
 
 func TestRedactErr(t *testing.T) {
+	t.Parallel()
 	dsn := "host=127.0.0.1 user=bob password=hunter2 dbname=x"
 	err := redactErr(errors.New("failed for hunter2 at postgres://bob:hunter2@h/x"), dsn)
 	if strings.Contains(err.Error(), "hunter2") {

@@ -21,6 +21,7 @@ import (
 // pipeline's batch of 3, each of the epoll client's 3 in flight per
 // connection). The modes run side by side.
 func TestStopEndsStatementsInFlight(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	modes := map[string]int64{"": 4, ", connection: per-worker": 4, ", pipeline: 3": 12}
 	if runtime.GOOS == "linux" {
@@ -60,6 +61,7 @@ groups:
 // statement in flight: Do returns at once, as cancelled, and the next
 // statements run on a working connection.
 func TestCancelledStatementLeavesTheRunnerUsable(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	spec := &pgload.Spec{DSN: dsn, Setup: []string{"CREATE TABLE nap(s float8)", "INSERT INTO nap VALUES (60)"},
 		Statements: []pgload.Statement{{SQL: "SELECT pg_sleep(s) FROM nap"}}}

@@ -33,6 +33,7 @@ func verifyNow(t *testing.T, list []pgload.Verify, sum runners.Summary) map[stri
 }
 
 func TestVerifyOperators(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	list := []pgload.Verify{
 		{Name: "le", SQL: "SELECT 5", Comparison: plan.Comparison{LE: str("5")}},
@@ -67,6 +68,7 @@ func TestVerifyOperators(t *testing.T) {
 // A queue drained by a second connection passes `until:` with the time it
 // took; one that never drains fails at the limit with its last value.
 func TestVerifyUntilWaitsForAQueueToDrain(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -120,6 +122,7 @@ func TestVerifyUntilWaitsForAQueueToDrain(t *testing.T) {
 }
 
 func TestVerifyPlanErrors(t *testing.T) {
+	t.Parallel()
 	ok := `    postgres:
       dsn: embedded
       statements: [{sql: "SELECT 1"}]

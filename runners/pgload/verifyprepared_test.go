@@ -12,6 +12,7 @@ import (
 // text, as any other verify query does, not the prepared statement's
 // binary result ("\x00\x00…" for 20000).
 func TestVerifyOfAStatementTheLoadPrepared(t *testing.T) {
+	t.Parallel()
 	for _, conn := range []string{"pool", "per-worker"} {
 		t.Run(conn, func(t *testing.T) {
 			dsn := pgtest.NewDatabase(t)

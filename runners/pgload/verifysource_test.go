@@ -76,6 +76,7 @@ func (s *drainServer) count(path string) int {
 // `until:` polls it until it holds (the server's count of requests is
 // the polls made) or fails at its deadline with the last value read.
 func TestVerifyHTTPSource(t *testing.T) {
+	t.Parallel()
 	srv := newDrainServer(t, 4)
 	until := func(d time.Duration) plan.Duration { return plan.Duration{Duration: d} }
 	list := []pgload.Verify{
@@ -140,6 +141,7 @@ func TestVerifyHTTPSource(t *testing.T) {
 // stderr's first line. until polls a command whose output changes at
 // every run (it counts its runs in a file, the ground truth of the polls).
 func TestVerifyCommandSource(t *testing.T) {
+	t.Parallel()
 	runs := filepath.Join(t.TempDir(), "runs")
 	if err := os.WriteFile(runs, []byte("0\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -181,6 +183,7 @@ func TestVerifyCommandSource(t *testing.T) {
 // probe: NAME reads the group's probe once more, with the probe's reader:
 // the server sees one more request, and the value is what it served.
 func TestVerifyProbeSource(t *testing.T) {
+	t.Parallel()
 	srv := newDrainServer(t, 10)
 	g := &plan.Group{ID: "H1", Runner: "http", Probes: []plan.Probe{
 		{Name: "pending", HTTP: &plan.ProbeHTTP{URL: srv.URL + "/pending", JSON: "$.pending"}},
@@ -214,6 +217,7 @@ func TestVerifyProbeSource(t *testing.T) {
 // An entry gives exactly one source; its keys are checked, each a plan
 // error at the entry's line naming the field.
 func TestVerifySourcePlanErrors(t *testing.T) {
+	t.Parallel()
 	ok := `    probes:
       - {name: backlog, command: ["sh", "-c", "echo 0"]}
     postgres:

@@ -12,6 +12,7 @@ import (
 // read the step's vars ({{.N}}) as they read its counts: each step of a
 // var's sweep is judged against its own value.
 func TestVerifyReadsTheStepsVars(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	a := runnertest.RunPlan(t, testRegistry, `version: 1
 groups:
@@ -45,6 +46,7 @@ groups:
 // text that is neither a count nor a var of the group is a plan error at
 // the entry, not text compared as written.
 func TestVerifyTextReadsOnlyCountsAndVars(t *testing.T) {
+	t.Parallel()
 	err := parsePG(`    vars: {N: ["3"]}
     postgres:
       dsn: embedded
@@ -79,6 +81,7 @@ func TestVerifyTextReadsOnlyCountsAndVars(t *testing.T) {
 // errors (0) + 0 × group.requests, are 9; a sum reading a name the step
 // lacks fails.
 func TestVerifySumsCounts(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	a := runnertest.RunPlan(t, testRegistry, `version: 1
 groups:
