@@ -69,6 +69,7 @@ func main() {
 	reps := flag.Int("reps", 5, "runs of each plan")
 	step := flag.Duration("step", 200*time.Millisecond, "each group's duration")
 	validate := flag.String("validate", "", "comma-separated plans to time `benchtui validate` on as well")
+	demoReps := flag.Int("demo", 0, "also time `N` runs of the built-in demo plan (its target spawned, each group cut to -step)")
 	flag.Parse()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -102,6 +103,9 @@ func main() {
 		fmt.Printf("| %d groups | %s | %s | %s | %s | %s |\n", n, spread(runs, func(r runTimes) float64 { return r.toFirst }),
 			spread(runs, func(r runTimes) float64 { return r.gapMax }), spread(runs, func(r runTimes) float64 { return r.toArtifact }),
 			spread(runs, func(r runTimes) float64 { return r.toExit }), spreadOf(v))
+	}
+	if *demoReps > 0 {
+		timeDemo(*bin, filepath.Join(dir, "demo"), *step, *demoReps)
 	}
 	if *validate != "" {
 		fmt.Println("\n| plan | validate |")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -192,8 +193,9 @@ func compareToOneProcess(t *testing.T, plan, merged string) {
 	var cmp struct {
 		Rows []struct {
 			Metric, Verdict string
-			NBase           int `json:"n_base"`
-			NCurrent        int `json:"n_current"`
+			DeltaPct        *float64 `json:"delta_pct"`
+			NBase           int      `json:"n_base"`
+			NCurrent        int      `json:"n_current"`
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &cmp); err != nil {
@@ -201,8 +203,17 @@ func compareToOneProcess(t *testing.T, plan, merged string) {
 	}
 	for _, r := range cmp.Rows {
 		if r.Metric == compare.MetricThroughput {
-			if r.Verdict != "same" || r.NCurrent < 3 {
-				t.Errorf("throughput of one process against three shards at the same total rate: %+v, want same on the merged samples", r)
+			// Judged as a ratio, not by the verdict: the one process runs
+			// after the shards, and a machine busier then (a -p 3 suite)
+			// lowers its throughput enough to be judged. A merge that
+			// summed or split the shards wrongly would be off by +200% or
+			// -67%.
+			delta := math.NaN()
+			if r.DeltaPct != nil {
+				delta = *r.DeltaPct
+			}
+			if !(math.Abs(delta) <= 20) || r.NCurrent < 3 {
+				t.Errorf("throughput of one process against three shards at the same total rate: %s, delta %.1f%%, %d against %d samples; want within 20%% on the merged samples", r.Verdict, delta, r.NBase, r.NCurrent)
 			}
 			return
 		}

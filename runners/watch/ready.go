@@ -16,8 +16,14 @@ import (
 	"github.com/benchtui/benchtui/runners/plan"
 )
 
-// Readiness polling: period of the probes and bound of one probe.
+// Readiness polling: the probes (a connect, a GET, a read of a file, all
+// cheap) come a quarter of the time waited so far apart, from every
+// readyFirstPoll up to every readyPoll, so a target found ready is found
+// at most a quarter late (a server is often ready within tens of
+// milliseconds, and every millisecond past that is added to the run);
+// readyProbeTimeout bounds one probe.
 const (
+	readyFirstPoll    = 5 * time.Millisecond
 	readyPoll         = 50 * time.Millisecond
 	readyProbeTimeout = time.Second
 )
@@ -145,8 +151,9 @@ func readFrom(path string, offset int64) ([]byte, error) {
 func (p *Process) waitReady(ctx context.Context, ready probe) error {
 	ctx, cancel := context.WithTimeoutCause(ctx, p.cfg.ReadyTimeout, errReadyTimeout)
 	defer cancel()
-	tick := time.NewTicker(readyPoll)
-	defer tick.Stop()
+	start := time.Now()
+	timer := time.NewTimer(readyFirstPoll)
+	defer timer.Stop()
 	var last error
 	for {
 		err := ready(ctx, p)
@@ -165,7 +172,8 @@ func (p *Process) waitReady(ctx context.Context, ready probe) error {
 				return fmt.Errorf("not ready (%s) within %s: %w", p.cfg.Ready, p.cfg.ReadyTimeout, last)
 			}
 			return fmt.Errorf("waiting for readiness (%s): %w", p.cfg.Ready, context.Cause(ctx))
-		case <-tick.C:
+		case <-timer.C:
 		}
+		timer.Reset(min(max(time.Since(start)/4, readyFirstPoll), readyPoll))
 	}
 }
