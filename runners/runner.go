@@ -159,4 +159,7 @@ type RunEnv struct {
 	// Group is what the runners of one group's several loads share (an
 	// embedded database); nil outside a group with loads:.
 	Group *Shared
+	// Shard is the run's shard (inactive when it is not sharded): a kind
+	// whose fast path does not split its load over shards takes another.
+	Shard Shard
 }

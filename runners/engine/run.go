@@ -67,7 +67,7 @@ func (r *Run) Session(ctx context.Context, g *plan.Group) (*Session, error) {
 	opts := SessionOptions{
 		Duration: r.Duration, Count: r.Count, RunID: r.ID, ToolVersion: r.ToolVersion, VCSRevision: r.VCSRevision, Shard: r.Shard,
 		Self: r.self, Targets: r, Observer: r.Observer, Finished: &r.finished, Requests: r.Requests,
-		Env: &runners.RunEnv{Plan: r.Plan, ArtifactsDir: r.Dir, Cleanup: r.AddCleanup},
+		Env: &runners.RunEnv{Plan: r.Plan, ArtifactsDir: r.Dir, Cleanup: r.AddCleanup, Shard: r.Shard},
 	}
 	if g.Target != "" {
 		f, err := r.follow(ctx, g.Target)

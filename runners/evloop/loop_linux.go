@@ -112,6 +112,11 @@ func Drive[H Handler](ctx context.Context, env *runners.StepEnv, scanEvery time.
 		l.h = handlers[i]
 	}
 	for id := range n {
+		// A stop while an absurd concurrency is being set up ends it.
+		if err := ctx.Err(); err != nil {
+			closeLoops(loops)
+			return fmt.Errorf("setting up connections: stopped after %d of %d: %w", id, n, err)
+		}
 		add(handlers[id%len(loops)], id)
 	}
 	if env.Load.OpenLoop() {

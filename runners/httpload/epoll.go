@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/tmpl"
 )
@@ -11,8 +12,22 @@ import (
 // clientEpoll is `client: epoll`: the lean HTTP/1.1 client driven by
 // event loops, one per GOMAXPROCS, each owning its share of the step's
 // connections through epoll, without Go's netpoller (epoll_linux.go).
-// It is opt-in while the goroutine client stays the default.
+// `client: auto` (the default) takes it wherever the group allows it
+// (autoRefusals), and the goroutine clients elsewhere.
 const clientEpoll = "epoll"
+
+// autoRefusals are why `client: auto` cannot take the event loops for
+// g's spec s in a run on shard sh: none when it can.
+func autoRefusals(g *plan.Group, s *Spec, sh runners.Shard) []string {
+	why := epollRefusals(g, s)
+	if sh.Active() {
+		why = append(why, "the run is sharded")
+	}
+	return why
+}
+
+// autoClient says whether s leaves the choice of client to benchtui.
+func autoClient(s *Spec) bool { return s.Client == "" || s.Client == "auto" }
 
 // shardable refuses client: epoll in a distributed run: its event loops
 // do not split the load over shards.
@@ -33,6 +48,15 @@ func epollProblems(g *plan.Group, s *Spec, pos plan.Pos, key string) []error {
 		return nil
 	}
 	errs := pipelineProblems(s, pos, key)
+	if why := epollRefusals(g, s); len(why) > 0 {
+		errs = append(errs, plan.Errorf(pos, key+".client", "epoll: %s; use client: auto", strings.Join(why, "; ")))
+	}
+	return errs
+}
+
+// epollRefusals are what of g's spec s the event loops do not serve
+// (yet), each a clause ("it needs Linux"); none when they serve it all.
+func epollRefusals(g *plan.Group, s *Spec) []string {
 	var why []string
 	if !epollSupported {
 		why = append(why, "it needs Linux")
@@ -57,10 +81,7 @@ func epollProblems(g *plan.Group, s *Spec, pos plan.Pos, key string) []error {
 	if g.Counted() {
 		why = append(why, "it runs for a duration (no iterations)")
 	}
-	if len(why) > 0 {
-		errs = append(errs, plan.Errorf(pos, key+".client", "epoll: %s; use client: auto", strings.Join(why, "; ")))
-	}
-	return errs
+	return why
 }
 
 // MaxPipeline bounds http.pipeline.

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/flow"
 	"github.com/benchtui/benchtui/runners/plan"
@@ -175,10 +176,17 @@ type Runner struct {
 	data   *tmpl.Source
 	step   []string // the step's values of the group's vars, set in Prepare
 	err    error    // a template that did not compile, returned by Prepare
+	// slowPath is why client: auto took the goroutine client, not the
+	// event loops; said once, as the first step prepares ("" when it did
+	// not, or the plan chose its client).
+	slowPath string
 }
 
-// New builds the HTTP runner of a group.
-func New(g *plan.Group, _ *runners.RunEnv) (runners.Runner, error) {
+// New builds the HTTP runner of a group: with client: auto, the event
+// loops wherever the group allows them (on Linux, a mix of plain http://
+// requests without templates, assertions, data or iterations, in a run
+// that is not sharded), else the goroutine client, which says why.
+func New(g *plan.Group, env *runners.RunEnv) (runners.Runner, error) {
 	spec := plan.Section[Spec](g, Section)
 	if spec == nil {
 		return nil, fmt.Errorf("group %s has no http section", g.ID)
@@ -189,6 +197,17 @@ func New(g *plan.Group, _ *runners.RunEnv) (runners.Runner, error) {
 	}
 	if spec.Client == clientEpoll {
 		return newEpollRunner(r)
+	}
+	if autoClient(spec) {
+		var sh runners.Shard
+		if env != nil {
+			sh = env.Shard
+		}
+		why := autoRefusals(g, spec, sh)
+		if len(why) == 0 {
+			return newEpollRunner(r)
+		}
+		r.slowPath = "http.client auto: the goroutine client, not the event loops: " + strings.Join(why, "; ")
 	}
 	return r, nil
 }
@@ -262,6 +281,10 @@ func (r *Runner) Prepare(_ context.Context, step *runners.StepEnv) error {
 	}
 	r.client = newClient(r.spec, max(step.Load.Workers(), 1), r.timeout())
 	r.step = step.StepValues()
+	if r.slowPath != "" {
+		step.Event(artifacts.EventNote, r.slowPath)
+		r.slowPath = ""
+	}
 	r.seq.Stripe(step.Shard.Index, step.Shard.Count)
 	return nil
 }

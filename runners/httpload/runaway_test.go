@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -243,24 +244,39 @@ groups:
 	}
 }
 
-// TestHugeConcurrencyStepStopsWhileStarting: a step whose workers are
-// still being made (a concurrency no plan should pass, set past
-// validation here) stops when the session is stopped, and fails with
-// the reason rather than hanging.
+// TestHugeConcurrencyStepStopsWhileStarting: a step whose workers (or
+// event loops' connections) are still being made, for a concurrency no
+// plan should pass (set past validation here), stops when the session is
+// stopped rather than hanging: the goroutine client fails the step with
+// the reason; the event loops, a driver, end it as stopped, with what it
+// measured (nothing).
 func TestHugeConcurrencyStepStopsWhileStarting(t *testing.T) {
-	srv, _ := runnertest.CountingServer(t, 0)
-	s, cancel := runawaySession(t, fmt.Sprintf(`  - id: huge
+	for _, client := range mixClients {
+		t.Run(client, func(t *testing.T) {
+			srv, _ := runnertest.CountingServer(t, 0)
+			s, cancel := runawaySession(t, fmt.Sprintf(`  - id: huge
     runner: http
-    http: {requests: [{url: "%s/x"}]}
+    http: {requests: [{url: "%s/x"}], client: %s}
     load: {concurrency: 1}
     duration: 60s
-`, srv.URL), func(g *plan.Group) { g.Load.Concurrency = 1_000_000_000 })
-	time.Sleep(100 * time.Millisecond)
-	at := time.Now()
-	s.Stop("signal interrupt")
-	took := awaitSession(t, s, cancel, at, 5*time.Second)
-	t.Logf("ended %v after the stop: %v", took, s.Err())
-	if err := s.Err(); !errors.Is(err, context.Canceled) {
-		t.Errorf("session error %v, want the step's start-up cancelled", err)
+`, srv.URL, client), func(g *plan.Group) { g.Load.Concurrency = 1_000_000_000 })
+			time.Sleep(100 * time.Millisecond)
+			at := time.Now()
+			s.Stop("signal interrupt")
+			took := awaitSession(t, s, cancel, at, 5*time.Second)
+			t.Logf("ended %v after the stop: %v", took, s.Err())
+			if client == "net/http" || !epollSupported {
+				if err := s.Err(); !errors.Is(err, context.Canceled) {
+					t.Errorf("session error %v, want the step's start-up cancelled", err)
+				}
+				return
+			}
+			if err := s.Err(); err != nil {
+				t.Fatalf("session error %v, want the driver's step ended as stopped", err)
+			}
+			if st := s.Result().Steps; len(st) != 1 || st[0].Requests != 0 || !slices.ContainsFunc(st[0].Events, func(e artifacts.Event) bool { return e.Kind == artifacts.EventStopped }) {
+				t.Errorf("steps %+v, want one, stopped, with no request", st)
+			}
+		})
 	}
 }

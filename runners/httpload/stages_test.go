@@ -55,9 +55,13 @@ func TestOpenLoopStagesAtTheServer(t *testing.T) {
 			}
 			// Loosely: at load 20 a late generator carried the ramp's first
 			// arrivals into the second second (1.5, not 3); a schedule
-			// without its stages would give 1.
-			if ratio := second / max(first, 1); ratio < 1.25 || ratio > 6 {
-				t.Errorf("second second / first = %.2f (%.0f / %.0f), want about 3, at least 1.25", ratio, second, first)
+			// without its stages would give 1. A generator that started
+			// late (189 of 200 late beside two burners) sends the first
+			// second's arrivals in the second, 182 against 18: the upper
+			// bound is judged only when it kept up.
+			ratio := second / max(first, 1)
+			if behind := st.Late > st.Requests/10; ratio < 1.25 || (!behind && ratio > 6) {
+				t.Errorf("second second / first = %.2f (%.0f / %.0f, %d late), want about 3, at least 1.25", ratio, second, first, st.Late)
 			}
 		})
 	}
