@@ -108,6 +108,10 @@ func (r *Runner) Drive(ctx context.Context, env *runners.StepEnv) error {
 // an open loop's arrival 0 is due at start.
 func (l *load) drive(ctx, ops context.Context, start time.Time) error {
 	if d, ok := l.r.(runners.Driver); ok {
+		// The engine sets the step's Ops after Prepare made the load's
+		// env: without it, a driver's operations in flight at the end
+		// would be cut (canceled) rather than given the step's grace.
+		l.env.Ops = ops
 		return d.Drive(ctx, l.env)
 	}
 	l.env.SetUnits(len(l.workers)) // each worker holds a connection
