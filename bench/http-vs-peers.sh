@@ -13,6 +13,7 @@
 #   CLIENT="epoll epoll:8" bench/http-vs-peers.sh  # CLIENT:N is http.pipeline N
 #   BASE=main bench/http-vs-peers.sh       # also benchtui built from git revision BASE ("base")
 #   TOOLS="benchtui wrk" bench/http-vs-peers.sh   # leave fortio out
+#   SHARE=1 bench/http-vs-peers.sh         # generator and server share both cores (not pinned apart)
 #
 # Needs: wrk (apt-get install wrk), fortio (go install fortio.org/fortio@v1.66.5),
 # taskset, python3. Loopback only.
@@ -22,6 +23,7 @@ REPS=${REPS:-3}
 DUR=${DUR:-10}
 CONNS=${CONNS:-50}
 CLIENT=${CLIENT:-auto}
+if [ "${SHARE:-0}" = 1 ]; then GEN_CPUS=0,1 SERVER_CPUS=0,1; else GEN_CPUS=0 SERVER_CPUS=1; fi
 TOOLS=${TOOLS:-benchtui fortio wrk}
 FORTIO=${FORTIO:-$(command -v fortio || echo "$HOME/go/bin/fortio")}
 out=$(mktemp -d /tmp/btpeers.XXXXXX)
@@ -54,11 +56,11 @@ else
   TOOLS=${TOOLS/benchtui/$benchtuis}
 fi
 
-# cpu_of CMD...: runs CMD pinned to cpu0; prints its user+sys CPU seconds on fd 3.
+# cpu_of CMD...: runs CMD on GEN_CPUS; prints its user+sys CPU seconds on fd 3.
 cpu_of() {
   local t0 t1
   t0=$(awk '{print $14+$15+$16+$17}' /proc/$$/stat)
-  /usr/bin/env time -f '%U %S' -o "$out/time" taskset -c 0 "$@" >"$out/stdout" 2>"$out/stderr" || true
+  /usr/bin/env time -f '%U %S' -o "$out/time" taskset -c "$GEN_CPUS" "$@" >"$out/stdout" 2>"$out/stderr" || true
   awk '{printf "%.3f", $1+$2}' "$out/time" >&3
 }
 
@@ -127,7 +129,7 @@ PY
 if [ -n "${SOAK:-}" ]; then
   sed -i "s/duration: .*/duration: ${SOAK}s/" "$out/plan.yaml"
   rm -rf "$out/art"
-  taskset -c 0 "$out/benchtui" run "$out/plan.yaml" -o "$out/art" >/dev/null 2>&1
+  taskset -c "$GEN_CPUS" "$out/benchtui" run "$out/plan.yaml" -o "$out/art" >/dev/null 2>&1
   python3 - "$out"/art/peers-*.json <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["steps"][0]
