@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -179,18 +180,25 @@ func checkVegetaReport(t *testing.T, vegetaBin, file string, want int) {
 func TestRunRequestsCapDropsAndCounts(t *testing.T) {
 	bin := benchtuiBinary(t)
 	srv, served := runnertest.CountingServer(t, time.Millisecond)
-	pl := requestsPlan(t, srv.URL)
-	plainOut := t.TempDir()
-	if code, text := runBinary(t, bin, "run", pl, "-o", plainOut); code != exitOK {
-		t.Fatalf("exit %d\n%s", code, text)
-	}
-	plain := loadArtifacts(t, plainOut)["stream"].Steps[0]
-	served.Store(0)
+	plainSrv, _ := runnertest.CountingServer(t, time.Millisecond)
+	// The run without a file goes at the same time, against a server of
+	// its own: one after the other in a busy suite, the second run met
+	// another machine (ratios of 0.09 to 0.26 where quiet gives 0.97).
+	plainPlan, plainOut := requestsPlan(t, plainSrv.URL), t.TempDir()
+	var plainCode int
+	var plainText string
+	var wg sync.WaitGroup
+	wg.Go(func() { plainCode, plainText = runBinary(t, bin, "run", plainPlan, "-o", plainOut) })
 	out, file := t.TempDir(), filepath.Join(t.TempDir(), "requests.csv")
-	code, text := runBinary(t, bin, "run", pl, "-o", out, "--requests", file, "--requests-max", "4KiB")
+	code, text := runBinary(t, bin, "run", requestsPlan(t, srv.URL), "-o", out, "--requests", file, "--requests-max", "4KiB")
+	wg.Wait()
+	if plainCode != exitOK {
+		t.Fatalf("without a file: exit %d\n%s", plainCode, plainText)
+	}
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, text)
 	}
+	plain := loadArtifacts(t, plainOut)["stream"].Steps[0]
 	a := loadArtifacts(t, out)["stream"]
 	capped := a.Steps[0]
 	if fi, err := os.Stat(file); err != nil || fi.Size() > 4096 || fi.Size() < 3000 {
@@ -208,18 +216,8 @@ func TestRunRequestsCapDropsAndCounts(t *testing.T) {
 	if !slices.ContainsFunc(a.Notes, func(n string) bool { return strings.Contains(n, "dropped (the file reached its cap") }) {
 		t.Errorf("artifact notes say nothing of the cap: %q", a.Notes)
 	}
-	ratio := rateRatio(t, plain, capped)
-	if ratio < 0.3 {
-		// Two 1 s runs beside two burners and a suite once gave 0.09: a
-		// stream that holds up the load does so in a second run too.
-		again := t.TempDir()
-		if code, text := runBinary(t, bin, "run", pl, "-o", again, "--requests", filepath.Join(again, "requests.csv"), "--requests-max", "4KiB"); code != exitOK {
-			t.Fatalf("exit %d\n%s", code, text)
-		}
-		ratio = max(ratio, rateRatio(t, plain, loadArtifacts(t, again)["stream"].Steps[0]))
-	}
-	if ratio < 0.3 {
-		t.Errorf("the capped run's rate is %.2f of the plain run's (the better of two runs): the stream held up the load", ratio)
+	if ratio := rateRatio(t, plain, capped); ratio < 0.5 {
+		t.Errorf("the capped run's rate is %.2f of the plain run's, beside it: the stream held up the load", ratio)
 	}
 }
 

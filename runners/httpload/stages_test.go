@@ -23,6 +23,26 @@ func halves(st artifacts.Step) (first, second float64) {
 	return first, second
 }
 
+// pointsShort reports whether every series point of st spans at most
+// 0.6 s (they are half a second when the engine's ticks are on time).
+func pointsShort(st artifacts.Step) bool {
+	for _, p := range st.Series {
+		if p.DT > 0.6 {
+			return false
+		}
+	}
+	return true
+}
+
+// pointSpans are the spans of st's series points, in seconds.
+func pointSpans(st artifacts.Step) []float64 {
+	var out []float64
+	for _, p := range st.Series {
+		out = append(out, p.DT)
+	}
+	return out
+}
+
 // TestOpenLoopStagesAtTheServer: a staged open loop against a loopback
 // server, with no duration (the stages' 2 s): 50/s then 150/s offers 200
 // arrivals (sent + dropped), the server served what the artifact counts,
@@ -59,6 +79,14 @@ func TestOpenLoopStagesAtTheServer(t *testing.T) {
 			// late (189 of 200 late beside two burners) sends the first
 			// second's arrivals in the second, 182 against 18: the upper
 			// bound is judged only when it kept up.
+			// The seconds are told apart by the series' half-second points;
+			// a starved engine's late tick makes a point longer (a busy
+			// suite: 100 and 100, its points too long to part the seconds),
+			// and then only the counts above are judged.
+			if !pointsShort(st) {
+				t.Logf("series points %v: too long to tell the seconds apart", pointSpans(st))
+				return
+			}
 			ratio := second / max(first, 1)
 			if behind := st.Late > st.Requests/10; ratio < 1.25 || (!behind && ratio > 6) {
 				t.Errorf("second second / first = %.2f (%.0f / %.0f, %d late), want about 3, at least 1.25", ratio, second, first, st.Late)
