@@ -158,7 +158,9 @@ func TestSameServerTwiceIsNoRegression(t *testing.T) {
 	var stderrs [2]string
 	var wg sync.WaitGroup
 	for i := range dirs {
-		wg.Go(func() { codes[i], _, stderrs[i] = runCmd(t, cmdRun, append([]string{plans[i], "-o", dirs[i]}, args...)...) })
+		wg.Go(func() {
+			codes[i], _, stderrs[i] = runCmd(t, cmdRun, append([]string{plans[i], "-o", dirs[i]}, args...)...)
+		})
 	}
 	wg.Wait()
 	for i, code := range codes {
