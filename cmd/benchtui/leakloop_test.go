@@ -93,9 +93,14 @@ func TestLeakBetweenTwoShortRunsIsWorse(t *testing.T) {
 	}
 	// Only the slope is judged here: between two runs of one server a
 	// latency row is worse by chance now and then (alpha is 5% a row).
+	// Beside a busy suite the flat target's RSS wobbles (4.1 ± 2.3 and
+	// 4.6 ± 1.3 MB/min over 30 s), and compare says honestly that 30 s
+	// cannot tell a change that small from noise (?, too short to judge);
+	// what it must never say is that one flat run changed.
 	code, out = runBinary(t, bin, "compare", dirs["flat"], dirs["flat2"])
-	if !rowVerdict(out, "rss_slope", "~") {
-		t.Errorf("compare flat flat: exit %d, want rss_slope ~:\n%s", code, out)
+	tooShort := rowVerdict(out, "rss_slope", "?") && strings.Contains(out, "too short to judge")
+	if !rowVerdict(out, "rss_slope", "~") && !tooShort {
+		t.Errorf("compare flat flat: exit %d, want rss_slope ~ (or too short to judge):\n%s", code, out)
 	}
 	code, out = runBinary(t, bin, "report", dirs["leak"], "-o", filepath.Join(t.TempDir(), "r.md"))
 	if code != exitOK {

@@ -208,27 +208,28 @@ func loadAverage() float64 {
 
 // TestSoakWatchesNamedTarget: the soak policy watches the target it
 // names, here the second (leaking) one, not the flat first. The window
-// holds 6 samples of 250 ms, so one late sample on a busy machine still
-// leaves the 5 a slope needs.
+// holds 8 samples of 250 ms, so three late samples on a busy machine
+// still leave the 5 a slope needs (with 6, a busy suite once left no
+// slope and no extension).
 func TestSoakWatchesNamedTarget(t *testing.T) {
 	p, run := leakyAndFlat(t, "soak.yaml", `  - id: named
     runner: sleep
     target: [flat, leaky]
     sleep: {delay: 10ms}
     load: {concurrency: 1}
-    duration: 2s
-    soak: {extend_while_rss_rising: {slope_mb_per_min: 1.0, window: 1500ms, step: 500ms, max: 2500ms, target: leaky}}
+    duration: 3s
+    soak: {extend_while_rss_rising: {slope_mb_per_min: 1.0, window: 2s, step: 500ms, max: 3500ms, target: leaky}}
   - id: first
     runner: sleep
     target: [flat, leaky]
     sleep: {delay: 10ms}
     load: {concurrency: 1}
-    duration: 2s
-    soak: {extend_while_rss_rising: {slope_mb_per_min: 1.0, window: 1500ms, step: 500ms, max: 2500ms}}
+    duration: 3s
+    soak: {extend_while_rss_rising: {slope_mb_per_min: 1.0, window: 2s, step: 500ms, max: 3500ms}}
 `)
 	named := runGroupOf(t, run, p.Groups[0])
 	if n := countEvents(named, artifacts.EventExtended); n != 1 {
-		t.Errorf("soak on leaky: %d extensions, want 1 (to the 2.5s max); events %+v", n, named.Events)
+		t.Errorf("soak on leaky: %d extensions, want 1 (to the 3.5s max); events %+v", n, named.Events)
 	}
 	for _, e := range named.Events {
 		if e.Kind == artifacts.EventExtended && !strings.Contains(e.Note, "leaky RSS rising") {
