@@ -17,12 +17,14 @@ import (
 type exitingTarget struct {
 	once sync.Once
 	done chan struct{}
+	at   time.Time
 }
 
 func (x *exitingTarget) PID() int                { return 4242 }
 func (x *exitingTarget) Signal(os.Signal) error  { return nil }
 func (x *exitingTarget) Exited() <-chan struct{} { return x.done }
-func (x *exitingTarget) exit()                   { x.once.Do(func() { close(x.done) }) }
+func (x *exitingTarget) exit()                   { x.once.Do(func() { x.at = time.Now(); close(x.done) }) }
+func (x *exitingTarget) ExitedAt() time.Time     { return x.at }
 func (x *exitingTarget) ExitStatus() string {
 	select {
 	case <-x.done:
@@ -55,8 +57,9 @@ func (o *stallingObserver) Step(string, *artifacts.Step) {}
 // TestExitFoundLateIsTheSteps: a clock starved past the measured phase's
 // end finds the target's exit and the tick that ends the phase ready at
 // once; whichever select takes, the exit came during the step and fails
-// it. Each run is a fair coin for a select that took the tick, so twelve
-// runs find a lost exit with odds of 4095 in 4096.
+// it, and its event is timed when it came (0.5 s into the stall), not when
+// it was handled. Each run is a fair coin for a select that took the
+// tick, so twelve runs find a lost exit with odds of 4095 in 4096.
 func TestExitFoundLateIsTheSteps(t *testing.T) {
 	t.Parallel()
 	for range 12 {
@@ -65,8 +68,12 @@ func TestExitFoundLateIsTheSteps(t *testing.T) {
 			target := &exitingTarget{done: make(chan struct{})}
 			st := runWith(t, p, g, SessionOptions{Target: target, TargetName: "srv",
 				Observer: &stallingObserver{target: target, d: 2 * time.Second}})
-			if !slices.ContainsFunc(st.Events, func(e artifacts.Event) bool { return e.Kind == artifacts.EventTargetExited }) {
+			i := slices.IndexFunc(st.Events, func(e artifacts.Event) bool { return e.Kind == artifacts.EventTargetExited })
+			if i < 0 {
 				t.Fatalf("events %+v: want the target's exit, which came during the step", st.Events)
+			}
+			if at := st.Events[i].T; at > 1 {
+				t.Errorf("the exit is timed at %.3fs, when it was handled; want when it came, before 1 s", at)
 			}
 			if !slices.ContainsFunc(st.Checks, func(c artifacts.Check) bool { return c.Name == "target" && !c.OK }) {
 				t.Errorf("checks %+v: want the target's exit to fail the step", st.Checks)

@@ -109,11 +109,37 @@ func (st *stepRun) event(kind, note string) {
 }
 
 func (st *stepRun) eventLocked(kind, note string) {
+	st.eventAtLocked(kind, note, time.Now())
+}
+
+// eventAt records an event that happened at at, however late it is
+// handled (a target's exit that a starved clock saw late).
+func (st *stepRun) eventAt(kind, note string, at time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.eventAtLocked(kind, note, at)
+}
+
+// eventAtLocked is eventAt with st.mu held. Its time is the active time
+// at at: the active time now less the wall time since (a pause between
+// is not told apart).
+func (st *stepRun) eventAtLocked(kind, note string, at time.Time) {
 	t := 0.0
 	if st.phase == PhaseMeasure || st.phase == PhaseDrain {
-		t = st.activeLocked(time.Now()).Seconds()
+		now := time.Now()
+		t = max(st.activeLocked(now)-max(now.Sub(at), 0), 0).Seconds()
 	}
 	st.events = append(st.events, artifacts.Event{T: round3(t), Kind: kind, Note: st.s.plan.Redact(note)})
+}
+
+// exitedAt is when t's exit was seen, now when t cannot tell.
+func exitedAt(t runners.TargetHandle) time.Time {
+	if x, ok := t.(interface{ ExitedAt() time.Time }); ok {
+		if at := x.ExitedAt(); !at.IsZero() {
+			return at
+		}
+	}
+	return time.Now()
 }
 
 // panicked fails the step on a runner's panic, which Contain stopped: a
@@ -501,11 +527,12 @@ func currentProcess(t runners.TargetHandle) runners.TargetHandle {
 // whether it stopped.
 func (st *stepRun) onTargetExitOf(t runners.TargetHandle, name string) bool {
 	what := fmt.Sprintf("%s %s", name, t.ExitStatus())
+	at := exitedAt(t)
 	if st.actions().expectedExit(name, t) {
-		st.event(artifacts.EventTargetExited, what+" (by an action)")
+		st.eventAt(artifacts.EventTargetExited, what+" (by an action)", at)
 		return false
 	}
-	st.event(artifacts.EventTargetExited, what)
+	st.eventAt(artifacts.EventTargetExited, what, at)
 	if st.s.group.OnTargetExit == "continue" || st.s.kind.TargetExits {
 		return false
 	}

@@ -150,13 +150,15 @@ func TestEpollPlanErrors(t *testing.T) {
 // the server served what the artifact counts, and each request's latency
 // runs from its own send, so it includes the wait behind the 7 before it
 // (about 40 ms), not the 5 ms a client timing only the first would see.
+// 2 s: a 1 s step beside a busy suite was starved whole (101/s, p50 97
+// ms).
 func TestEpollPipelineCountsHonestly(t *testing.T) {
 	srv, served := runnertest.CountingServer(t, 5*time.Millisecond)
 	st := runGroup(t, fmt.Sprintf(`  - id: pipe
     runner: http
     http: {client: epoll, pipeline: 8, requests: [{url: "%s/a"}, {url: "%s/b", method: HEAD}]}
     load: {concurrency: 2}
-    duration: 1s
+    duration: 2s
 `, srv.URL, srv.URL), nil).Steps[0]
 	t.Logf("requests=%d served=%d p50=%.1fms throughput=%.0f/s", st.Requests, served.Load(), st.LatencyMS.P50, st.ThroughputRPS)
 	if st.Requests != served.Load() || st.Errors != 0 {

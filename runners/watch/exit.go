@@ -13,15 +13,28 @@ import (
 // exits.
 type Exit struct {
 	done   chan struct{}
-	status string // set before done is closed
+	status string    // set before done is closed
+	at     time.Time // when the exit was seen; set before done is closed
 }
 
 func newExit() *Exit { return &Exit{done: make(chan struct{})} }
 
 // end records status and closes done; it is called once.
 func (x *Exit) end(status string) {
-	x.status = status
+	x.status, x.at = status, time.Now()
 	close(x.done)
+}
+
+// ExitedAt is when the exit was seen (reaped, or found gone); zero while
+// the process runs. A step that handles the exit late still tells when
+// it came.
+func (x *Exit) ExitedAt() time.Time {
+	select {
+	case <-x.done:
+		return x.at
+	default:
+		return time.Time{}
+	}
 }
 
 // Exited is closed when the process has exited: for a child once it is
