@@ -117,7 +117,10 @@ func TestSilentServerTimesOut(t *testing.T) {
 		<-r.Context().Done()
 	})
 	st, took := runHostile(t, addr, "benchtui.demo.Bench/Echo", "20", "300ms")
-	if st.Requests != 20 || st.ErrorKinds[KindTimeout] != 20 || calls.Load() != 20 {
+	// A call whose deadline passes before the server has taken it never
+	// reaches the handler (19 of 20 beside a busy suite): each is still a
+	// request and a timeout.
+	if st.Requests != 20 || st.ErrorKinds[KindTimeout] != 20 || calls.Load() > 20 || calls.Load() == 0 {
 		t.Fatalf("requests %d, kinds %v; server calls %d", st.Requests, st.ErrorKinds, calls.Load())
 	}
 	// 20 calls of 300 ms, 4 at a time: 1.5 s; generous room for a loaded machine.
