@@ -47,6 +47,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	var fs []finding
 	fs = append(fs, checkFDs(pl)...)
+	fs = append(fs, checkConnections(pl, readHostLimits())...)
 	fs = append(fs, checkUDP(pl)...)
 	fs = append(fs, checkTargets(pl)...)
 	fs = append(fs, checkPostgres(ctx, pl)...)
@@ -97,7 +98,7 @@ func checkFDs(pl *plan.Plan) []finding {
 	}
 	switch {
 	case hard < uint64(need):
-		return []finding{{"error", fmt.Sprintf("open files: hard limit %d < %d the plan needs; raise it (ulimit -Hn, /etc/security/limits.conf)", hard, need)}}
+		return []finding{{"error", fmt.Sprintf("open files: hard limit %d < %d the plan needs; raise it as root: ulimit -Hn %d (a login's: `* hard nofile %d` in /etc/security/limits.conf; past fs.nr_open: sysctl -w fs.nr_open=%d)", hard, need, need, need, need)}}
 	case soft < uint64(need):
 		return []finding{{"ok", fmt.Sprintf("open files: soft limit %d < %d needed; benchtui raises it to the hard limit %d at every run", soft, need, hard)}}
 	}

@@ -31,7 +31,8 @@ import (
 //	/ingest/stats    the /ingest stand-in's queue, store and fact reads (ingest.go)
 //	/metrics         Prometheus exposition: Go runtime, process, demo_sessions_live, demo_leaked_bytes,
 //	                 demo_loop_lag_p99_seconds, demo_loop_lag_max_seconds (looplag.go),
-//	                 demo_doctor_fd_cost_per_stream (the doctor's fd estimate a stream: 1)
+//	                 demo_doctor_fd_cost_per_stream (the doctor's fd estimate a stream: 1),
+//	                 demo_sse_events_sent_total, demo_sse_streams_open (/events' own count)
 //	/debug/pprof/    net/http/pprof (/debug/pprof/heap for heap profiles)
 //	/healthz         200 once serving
 //
@@ -47,6 +48,7 @@ type Handler struct {
 	root     http.Handler // mux behind the faults errors, slow and leak
 	faults   *Faults
 	ending   chan struct{} // closed by EndStreams
+	sse      sseCounts     // /events' streams, for /metrics
 	endOnce  sync.Once
 	slow     time.Duration // CPU each /work burns in slowPath
 	lag      *loopLag      // run by Background
@@ -92,7 +94,7 @@ func NewHandlerWith(opts Options) *Handler {
 	h.mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
 	h.mux.HandleFunc("/work", h.work)
 	h.mux.HandleFunc("/leak", h.leak)
-	h.mux.Handle("/events", sseHandler(10, h.ending, opts.Faults))
+	h.mux.Handle("/events", sseHandler(10, h.ending, opts.Faults, &h.sse))
 	registerWebSocket(h.mux, h.ending) // /ws/echo, /ws/feed: see ws.go
 	h.mux.HandleFunc("/session", h.sessions.start)
 	h.mux.HandleFunc("/call", h.sessions.call)

@@ -26,6 +26,12 @@ func (h *Handler) registerObservability() {
 			Name: "demo_leaked_bytes", Help: "Bytes /leak has retained.",
 		}, func() float64 { h.mu.Lock(); defer h.mu.Unlock(); return float64(h.leaked) }),
 		lagCollector{h.lag},
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "demo_sse_events_sent_total", Help: "Events /events has written and flushed, of every stream.",
+		}, func() float64 { return float64(h.sse.sent.Load()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "demo_sse_streams_open", Help: "Event streams /events holds open now.",
+		}, func() float64 { return float64(h.sse.open.Load()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "demo_doctor_fd_cost_per_stream",
 			Help: "The doctor's estimate of the file descriptors one SSE stream costs the server (one socket; the fault fd-estimate says otherwise).",

@@ -25,6 +25,9 @@ func metricValue(t *testing.T, url, name string) float64 {
 	if f == nil || len(f.Metric) == 0 {
 		t.Fatalf("%s has no %s", url, name)
 	}
+	if c := f.Metric[0].GetCounter(); c != nil {
+		return c.GetValue()
+	}
 	return f.Metric[0].GetGauge().GetValue()
 }
 

@@ -3,6 +3,7 @@ package demo
 import (
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -19,13 +20,23 @@ const maxSSERate = 10000
 // at most 10000); limit, close the stream after that many events (a
 // reconnect storm without killing the server). A Last-Event-ID header
 // continues the numbering after it.
-func SSEHandler(defaultRate float64) http.Handler { return sseHandler(defaultRate, nil, nil) }
+func SSEHandler(defaultRate float64) http.Handler { return sseHandler(defaultRate, nil, nil, nil) }
+
+// sseCounts are the server's own count of its streams, for /metrics: the
+// ground truth a client's count of events is checked against.
+type sseCounts struct {
+	open atomic.Int64 // streams open now (status 200 sent, not yet ended)
+	sent atomic.Int64 // events written and flushed, of every stream
+}
 
 // sseHandler is SSEHandler whose streams also end, each with a proper end
 // of response, when done is closed (the server is shutting down), and
 // which the faults leak, fd-leak, stream-cap and unclean-close break (f
 // may be nil).
-func sseHandler(defaultRate float64, done <-chan struct{}, f *Faults) http.Handler {
+func sseHandler(defaultRate float64, done <-chan struct{}, f *Faults, counts *sseCounts) http.Handler {
+	if counts == nil {
+		counts = &sseCounts{}
+	}
 	if defaultRate <= 0 {
 		defaultRate = 10
 	}
@@ -46,7 +57,7 @@ func sseHandler(defaultRate float64, done <-chan struct{}, f *Faults) http.Handl
 		}
 		defer f.closeStream()
 		f.leakFile()
-		serveSSE(w, r, sseStream{every: time.Duration(float64(time.Second) / rate), next: next, limit: limit, done: done, f: f})
+		serveSSE(w, r, sseStream{every: time.Duration(float64(time.Second) / rate), next: next, limit: limit, done: done, f: f, counts: counts})
 	})
 }
 
@@ -68,6 +79,7 @@ type sseStream struct {
 	next, limit int64
 	done        <-chan struct{} // closed: end the stream (cleanly unless f's unclean-close)
 	f           *Faults
+	counts      *sseCounts
 }
 
 func serveSSE(w http.ResponseWriter, r *http.Request, s sseStream) {
@@ -80,6 +92,8 @@ func serveSSE(w http.ResponseWriter, r *http.Request, s sseStream) {
 	if rc.Flush() != nil {
 		return
 	}
+	s.counts.open.Add(1)
+	defer s.counts.open.Add(-1)
 	tick := time.NewTicker(s.every)
 	defer tick.Stop()
 	buf := make([]byte, 0, 96)
@@ -99,6 +113,7 @@ func serveSSE(w http.ResponseWriter, r *http.Request, s sseStream) {
 		if _, err := w.Write(buf); err != nil || rc.Flush() != nil {
 			return
 		}
+		s.counts.sent.Add(1)
 		s.f.leak()
 		s.next++
 	}

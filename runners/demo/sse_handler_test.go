@@ -79,3 +79,27 @@ func TestDocumentAndCommands(t *testing.T) {
 		t.Errorf("unknown command: reset %d", reset)
 	}
 }
+
+// TestSSEMetricsCountEvents: /metrics counts the events /events wrote,
+// every stream's, and the streams held open: the server's own count a
+// client's is checked against.
+func TestSSEMetricsCountEvents(t *testing.T) {
+	srv := httptest.NewServer(NewHandlerWith(Options{}))
+	defer srv.Close()
+	readEvents(t, srv.URL+"/events?rate=1000&limit=3", "")
+	readEvents(t, srv.URL+"/events?rate=1000&limit=4", "")
+	if v := metricValue(t, srv.URL+"/metrics", "demo_sse_events_sent_total"); v != 7 {
+		t.Errorf("demo_sse_events_sent_total %v, want 7", v)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/events?rate=1", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if v := metricValue(t, srv.URL+"/metrics", "demo_sse_streams_open"); v != 1 {
+		t.Errorf("demo_sse_streams_open %v while one is held, want 1", v)
+	}
+}

@@ -27,6 +27,9 @@ type client struct {
 	headers http.Header
 	timeout time.Duration
 	dialer  *net.Dialer
+	// sources are dialer's copies, one per sse.sources address (dialer
+	// alone without sources): subscriber i dials with sources[i mod n].
+	sources []*net.Dialer
 	tlsConf *tls.Config
 	lean    bool
 	tpl     *templates // nil without templates or data
@@ -68,11 +71,23 @@ func newClient(s Spec, timeout time.Duration) (*client, error) {
 	c.hc = &http.Client{Transport: c.tr} // no Timeout: streams end with ctx
 	proxy, err := c.tr.Proxy(&http.Request{URL: u})
 	c.lean = err == nil && proxy == nil
+	sources, err := runners.ParseSources("sources", s.Sources)
+	if err != nil {
+		return nil, err
+	}
+	if err := runners.CheckSources("sources", sources); err != nil {
+		return nil, err
+	}
+	if len(sources) > 0 && !c.lean {
+		return nil, fmt.Errorf("sources: a proxy (HTTPS_PROXY, HTTP_PROXY) applies to %s, and its connections are shared", u.Redacted())
+	}
+	c.sources = runners.SourceDialers(c.dialer, sources)
 	return c, nil
 }
 
-// open requests the stream and returns its body once the status is 200.
-func (c *client) open(ctx context.Context, lastID string, st *connectState) (io.ReadCloser, error) {
+// open requests subscriber sub's stream and returns its body once the
+// status is 200.
+func (c *client) open(ctx context.Context, sub int, lastID string, st *connectState) (io.ReadCloser, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.u.String(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("building request for %s: %w", c.u, err)
@@ -88,7 +103,7 @@ func (c *client) open(ctx context.Context, lastID string, st *connectState) (io.
 	}
 	var resp *http.Response
 	if c.lean {
-		resp, err = c.roundTrip(ctx, req)
+		resp, err = c.roundTrip(ctx, c.sources[sub%len(c.sources)], req)
 	} else {
 		resp, err = c.hc.Do(req)
 	}
@@ -103,9 +118,10 @@ func (c *client) open(ctx context.Context, lastID string, st *connectState) (io.
 	return resp.Body, nil
 }
 
-// roundTrip sends req on a new connection that the response body owns.
-func (c *client) roundTrip(ctx context.Context, req *http.Request) (*http.Response, error) {
-	conn, err := runners.Dial(ctx, c.dialer, "tcp", c.addr)
+// roundTrip sends req on a new connection, opened with d, that the
+// response body owns.
+func (c *client) roundTrip(ctx context.Context, d *net.Dialer, req *http.Request) (*http.Response, error) {
+	conn, err := runners.Dial(ctx, d, "tcp", c.addr)
 	if err != nil {
 		return nil, err
 	}

@@ -232,7 +232,7 @@ func Pause(ctx context.Context, g *runners.Gate, wait time.Duration) bool {
 // subscriber holds one stream, reconnecting after drops when asked to.
 func (d *drive) subscriber(ctx context.Context, i int) {
 	rec := d.h.recorder(i)
-	st := &stream{d: d, rec: rec}
+	st := &stream{d: d, sub: i, rec: rec}
 	attempt := 0
 	for {
 		if st.connect(ctx) > 0 {

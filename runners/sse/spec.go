@@ -54,6 +54,13 @@ type Spec struct {
 	// it connects, at every connect; the url and headers read what they
 	// capture ({{.token}}).
 	Flow []httpload.Request `yaml:"flow"`
+	// Sources are the local addresses the subscribers connect from, each
+	// an IP address or a CIDR block (127.0.0.0/29: 8 addresses), dealt
+	// round them: subscriber i connects from address i mod their count.
+	// One source address holds about runners.EphemeralPorts streams to
+	// one server; 100,000 subscribers to a loopback server need four
+	// (Linux routes all of 127.0.0.0/8 to the loopback device).
+	Sources []string `yaml:"sources"`
 }
 
 // Section is the plan key of the SSE section.
@@ -133,6 +140,9 @@ func (s *Spec) problems() []string {
 	}
 	out = append(out, plan.RequestProblems("", tmpl.Skeletons(s.Headers))...)
 	if _, err := parseRamp(s.Ramp); err != nil {
+		out = append(out, err.Error())
+	}
+	if _, err := runners.ParseSources("sources", s.Sources); err != nil {
 		out = append(out, err.Error())
 	}
 	return out

@@ -21,6 +21,11 @@ const (
 	maxLine    = 1 << 20 // a longer line ends the stream
 )
 
+// BytesPerSubscriber is about what one held stream costs benchtui's
+// memory (RSS), as bench/sse-subscribers.sh measures it at 100,000
+// subscribers; doctor weighs a plan's subscribers with it.
+const BytesPerSubscriber = 10 << 10
+
 var errLineTooLong = errors.New("event stream line longer than 1 MiB")
 
 // statusError is a response status other than 200.
@@ -31,6 +36,7 @@ func (e statusError) Error() string { return fmt.Sprintf("HTTP status %d", int(e
 // stream is one subscriber's state, kept across its reconnects.
 type stream struct {
 	d      *drive
+	sub    int // the subscriber's number in the step
 	rec    recorder
 	br     *bufio.Reader
 	lastID []byte // the last event ID string, sent as Last-Event-ID
@@ -58,7 +64,7 @@ func (s *stream) connect(ctx context.Context) int {
 	if s.user != nil && s.user.Run(ctx).Err != "" {
 		return 0 // the failed step is recorded under its name
 	}
-	body, err := s.d.r.client.open(ctx, lastID, &s.tpl)
+	body, err := s.d.r.client.open(ctx, s.sub, lastID, &s.tpl)
 	if err != nil {
 		s.failed(ctx, start, err)
 		return 0
