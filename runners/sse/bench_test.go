@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -40,7 +41,8 @@ func serveBenchChild(addr string) {
 // against the demo SSE server (one event per subscriber per second) in a
 // child process, and reports benchtui's own RSS growth per subscriber.
 // SSE_BENCH_CLIENT=net/http measures the shared http.Transport instead of
-// the lean client:
+// the lean client; SSE_BENCH_HEAP=FILE writes a heap profile of the held
+// streams:
 //
 //	go test -run '^$' -bench Subscribers -benchtime 1x -timeout 10m ./runners/sse/
 func BenchmarkSubscribers(b *testing.B) {
@@ -99,6 +101,9 @@ func holdSubscribers(b *testing.B, addr string, n int) {
 	}
 	time.Sleep(5 * time.Second) // events flow; buffers and stacks settle
 	after, heapAfter := rssKB(b), goMemKB()
+	if path := os.Getenv("SSE_BENCH_HEAP"); path != "" {
+		writeHeapProfile(b, path)
+	}
 	b.ReportMetric(float64(n), "subscribers")
 	b.ReportMetric(float64(after-before)/float64(n), "KB_RSS/sub")
 	b.ReportMetric(float64(heapAfter-heapBefore)/float64(n), "KB_go/sub")
@@ -156,3 +161,17 @@ func (h *benchHost) Record(due, sent, end time.Time, out runners.Outcome) {
 	h.Observe(end.Sub(due), end.Sub(sent), out.Err)
 }
 func (h *benchHost) Count(string, int64) {}
+
+// writeHeapProfile writes the heap held now (SSE_BENCH_HEAP=FILE, with
+// -memprofilerate 512 for the small objects of each stream).
+func writeHeapProfile(b *testing.B, path string) {
+	runtime.GC()
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		b.Fatal(err)
+	}
+}
