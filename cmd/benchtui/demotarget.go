@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -58,7 +59,7 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return exitOK
 	}
 	h := demo.NewHandlerWith(d.opts)
-	srv, err := demo.ServeHTTP(d.http, h)
+	srv, err := serveDemoHTTP(d, h)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFail
@@ -95,6 +96,19 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	return code
 }
 
+// serveDemoHTTP serves h on --http, sharing the port with other
+// processes under --reuseport.
+func serveDemoHTTP(d demoFlags, h http.Handler) (*demo.Server, error) {
+	if !d.reuseport {
+		return demo.ServeHTTP(d.http, h)
+	}
+	ln, err := demo.ListenReusePort(d.http)
+	if err != nil {
+		return nil, err
+	}
+	return demo.ServeHTTPOn(ln, h), nil
+}
+
 // drainHTTP shuts srv down, letting in-flight requests finish for up to
 // drain.
 func drainHTTP(srv *demo.Server, drain time.Duration, stderr io.Writer) int {
@@ -114,6 +128,7 @@ type demoFlags struct {
 	faults         string // --fault's list
 	store          string // --store's directory; empty: a temporary one
 	drain          time.Duration
+	reuseport      bool // --http's port shared with other processes (SO_REUSEPORT)
 	opts           demo.Options
 }
 
@@ -124,6 +139,7 @@ func demoFlagSet(d *demoFlags) *flag.FlagSet {
 	fs.StringVar(&d.quic, "quic", "", "UDP address of the QUIC stream server (ALPN benchtui-echo); empty: off")
 	fs.StringVar(&d.h3, "h3", "", "UDP address of the HTTP/3 endpoint; empty: off")
 	fs.StringVar(&d.grpc, "grpc", "", "TCP address of the gRPC stand-in (benchtui.demo.Bench, plaintext, reflection on); empty: off")
+	fs.BoolVar(&d.reuseport, "reuseport", false, "listen on --http with SO_REUSEPORT (Unix), so that several demo-targets serve one port: a server past one process's open-files limit")
 	fs.DurationVar(&d.drain, "drain", 10*time.Second, "how long in-flight requests may finish after SIGTERM")
 	fs.DurationVar(&d.opts.Sessions.TTL, "session-ttl", 0, "idle time after which a session is swept (every TTL/2); 0: kept")
 	fs.IntVar(&d.opts.Sessions.KB, "session-kb", 8, "memory each live session holds, in KiB")

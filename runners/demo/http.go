@@ -165,6 +165,12 @@ func ServeHTTP(addr string, h http.Handler) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("demo http: listening on %s: %w", addr, err)
 	}
+	return ServeHTTPOn(ln, h), nil
+}
+
+// ServeHTTPOn is ServeHTTP on a listener of the caller's (one of
+// ListenReusePort's).
+func ServeHTTPOn(ln net.Listener, h http.Handler) *Server {
 	s := &Server{srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln: ln}
 	if e, ok := h.(interface{ EndStreams() }); ok {
 		s.srv.RegisterOnShutdown(e.EndStreams) // streams never go idle by themselves
@@ -174,7 +180,7 @@ func ServeHTTP(addr string, h http.Handler) (*Server, error) {
 			fmt.Println("demo http:", err)
 		}
 	})
-	return s, nil
+	return s
 }
 
 // Addr is the address the server listens on.
