@@ -1,129 +1,151 @@
 #!/usr/bin/env bash
-# sse-subscribers.sh: SUBS held SSE subscribers (default 100,000) from one
-# machine against the demo server on the same machine, past the ephemeral
-# port limit by spreading them over SOURCES loopback source addresses
-# (issue: "100,000 live subscribers from one box"). Three runs of
-# `benchtui run`, each under /usr/bin/time:
+# sse-subscribers.sh: SUBS live SSE subscribers (default 100,000) from one
+# machine against the demo server on the same machine (issue: "100,000
+# live subscribers from one box").
 #
-#   base   1 subscriber: benchtui's own RSS with nothing held
-#   held   SUBS subscribers, each sent LIMIT events at RATE a second then
+# Every connection goes to one address and port, 127.0.0.1:PORT, so the
+# subscribers spread over SOURCES loopback source addresses (sse.sources:
+# one address holds about 28,000 connections to one server). Where one
+# process may not open SUBS files (this project's machine: a hard limit of
+# 20,000 that root cannot raise), the run is split over SHARDS processes
+# of each side: SHARDS benchtui shards of one run (`run --shard`, merged
+# by `benchtui merge`), and SHARDS demo-targets sharing the port with
+# --reuseport, the kernel dealing the connections among them.
+#
+#   base   1 subscriber, one process: benchtui's RSS with nothing held
+#   held   SUBS subscribers, each sent LIMIT events at RATE a second, then
 #          a clean end, no reconnect: benchtui's count of events against
-#          the server's own (demo_sse_events_sent_total) and SUBS x LIMIT;
-#          benchtui's RSS and fds per subscriber, from its artifact's self
-#          figures and from /usr/bin/time
-#   storm  SUBS subscribers with reconnect, and the server restarted at
-#          STORM_AT (the plan's restart action): every stream cut at once,
-#          every subscriber back (reconnects = SUBS), the live figures of
-#          each second (series) through the storm
+#          the servers' own (each prints its count at exit) and SUBS x
+#          LIMIT; benchtui's RSS and fds per subscriber (each shard's
+#          /usr/bin/time and artifact, less the base run's RSS)
+#   storm  SUBS subscribers with reconnect, every stream ended by the
+#          server after STORM_LIMIT events: SUBS reconnects in a wave,
+#          every subscriber back, the merged run's figures per interval
 #
-# Needs an open-files hard limit of about 2.2 x SUBS (the server's fds
-# and benchtui's): as root the script raises it; `benchtui doctor` on
-# $TMP/held.yaml names each limit and its command otherwise.
-#
-#   bench/sse-subscribers.sh                 # 100,000 subscribers
-#   SUBS=20000 SOURCES=127.0.1.0/31 bench/sse-subscribers.sh
+#   bench/sse-subscribers.sh                      # 100,000 subscribers, 6 shards
+#   SUBS=20000 SHARDS=2 bench/sse-subscribers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SUBS=${SUBS:-100000} SOURCES=${SOURCES:-127.0.1.0/29} RATE=${RATE:-0.25} LIMIT=${LIMIT:-4}
-RAMP=${RAMP:-5000/250ms} STORM_AT=${STORM_AT:-25s} KEEP=${KEEP:-}
+SUBS=${SUBS:-100000} SHARDS=${SHARDS:-6} SOURCES=${SOURCES:-127.0.1.0/29}
+RATE=${RATE:-0.25} LIMIT=${LIMIT:-4} STORM_LIMIT=${STORM_LIMIT:-10} RAMP=${RAMP:-5000/250ms}
+KEEP=${KEEP:-}
 TMP=$(mktemp -d /tmp/btsubs.XXXXXX)
-server_pid=""
+servers=()
 cleanup() {
-	[ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null || true
-	[ -n "$KEEP" ] && echo "kept $TMP" || rm -rf "$TMP"
+	for p in "${servers[@]}"; do kill "$p" 2>/dev/null || true; done
+	if [ -n "$KEEP" ]; then echo "kept $TMP"; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-need=$((SUBS * 22 / 10 + 1024))
-if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt "$need" ]; then
-	ulimit -Hn "$need" 2>/dev/null || { echo "open files: hard limit $(ulimit -Hn) < $need; as root: ulimit -Hn $need" >&2; exit 2; }
-fi
+per=$(((SUBS + SHARDS - 1) / SHARDS))
 ulimit -Sn "$(ulimit -Hn)"
+if [ "$(ulimit -Sn)" != unlimited ] && [ "$(ulimit -Sn)" -lt $((per + per / 10 + 512)) ]; then
+	echo "open files: limit $(ulimit -Sn) per process < $((per + per / 10 + 512)) for $per subscribers a shard: raise SHARDS" >&2
+	exit 2
+fi
 
 go build -o "$TMP/benchtui" ./cmd/benchtui
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 addr=127.0.0.1:$port
-echo "commit $(git rev-parse --short HEAD), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $SUBS subscribers from $SOURCES, open files $(ulimit -Sn)"
+echo "commit $(git rev-parse --short HEAD), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
+	"$SUBS subscribers from $SOURCES to $addr, $SHARDS shards and servers, open files $(ulimit -Sn) a process"
 
-# plan FILE ID SUBS URL_QUERY RECONNECT TARGET GROUP_LINES: one sse group
-# against the server.
+# start_servers NAME: SHARDS demo-targets on the one port (--reuseport);
+# stop_servers: their end, each printing its count of events sent to
+# $TMP/NAME.serverI.err.
+start_servers() {
+	servers=()
+	for i in $(seq 0 $((SHARDS - 1))); do
+		"$TMP/benchtui" demo-target --http "$addr" --reuseport >"$TMP/$1.server$i.out" 2>"$TMP/$1.server$i.err" &
+		servers+=($!)
+	done
+	for _ in $(seq 100); do curl -fs "http://$addr/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+}
+stop_servers() {
+	for p in "${servers[@]}"; do kill -TERM "$p"; wait "$p" 2>/dev/null || true; done
+	servers=()
+}
+
+# plan NAME SUBS QUERY RECONNECT DURATION: one sse group of SUBS against
+# the servers, watching the one whose pid is in SERVER_PID.
 plan() {
-	cat >"$1" <<EOF
+	cat >"$TMP/$1.yaml" <<EOF
 version: 1
 targets:
-  server: $6
+  server: {pid: "\${SERVER_PID}"}
 groups:
-  - id: $2
+  - id: $1
     runner: sse
     target: server
     sse:
-      url: "http://$addr/events?$4"
-      subscribers: $3
+      url: "http://$addr/events?$3"
+      subscribers: $2
       ramp: $RAMP
       sources: [$SOURCES]
-      reconnect: $5
+      reconnect: $4
       timeout: 30s
-$7
+    duration: $5
 EOF
 }
 
-# run NAME: benchtui run of $TMP/NAME.yaml, its max RSS in $TMP/NAME.time.
-run() {
-	/usr/bin/time -f '%M %e %U %S' -o "$TMP/$1.time" \
-		"$TMP/benchtui" run "$TMP/$1.yaml" -o "$TMP/$1" >"$TMP/$1.out" 2>"$TMP/$1.err" || {
-		echo "benchtui run $1 failed:"; tail -20 "$TMP/$1.err" "$TMP/$1.out"; exit 1
-	}
+# shards NAME: the plan's SHARDS shards at once, each under /usr/bin/time
+# and watching its own server, then their merge into $TMP/NAME/merged.
+shards() {
+	local start=$(($(date +%s) + 8)) pids=()
+	for i in $(seq 0 $((SHARDS - 1))); do
+		SERVER_PID=${servers[$i]} /usr/bin/time -f '%M %e %U %S' -o "$TMP/$1.$i.time" \
+			"$TMP/benchtui" run "$TMP/$1.yaml" --shard "$i/$SHARDS" --run-id "$1" --start-at "$start" \
+			-o "$TMP/$1/$i" >"$TMP/$1.$i.out" 2>"$TMP/$1.$i.err" &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || { echo "shard $i of $1 failed:"; tail -20 "$TMP/$1.$i.err"; exit 1; }
+	done
+	SERVER_PID=${servers[0]} "$TMP/benchtui" merge $(for i in $(seq 0 $((SHARDS - 1))); do echo "$TMP/$1/$i"; done) \
+		--plan "$TMP/$1.yaml" -o "$TMP/$1/merged" >"$TMP/$1.merge.out" 2>&1 ||
+		{ echo "merge of $1 failed:"; cat "$TMP/$1.merge.out"; exit 1; }
 }
 
-# The server of base and held: a demo-target of the script's, attached by
-# pid, whose /metrics is read after each run.
-"$TMP/benchtui" demo-target --http "$addr" >"$TMP/server.out" 2>"$TMP/server.err" &
-server_pid=$!
-for _ in $(seq 100); do curl -fs "http://$addr/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
-sent() { curl -fs "http://$addr/metrics" | awk '$1 == "demo_sse_events_sent_total" {printf "%d", $2}'; }
+start_servers held
+plan base 1 "rate=$RATE&limit=$LIMIT" false 2m
+SERVER_PID=${servers[0]} /usr/bin/time -f '%M %e %U %S' -o "$TMP/base.time" \
+	"$TMP/benchtui" run "$TMP/base.yaml" -o "$TMP/base" >"$TMP/base.out" 2>"$TMP/base.err"
+plan held "$SUBS" "rate=$RATE&limit=$LIMIT" false 2m
+shards held
+stop_servers
+start_servers storm
+plan storm "$SUBS" "rate=1&limit=$STORM_LIMIT" true 40s
+shards storm
+stop_servers
 
-attached="{pid: $server_pid}"
-plan "$TMP/base.yaml" base 1 "rate=$RATE&limit=$LIMIT" false "$attached" "    duration: 2m"
-plan "$TMP/held.yaml" held "$SUBS" "rate=$RATE&limit=$LIMIT" false "$attached" "    duration: 2m"
-before=$(sent); run base; after_base=$(sent)
-run held; after_held=$(sent)
-kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
-
-# The storm's server is the plan's own target, restarted by its action.
-plan "$TMP/storm.yaml" storm "$SUBS" "rate=1" true \
-	"{command: [\"$TMP/benchtui\", demo-target, --http, \"$addr\"], ready: \"http://$addr/healthz\", stop_grace: 10s}" \
-	"    duration: 45s
-    actions: [{at: $STORM_AT, restart: true}]"
-run storm
-
-python3 - "$TMP" "$SUBS" "$LIMIT" "$((after_base - before))" "$((after_held - after_base))" <<'EOF'
-import json, glob, sys
-tmp, subs, limit, sent_base, sent_held = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-def art(name):
-    return json.load(open(glob.glob(f"{tmp}/{name}/*.json")[0]))
-def timed(name):
-    rss, wall, user, sys_ = open(f"{tmp}/{name}.time").read().split()
-    return int(rss), float(wall), float(user) + float(sys_)
-base, held, storm = art("base")["steps"][0], art("held")["steps"][0], art("storm")["steps"][0]
-brss, _, _ = timed("base")
-hrss, hwall, hcpu = timed("held")
-srss, swall, scpu = timed("storm")
-self_ = held.get("self") or {}
-print(f"held: {held['requests']} events counted by benchtui, {sent_held} sent by the server (its /metrics), "
-      f"{subs * limit} = {subs} x {limit} expected; errors {held.get('errors', 0)}; "
-      f"in flight at most {held.get('in_flight', {}).get('max')}; counters {held.get('counters')}")
-print(f"held: benchtui max RSS {hrss / 1024:.0f} MB (base run {brss / 1024:.0f} MB): "
-      f"{(hrss - brss) * 1024 / subs / 1000:.2f} KB per subscriber above the base, {hrss * 1024 / subs / 1000:.2f} KB with it; "
-      f"artifact self rss_mb {self_.get('rss_mb')}, fds {self_.get('fds')} "
-      f"({(self_.get('fds', {}).get('peak', 0)) / subs:.3f} per subscriber); {hwall:.1f} s, {hcpu:.1f} CPU-s")
-tgt = held.get("target") or {}
-print(f"held: server rss_mb {tgt.get('rss_mb')}, fds {tgt.get('fds')}")
-print(f"storm: errors {storm.get('errors', 0)} {storm.get('error_kinds')}, counters {storm.get('counters')}, "
-      f"in flight at most {storm.get('in_flight', {}).get('max')} end {storm.get('in_flight', {}).get('end')}; "
-      f"benchtui max RSS {srss / 1024:.0f} MB, {swall:.1f} s, {scpu:.1f} CPU-s")
-print("storm: per interval: t (s), events, errors, streams held")
+python3 - "$TMP" "$SUBS" "$LIMIT" "$SHARDS" <<'EOF'
+import glob, json, re, sys
+tmp, subs, limit, shards = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+def step(path):
+    return json.load(open(glob.glob(f"{path}/*.json")[0]))["steps"][0]
+def maxrss_kb(path):
+    return int(open(path).read().split()[0])
+def sent(name):
+    return sum(int(re.search(r"/events sent (\d+) events", open(f).read()).group(1))
+               for f in glob.glob(f"{tmp}/{name}.server*.err"))
+base_kb = maxrss_kb(f"{tmp}/base.time")
+held, storm = step(f"{tmp}/held/merged"), step(f"{tmp}/storm/merged")
+rss = [maxrss_kb(f"{tmp}/held.{i}.time") for i in range(shards)]
+fds = [step(f"{tmp}/held/{i}")["self"]["fds"]["peak"] for i in range(shards)]
+srv_fds = [(step(f"{tmp}/held/{i}").get("target") or {}).get("fds", {}).get("peak", 0) for i in range(shards)]
+above = sum(r - base_kb for r in rss)
+print(f"held: events counted {held['requests']}, expected {subs} x {limit} = {subs * limit}; errors {held.get('errors', 0)}; "
+      f"streams held at most {held.get('in_flight', {}).get('max')} (the shards' peaks summed); counters {held.get('counters')}")
+print(f"held: events sent by the servers {sent('held') - limit} (their count at exit, less the base run's {limit})")
+print(f"held: benchtui max RSS per shard {[round(r / 1024) for r in rss]} MB, base run {base_kb / 1024:.0f} MB: "
+      f"{above * 1.024 / subs:.2f} KB per subscriber above the base, {sum(rss) * 1.024 / subs:.2f} KB with {shards} bases")
+print(f"held: benchtui fds at peak {fds}: {sum(fds) / subs:.3f} per subscriber; servers' fds at peak {srv_fds}")
+print(f"storm: events counted {storm['requests']}, errors {storm.get('errors', 0)} {storm.get('error_kinds')}, counters {storm.get('counters')}, "
+      f"streams held at most {storm.get('in_flight', {}).get('max')}, at the end {storm.get('in_flight', {}).get('end')}")
+print(f"storm: events sent by the servers {sent('storm')} (those in flight when the step ended were not counted)")
+print("storm, merged, per interval: t (s), events/s, errors, streams held")
 for s in storm.get("series", []):
-    print(f"  {s.get('t'):>5} {s.get('rps', 0) * s.get('dt', 0):>8.0f} {s.get('errors', 0):>6} {s.get('in_flight', 0):>7}")
+    print(f"  {s.get('t'):>7.2f} {s.get('rps', 0):>9.0f} {s.get('errors', 0):>6} {s.get('in_flight', 0):>7}")
 EOF

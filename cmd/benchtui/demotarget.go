@@ -87,6 +87,9 @@ func cmdDemoTarget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	} else {
 		code = drainHTTP(srv, d.drain, stderr)
 	}
+	// The server's own count, for a client's to be checked against when
+	// its /metrics cannot be read (--reuseport: any process may answer).
+	fmt.Fprintf(stderr, "demo-target: /events sent %d events\n", h.SSESent())
 	if faults.HangExit {
 		cleanup() // the deferred one never runs: the fault hang-exit never exits by itself
 		for {

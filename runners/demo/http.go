@@ -112,6 +112,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.root.Ser
 // when Shutdown begins.
 func (h *Handler) EndStreams() { h.endOnce.Do(func() { close(h.ending) }) }
 
+// SSESent is how many events /events has written and flushed, of every
+// stream (/metrics' demo_sse_events_sent_total).
+func (h *Handler) SSESent() int64 { return h.sse.sent.Load() }
+
 func queryInt(r *http.Request, key string, def int) int {
 	if v, err := strconv.Atoi(r.URL.Query().Get(key)); err == nil && v >= 0 {
 		return v

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -112,6 +113,7 @@ func holdSubscribers(b *testing.B, addr string, n int) {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	b.Logf("stack %d KB heap %d KB goroutines %d", m.StackInuse/1024, m.HeapInuse/1024, runtime.NumGoroutine())
+	logMemoryClasses(b)
 }
 
 // rssKB is this process's resident set size.
@@ -174,4 +176,23 @@ func writeHeapProfile(b *testing.B, path string) {
 	if err := pprof.WriteHeapProfile(f); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// logMemoryClasses logs the runtime's memory by class (runtime/metrics
+// /memory/classes/...), in KB: where RSS beyond the heap and stacks goes.
+func logMemoryClasses(b *testing.B) {
+	var samples []metrics.Sample
+	for _, d := range metrics.All() {
+		if strings.HasPrefix(d.Name, "/memory/classes/") {
+			samples = append(samples, metrics.Sample{Name: d.Name})
+		}
+	}
+	metrics.Read(samples)
+	var line strings.Builder
+	for _, s := range samples {
+		if s.Value.Kind() == metrics.KindUint64 && s.Value.Uint64() >= 1<<20 {
+			fmt.Fprintf(&line, " %s=%d", strings.TrimPrefix(s.Name, "/memory/classes/"), s.Value.Uint64()>>10)
+		}
+	}
+	b.Logf("memory classes (KB, those of 1 MB or more):%s", line.String())
 }

@@ -169,6 +169,7 @@ func rampPeriod(global int64, batch int) int64 {
 }
 
 func (d *drive) run(ctx context.Context, n int) error {
+	defer holdLowGC(n)()
 	HoldRamped(ctx, n, d.shard, d.r.ramp.n, d.r.ramp.every, d.h.gate(), func(i int) { d.subscriber(ctx, i) })
 	return nil
 }
