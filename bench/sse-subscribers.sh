@@ -18,9 +18,10 @@
 #          the servers' own (each prints its count at exit) and SUBS x
 #          LIMIT; benchtui's RSS and fds per subscriber (each shard's
 #          /usr/bin/time and artifact, less the base run's RSS)
-#   storm  SUBS subscribers with reconnect, every stream ended by the
-#          server after STORM_LIMIT events: SUBS reconnects in a wave,
-#          every subscriber back, the merged run's figures per interval
+#   storm  SUBS subscribers with reconnect; at STORM_AT seconds a new set
+#          of servers takes the port and the old set stops, ending every
+#          stream at once: SUBS reconnects in one wave, every subscriber
+#          back, the merged run's figures per interval
 #
 #   bench/sse-subscribers.sh                      # 100,000 subscribers, 6 shards
 #   SUBS=20000 SHARDS=2 bench/sse-subscribers.sh
@@ -28,12 +29,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SUBS=${SUBS:-100000} SHARDS=${SHARDS:-6} SOURCES=${SOURCES:-127.0.1.0/29}
-RATE=${RATE:-0.25} LIMIT=${LIMIT:-4} STORM_LIMIT=${STORM_LIMIT:-10} RAMP=${RAMP:-5000/250ms}
+RATE=${RATE:-0.2} LIMIT=${LIMIT:-12} RAMP=${RAMP:-5000/250ms} STORM_AT=${STORM_AT:-45} STORM_FOR=${STORM_FOR:-75s}
 KEEP=${KEEP:-}
 TMP=$(mktemp -d /tmp/btsubs.XXXXXX)
-servers=()
 cleanup() {
-	for p in "${servers[@]}"; do kill "$p" 2>/dev/null || true; done
+	for f in "$TMP"/*.pids; do [ -e "$f" ] && kill $(cat "$f") 2>/dev/null; done
 	if [ -n "$KEEP" ]; then echo "kept $TMP"; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
@@ -52,33 +52,38 @@ addr=127.0.0.1:$port
 echo "commit $(git rev-parse --short HEAD), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
 	"$SUBS subscribers from $SOURCES to $addr, $SHARDS shards and servers, open files $(ulimit -Sn) a process"
 
-# start_servers NAME: SHARDS demo-targets on the one port (--reuseport);
-# stop_servers: their end, each printing its count of events sent to
-# $TMP/NAME.serverI.err.
+# start_servers NAME: SHARDS demo-targets on the one port (--reuseport),
+# their pids in $TMP/NAME.pids; stop_servers NAME: their end (SIGTERM:
+# each ends its streams cleanly, then prints its count of events sent to
+# $TMP/NAME.serverI.err).
 start_servers() {
-	servers=()
+	: >"$TMP/$1.pids"
 	for i in $(seq 0 $((SHARDS - 1))); do
 		"$TMP/benchtui" demo-target --http "$addr" --reuseport >"$TMP/$1.server$i.out" 2>"$TMP/$1.server$i.err" &
-		servers+=($!)
+		echo $! >>"$TMP/$1.pids"
 	done
 	for _ in $(seq 100); do curl -fs "http://$addr/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 }
 stop_servers() {
-	for p in "${servers[@]}"; do kill -TERM "$p"; wait "$p" 2>/dev/null || true; done
-	servers=()
+	local p
+	for p in $(cat "$TMP/$1.pids"); do kill -TERM "$p" 2>/dev/null || true; done
+	for p in $(cat "$TMP/$1.pids"); do
+		for _ in $(seq 300); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	done
 }
+server_pid() { sed -n "$(($2 + 1))p" "$TMP/$1.pids"; }
 
-# plan NAME SUBS QUERY RECONNECT DURATION: one sse group of SUBS against
-# the servers, watching the one whose pid is in SERVER_PID.
+# plan NAME SUBS QUERY RECONNECT DURATION [watch]: one sse group of SUBS
+# against the servers; with watch, each shard watches the server whose
+# pid is in SERVER_PID.
 plan() {
-	cat >"$TMP/$1.yaml" <<EOF
-version: 1
-targets:
-  server: {pid: "\${SERVER_PID}"}
+	{
+		echo "version: 1"
+		[ -z "${6:-}" ] || printf 'targets:\n  server: {pid: "${SERVER_PID}"}\n'
+		cat <<EOF
 groups:
   - id: $1
     runner: sse
-    target: server
     sse:
       url: "http://$addr/events?$3"
       subscribers: $2
@@ -88,14 +93,17 @@ groups:
       timeout: 30s
     duration: $5
 EOF
+		[ -z "${6:-}" ] || echo "    target: server"
+	} >"$TMP/$1.yaml"
 }
 
-# shards NAME: the plan's SHARDS shards at once, each under /usr/bin/time
-# and watching its own server, then their merge into $TMP/NAME/merged.
+# shards NAME [SERVERS]: the plan's SHARDS shards at once, each under
+# /usr/bin/time (and watching its own of the SERVERS), then their merge
+# into $TMP/NAME/merged; the shards start at $start.
 shards() {
-	local start=$(($(date +%s) + 8)) pids=()
+	local pids=()
 	for i in $(seq 0 $((SHARDS - 1))); do
-		SERVER_PID=${servers[$i]} /usr/bin/time -f '%M %e %U %S' -o "$TMP/$1.$i.time" \
+		SERVER_PID=$(server_pid "${2:-$1}" "$i") /usr/bin/time -f '%M %e %U %S' -o "$TMP/$1.$i.time" \
 			"$TMP/benchtui" run "$TMP/$1.yaml" --shard "$i/$SHARDS" --run-id "$1" --start-at "$start" \
 			-o "$TMP/$1/$i" >"$TMP/$1.$i.out" 2>"$TMP/$1.$i.err" &
 		pids+=($!)
@@ -103,22 +111,28 @@ shards() {
 	for i in "${!pids[@]}"; do
 		wait "${pids[$i]}" || { echo "shard $i of $1 failed:"; tail -20 "$TMP/$1.$i.err"; exit 1; }
 	done
-	SERVER_PID=${servers[0]} "$TMP/benchtui" merge $(for i in $(seq 0 $((SHARDS - 1))); do echo "$TMP/$1/$i"; done) \
+	SERVER_PID=1 "$TMP/benchtui" merge $(for i in $(seq 0 $((SHARDS - 1))); do echo "$TMP/$1/$i"; done) \
 		--plan "$TMP/$1.yaml" -o "$TMP/$1/merged" >"$TMP/$1.merge.out" 2>&1 ||
 		{ echo "merge of $1 failed:"; cat "$TMP/$1.merge.out"; exit 1; }
 }
 
 start_servers held
-plan base 1 "rate=$RATE&limit=$LIMIT" false 2m
-SERVER_PID=${servers[0]} /usr/bin/time -f '%M %e %U %S' -o "$TMP/base.time" \
+plan base 1 "rate=$RATE&limit=$LIMIT" false 2m watch
+SERVER_PID=$(server_pid held 0) /usr/bin/time -f '%M %e %U %S' -o "$TMP/base.time" \
 	"$TMP/benchtui" run "$TMP/base.yaml" -o "$TMP/base" >"$TMP/base.out" 2>"$TMP/base.err"
-plan held "$SUBS" "rate=$RATE&limit=$LIMIT" false 2m
+plan held "$SUBS" "rate=$RATE&limit=$LIMIT" false 2m watch
+start=$(($(date +%s) + 8))
 shards held
-stop_servers
+stop_servers held
+
+# The storm: at STORM_AT into the step a new set of servers starts on the
+# port and the old set stops, ending every stream at once.
 start_servers storm
-plan storm "$SUBS" "rate=1&limit=$STORM_LIMIT" true 40s
+plan storm "$SUBS" "rate=1" true "$STORM_FOR"
+start=$(($(date +%s) + 8))
+(sleep $((start - $(date +%s) + STORM_AT)); start_servers storm-new; stop_servers storm) &
 shards storm
-stop_servers
+stop_servers storm-new
 
 python3 - "$TMP" "$SUBS" "$LIMIT" "$SHARDS" <<'EOF'
 import glob, json, re, sys
@@ -144,7 +158,7 @@ print(f"held: benchtui max RSS per shard {[round(r / 1024) for r in rss]} MB, ba
 print(f"held: benchtui fds at peak {fds}: {sum(fds) / subs:.3f} per subscriber; servers' fds at peak {srv_fds}")
 print(f"storm: events counted {storm['requests']}, errors {storm.get('errors', 0)} {storm.get('error_kinds')}, counters {storm.get('counters')}, "
       f"streams held at most {storm.get('in_flight', {}).get('max')}, at the end {storm.get('in_flight', {}).get('end')}")
-print(f"storm: events sent by the servers {sent('storm')} (those in flight when the step ended were not counted)")
+print(f"storm: events sent by the servers {sent('storm') + sent('storm-new')} (the old set's and the new's; those in flight when the step ended were not counted)")
 print("storm, merged, per interval: t (s), events/s, errors, streams held")
 for s in storm.get("series", []):
     print(f"  {s.get('t'):>7.2f} {s.get('rps', 0):>9.0f} {s.get('errors', 0):>6} {s.get('in_flight', 0):>7}")

@@ -20,6 +20,9 @@ type shardIntervals struct {
 	origin time.Time         // the start of the shard's first interval
 	points []artifacts.Point // the shard's own series of the step
 	next   int               // its first point not yet given to an interval
+	// inFlight is the in-flight of the shard's last point given to an
+	// interval: an interval without a point of the shard keeps it.
+	inFlight int
 }
 
 func (s *shardIntervals) advance() error {
@@ -164,9 +167,10 @@ func intervalPoint(h *hdrhistogram.Histogram, from, to, origin time.Time) artifa
 // pointFigures gives pt, the point of an interval ending at to, the
 // errors of the shards' points whose middle falls before to (each shard's
 // clock from its own first interval; the last interval takes every point
-// left), the in-flight of each shard's last such point, and the target's
-// figures of shard 0's last such point, else last's. A sum that
-// overflows is an error naming the shard's step.
+// left), the in-flight of each shard's last such point (of its last point
+// before, when the interval has none: its streams are still held), and
+// the target's figures of shard 0's last such point, else last's. A sum
+// that overflows is an error naming the shard's step.
 func pointFigures(pt, last *artifacts.Point, shards []*shardIntervals, to time.Time) error {
 	final := true
 	for _, s := range shards {
@@ -174,7 +178,6 @@ func pointFigures(pt, last *artifacts.Point, shards []*shardIntervals, to time.T
 	}
 	var sum sums
 	for i, s := range shards {
-		inFlight := 0 // the shard's last point's in the interval
 		for ; s.next < len(s.points); s.next++ {
 			p := s.points[s.next]
 			mid := s.origin.Add(time.Duration((p.T - p.DT/2) * float64(time.Second)))
@@ -182,12 +185,12 @@ func pointFigures(pt, last *artifacts.Point, shards []*shardIntervals, to time.T
 				break
 			}
 			pt.Errors = sum.int("series errors", pt.Errors, p.Errors)
-			inFlight = p.InFlight
+			s.inFlight = p.InFlight
 			if i == 0 {
 				*last = p
 			}
 		}
-		pt.InFlight = int(sum.int("series in_flight", int64(pt.InFlight), int64(inFlight)))
+		pt.InFlight = int(sum.int("series in_flight", int64(pt.InFlight), int64(s.inFlight)))
 		if sum.err != nil {
 			return fmt.Errorf("merging: %s: %w", s.name, sum.err)
 		}

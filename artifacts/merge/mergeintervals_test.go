@@ -120,3 +120,44 @@ func TestMergeRefusesIntervalsOutsideTheStep(t *testing.T) {
 		}
 	}
 }
+
+// TestMergedInFlightCarriesOver: two shards log 0.5 s intervals but keep
+// series points 1 s long (as a long step's series, its points merged in
+// pairs), so every other merged interval has no point of either shard.
+// Such an interval's in-flight is each shard's last point's, not 0: a
+// merged run of 100,000 held streams showed 0 held in a third of its
+// points.
+func TestMergedInFlightCarriesOver(t *testing.T) {
+	t0 := time.UnixMilli(1_780_000_000_000)
+	var parts []artifacts.ShardFile
+	for i := range 2 {
+		log := artifacts.NewIntervalLog(t0)
+		var points []artifacts.Point
+		for k := range 8 {
+			h := artifacts.NewHistogram()
+			h.RecordValue(1000)
+			from := t0.Add(time.Duration(k) * 500 * time.Millisecond)
+			if err := log.Add(h, from, from.Add(500*time.Millisecond)); err != nil {
+				t.Fatal(err)
+			}
+			if k%2 == 1 {
+				points = append(points, artifacts.Point{T: float64(k+1) / 2, DT: 1, InFlight: 50_000})
+			}
+		}
+		f := shardOf(t, i, 2, []int64{1, 2})
+		f.A.Steps[0].HLogData, f.A.Steps[0].Series = log.String(), points
+		parts = append(parts, f)
+	}
+	m, err := Merge(parts, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Steps[0].Series) != 8 {
+		t.Fatalf("%d merged points, want 8", len(m.Steps[0].Series))
+	}
+	for k, pt := range m.Steps[0].Series[1:] {
+		if pt.InFlight != 100_000 {
+			t.Errorf("point %d (t %.1f): in flight %d, want 100000 (both shards' last)", k+1, pt.T, pt.InFlight)
+		}
+	}
+}
