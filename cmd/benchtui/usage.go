@@ -75,7 +75,7 @@ func subcommands() []subcommand {
 			"a plan of the requests of a HAR file, a curl command line (\"Copy as cURL\") or vegeta's targets;\nsecrets become ${VARS} it lists, never written",
 			func() *flag.FlagSet { return importFlagSet(new(string)) }, argsImport, nil},
 		{"validate", cmdValidate, "benchtui validate PLAN", "check a plan and print every problem with its place", nil, argsPlan, nil},
-		{"doctor", cmdDoctor, "benchtui doctor [PLAN]", "fd limits, UDP buffers, target commands, Postgres availability", nil, argsPlan, nil},
+		{"doctor", cmdDoctor, "benchtui doctor [PLAN]", "fd, port, conntrack and memory limits, UDP buffers, targets, Postgres, Redis", nil, argsPlan, nil},
 		{"demo-target", cmdDemoTarget, "benchtui demo-target [--http ADDR] [--quic ADDR] [--h3 ADDR] [--grpc ADDR] [--drain D] [--fault NAME,…]",
 			"the built-in demo servers, as a separate process",
 			func() *flag.FlagSet { return demoFlagSet(&demoFlags{}) }, argsNone, nil},
