@@ -25,7 +25,7 @@ func TestSourcesSpreadSubscribers(t *testing.T) {
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close) // after the drive's stop: Close waits for the handlers
 	h := newTestHost()
 	r := newRunner(t, Spec{URL: srv.URL, Sources: []string{"127.0.0.2/31", "127.0.0.5"}})
 	stop := startDrive(t, r, h, 6)
@@ -52,4 +52,24 @@ func TestSourcesRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "sources: 192.0.2.7 is not an address of this machine") {
 		t.Errorf("New with a foreign source: %v", err)
 	}
+}
+
+// TestOpenersAreReleasedOnceOpen: with room for one stream being opened
+// at a time, five subscribers all hold their streams: a held stream gives
+// its opener back (else the first would keep the others out for good).
+func TestOpenersAreReleasedOnceOpen(t *testing.T) {
+	saved := openers
+	openers = make(chan struct{}, 1)
+	t.Cleanup(func() { openers = saved }) // the drive's cleanup, later, runs first
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte("data: {\"n\":1}\n\n"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close) // after the drive's stop: Close waits for the handlers
+	h := newTestHost()
+	stop := startDrive(t, newRunner(t, Spec{URL: srv.URL}), h, 5)
+	waitFor(t, "5 streams held", func() bool { return h.events() == 5 && h.units.Load() == 5 })
+	stop()
 }
