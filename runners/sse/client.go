@@ -89,8 +89,8 @@ func newClient(s Spec, timeout time.Duration) (*client, error) {
 }
 
 // open requests subscriber sub's stream and returns its body once the
-// status is 200.
-func (c *client) open(ctx context.Context, sub int, lastID string, st *connectState) (io.ReadCloser, error) {
+// status is 200; dialed is called once its connection is open or failed.
+func (c *client) open(ctx context.Context, sub int, lastID string, st *connectState, dialed func()) (io.ReadCloser, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.u.String(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("building request for %s: %w", c.u, err)
@@ -105,8 +105,9 @@ func (c *client) open(ctx context.Context, sub int, lastID string, st *connectSt
 		req.Header.Set("Last-Event-ID", lastID)
 	}
 	if c.lean {
-		return c.openLean(ctx, c.sources[sub%len(c.sources)], req)
+		return c.openLean(ctx, c.sources[sub%len(c.sources)], req, dialed)
 	}
+	dialed() // the shared transport's dials take their own turns
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", c.u, err)
@@ -124,11 +125,13 @@ func (c *client) open(ctx context.Context, sub int, lastID string, st *connectSt
 // through it into the stream's own buffer (readBuffer).
 const headBuffer = 256
 
-// openLean sends req on a new connection, opened with d, and returns the
-// body, which owns the connection, once the status is 200. It keeps
-// nothing of req or of the response head.
-func (c *client) openLean(ctx context.Context, d *net.Dialer, req *http.Request) (io.ReadCloser, error) {
+// openLean sends req on a new connection, opened with d (dialed called
+// once it is open or failed), and returns the body, which owns the
+// connection, once the status is 200. It keeps nothing of req or of the
+// response head.
+func (c *client) openLean(ctx context.Context, d *net.Dialer, req *http.Request, dialed func()) (io.ReadCloser, error) {
 	conn, err := runners.Dial(ctx, d, "tcp", c.addr)
+	dialed()
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", c.u, err)
 	}

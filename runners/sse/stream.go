@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 
@@ -94,28 +95,33 @@ func (s *stream) openAside(ctx context.Context) (io.ReadCloser, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	dialed := sync.OnceFunc(func() { <-openers })
 	var body io.ReadCloser
 	var err error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer func() { <-openers }()
-		body, err = s.open(ctx)
+		defer dialed()
+		body, err = s.open(ctx, dialed)
 	}()
 	<-done
 	return body, err
 }
 
-// openers bounds the streams being opened at once (openAside's
-// goroutines), at twice the dialling turns (runners.DialsPerCPU): a ramp
-// of 15,000 subscribers at once otherwise started as many goroutines,
-// each waiting for a turn with its request built, and the memory they
-// left behind was 30 MB of RSS past the ramp. A wait here is part of the
-// connect's latency, as a wait for a dialling turn is.
+// openers bounds the streams being opened that have not yet connected
+// (openAside's goroutines, up to their dial), at twice the dialling turns
+// (runners.DialsPerCPU): a ramp of 15,000 subscribers at once otherwise
+// started as many goroutines, each waiting for a dialling turn with its
+// request built, and the memory they left behind was 30 MB of RSS past
+// the ramp. A connected stream waiting for its response head holds none:
+// a server slow to answer is not queued behind. A wait here is part of
+// the connect's latency, as a wait for a dialling turn is.
 var openers = make(chan struct{}, 2*runners.DialsPerCPU*runtime.GOMAXPROCS(0))
 
-// open runs the subscriber's flow, if it has one, and opens its stream.
-func (s *stream) open(ctx context.Context) (io.ReadCloser, error) {
+// open runs the subscriber's flow, if it has one, and opens its stream;
+// dialed is called once its connection is open or failed (and before a
+// flow, whose requests dial their own).
+func (s *stream) open(ctx context.Context, dialed func()) (io.ReadCloser, error) {
 	var lastID string
 	if s.hasID {
 		lastID = string(s.lastID)
@@ -123,10 +129,13 @@ func (s *stream) open(ctx context.Context) (io.ReadCloser, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
-	if s.user != nil && s.user.Run(ctx).Err != "" {
-		return nil, errFlowFailed
+	if s.user != nil {
+		dialed()
+		if s.user.Run(ctx).Err != "" {
+			return nil, errFlowFailed
+		}
 	}
-	return s.d.r.client.open(ctx, s.sub, lastID, &s.tpl)
+	return s.d.r.client.open(ctx, s.sub, lastID, &s.tpl, dialed)
 }
 
 // begin starts a connect on the subscriber's template state: its data row
