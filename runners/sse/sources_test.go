@@ -15,17 +15,12 @@ import (
 func TestSourcesSpreadSubscribers(t *testing.T) {
 	var mu sync.Mutex
 	from := map[string]int{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := holdingServer(t, func(r *http.Request) {
 		host, _, _ := net.SplitHostPort(r.RemoteAddr)
 		mu.Lock()
 		from[host]++
 		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write([]byte("data: {\"n\":1}\n\n"))
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-	}))
-	t.Cleanup(srv.Close) // after the drive's stop: Close waits for the handlers
+	})
 	h := newTestHost()
 	r := newRunner(t, Spec{URL: srv.URL, Sources: []string{"127.0.0.2/31", "127.0.0.5"}})
 	stop := startDrive(t, r, h, 6)
@@ -61,15 +56,24 @@ func TestOpenersAreReleasedOnceOpen(t *testing.T) {
 	saved := openers
 	openers = make(chan struct{}, 1)
 	t.Cleanup(func() { openers = saved }) // the drive's cleanup, later, runs first
+	srv := holdingServer(t, func(*http.Request) {})
+	h := newTestHost()
+	stop := startDrive(t, newRunner(t, Spec{URL: srv.URL}), h, 5)
+	waitFor(t, "5 streams held", func() bool { return h.events() == 5 && h.units.Load() == 5 })
+	stop()
+}
+
+// holdingServer sends each stream one event and holds it open until the
+// client goes, calling seen with each request first. It is closed after
+// the drive's stop (Cleanup order): Close waits for the handlers.
+func holdingServer(t *testing.T, seen func(*http.Request)) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen(r)
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = w.Write([]byte("data: {\"n\":1}\n\n"))
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	}))
-	t.Cleanup(srv.Close) // after the drive's stop: Close waits for the handlers
-	h := newTestHost()
-	stop := startDrive(t, newRunner(t, Spec{URL: srv.URL}), h, 5)
-	waitFor(t, "5 streams held", func() bool { return h.events() == 5 && h.units.Load() == 5 })
-	stop()
+	t.Cleanup(srv.Close)
+	return srv
 }
