@@ -44,11 +44,11 @@ type dialer struct {
 	headers  http.Header
 	headerT  map[string]*tmpl.Template
 	protos   []string
-	client   *http.Client
+	clients  []*http.Client // one per source address (ws.sources), else one
 	maxBytes int64
 }
 
-func newDialer(s *Spec, c *plan.Compiled) *dialer {
+func newDialer(s *Spec, c *plan.Compiled) (*dialer, error) {
 	d := &dialer{url: s.URL, headers: http.Header{}, protos: s.Subprotocols, maxBytes: s.MaxMessageBytes}
 	if d.maxBytes == 0 {
 		d.maxBytes = DefaultMaxMessageBytes
@@ -59,22 +59,32 @@ func newDialer(s *Spec, c *plan.Compiled) *dialer {
 	if c != nil {
 		d.urlT, d.headerT = c.Fields["url"], c.Header()
 	}
-	tr := &http.Transport{
-		DialContext:         runners.DialFunc(&net.Dialer{KeepAlive: 30 * time.Second}),
-		TLSClientConfig:     &tls.Config{InsecureSkipVerify: s.InsecureSkipVerify}, //nolint:gosec // the plan asks for it
-		DisableKeepAlives:   true,                                                  // each handshake's connection is its WebSocket's
-		DisableCompression:  true,
-		MaxIdleConnsPerHost: -1,
-		WriteBufferSize:     4 << 10,
-		ReadBufferSize:      4 << 10,
+	sources, err := runners.ParseSources("sources", s.Sources)
+	if err == nil {
+		err = runners.CheckSources("sources", sources)
 	}
-	d.client = &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return d
+	if err != nil {
+		return nil, err
+	}
+	for _, nd := range runners.SourceDialers(&net.Dialer{KeepAlive: 30 * time.Second}, sources) {
+		tr := &http.Transport{
+			DialContext:         runners.DialFunc(nd),
+			TLSClientConfig:     &tls.Config{InsecureSkipVerify: s.InsecureSkipVerify}, //nolint:gosec // the plan asks for it
+			DisableKeepAlives:   true,                                                  // each handshake's connection is its WebSocket's
+			DisableCompression:  true,
+			MaxIdleConnsPerHost: -1,
+			WriteBufferSize:     4 << 10,
+			ReadBufferSize:      4 << 10,
+		}
+		d.clients = append(d.clients, &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }})
+	}
+	return d, nil
 }
 
-// dial opens a connection for st's current operation within ctx. buf is
-// a render buffer, handed back.
-func (d *dialer) dial(ctx context.Context, st *tmpl.State, buf []byte) (*websocket.Conn, []byte, error) {
+// dial opens connection n's (worker or subscriber n's) for st's current
+// operation within ctx, from its source address. buf is a render buffer,
+// handed back.
+func (d *dialer) dial(ctx context.Context, n int, st *tmpl.State, buf []byte) (*websocket.Conn, []byte, error) {
 	u, h := d.url, d.headers
 	if d.urlT != nil {
 		buf = d.urlT.Append(buf[:0], st)
@@ -94,7 +104,7 @@ func (d *dialer) dial(ctx context.Context, st *tmpl.State, buf []byte) (*websock
 			h.Set(k, string(buf))
 		}
 	}
-	c, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: d.client, HTTPHeader: h, Subprotocols: d.protos})
+	c, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: d.clients[n%len(d.clients)], HTTPHeader: h, Subprotocols: d.protos})
 	if err != nil {
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
 			err = statusError{code: resp.StatusCode, err: err}
@@ -105,8 +115,12 @@ func (d *dialer) dial(ctx context.Context, st *tmpl.State, buf []byte) (*websock
 	return c, buf, nil
 }
 
-// close closes the transport's idle connections (none are kept).
-func (d *dialer) close() { d.client.CloseIdleConnections() }
+// close closes the transports' idle connections (none are kept).
+func (d *dialer) close() {
+	for _, c := range d.clients {
+		c.CloseIdleConnections()
+	}
+}
 
 // statusError is a handshake answered with another status than 101.
 type statusError struct {

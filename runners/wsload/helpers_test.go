@@ -2,6 +2,7 @@ package wsload
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -40,11 +41,12 @@ type server struct {
 	texts                    []string                 // the texts received, when keep
 	headers                  []http.Header
 	protos                   []string
+	from                     map[string]int // connections by the client's address
 	keep                     bool
 }
 
 func startServer(t *testing.T) *server {
-	s := &server{conns: map[*websocket.Conn]bool{}}
+	s := &server{conns: map[*websocket.Conn]bool{}, from: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/echo", s.serve(s.echo))
 	mux.HandleFunc("/broadcast", s.serve(s.subscriber))
@@ -81,6 +83,8 @@ func (s *server) serve(h func(r *http.Request, c *websocket.Conn)) http.HandlerF
 		s.conns[c] = false
 		s.headers = append(s.headers, r.Header.Clone())
 		s.protos = append(s.protos, c.Subprotocol())
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		s.from[host]++
 		s.mu.Unlock()
 		defer func() {
 			s.mu.Lock()

@@ -64,7 +64,11 @@ func newKind(g *plan.Group, _ *runners.RunEnv) (runners.Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("group %s: websocket: %w", g.ID, err)
 	}
-	r := &runner{group: g, spec: s, d: newDialer(s, c), seq: tmpl.NewSeq(), timeout: defaultTimeout}
+	d, err := newDialer(s, c)
+	if err != nil {
+		return nil, fmt.Errorf("group %s: websocket: %w", g.ID, err)
+	}
+	r := &runner{group: g, spec: s, d: d, seq: tmpl.NewSeq(), timeout: defaultTimeout}
 	if g.Table != nil {
 		r.data = tmpl.NewSource(g.Table, g.Data.Mode)
 	}
@@ -129,7 +133,7 @@ func (r *runner) NewWorker(id int, rec *runners.Recorder) (runners.Worker, error
 	r.mu.Unlock()
 	st := tmpl.NewState(r.data, r.seq)
 	st.SetStep(step)
-	w := &worker{r: r, timeout: timeout, rec: rec, st: st, rnd: rand.New(rand.NewPCG(uint64(id)+1, rand.Uint64()))}
+	w := &worker{r: r, id: id, timeout: timeout, rec: rec, st: st, rnd: rand.New(rand.NewPCG(uint64(id)+1, rand.Uint64()))}
 	if r.flow != nil {
 		return newFlowWorker(w), nil
 	}

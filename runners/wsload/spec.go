@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/flow"
@@ -80,6 +81,10 @@ type Spec struct {
 	MaxMessageBytes int64 `yaml:"max_message_bytes"`
 	// InsecureSkipVerify skips TLS verification for wss URLs.
 	InsecureSkipVerify bool `yaml:"insecure_skip_verify"`
+	// Sources are the local addresses the connections are opened from,
+	// as sse.sources: connection i (worker or subscriber i) from address
+	// i mod their count.
+	Sources []string `yaml:"sources"`
 	// Messages are the weighted mix of operations.
 	Messages []Message `yaml:"messages"`
 	// Flow, instead of Messages, is a sequence each worker runs in order
@@ -220,6 +225,9 @@ func (s *Spec) problems() []flow.Problem {
 	}
 	if s.MaxMessageBytes < 0 {
 		bad("max_message_bytes", "must not be negative")
+	}
+	if _, err := runners.ParseSources("sources", s.Sources); err != nil {
+		bad("sources", "%s", strings.TrimPrefix(err.Error(), "sources"))
 	}
 	return append(out, s.shapeProblems()...)
 }

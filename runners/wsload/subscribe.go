@@ -99,7 +99,7 @@ func (d *drive) move(delta int) {
 // subscriber holds one connection, reconnecting after it is lost when
 // asked to.
 func (d *drive) subscriber(ctx context.Context, i int) {
-	s := &subscriber{d: d, rec: d.env.Recorder(i), st: tmpl.NewState(d.r.data, d.r.seq)}
+	s := &subscriber{d: d, n: i, rec: d.env.Recorder(i), st: tmpl.NewState(d.r.data, d.r.seq)}
 	s.st.SetStep(d.step)
 	attempt := 0
 	for {
@@ -121,6 +121,7 @@ func (d *drive) subscriber(ctx context.Context, i int) {
 // subscriber is one held connection's state, kept across reconnects.
 type subscriber struct {
 	d      *drive
+	n      int // the subscriber's number: its connection's source address
 	rec    *runners.Recorder
 	st     *tmpl.State
 	buf    []byte
@@ -163,7 +164,7 @@ func (s *subscriber) connect(ctx context.Context) int {
 
 // open dials and sends the subscription messages.
 func (s *subscriber) open(ctx context.Context) (*websocket.Conn, error) {
-	c, buf, err := s.d.r.d.dial(ctx, s.st, s.buf)
+	c, buf, err := s.d.r.d.dial(ctx, s.n, s.st, s.buf)
 	s.buf = buf
 	if err != nil {
 		return nil, err

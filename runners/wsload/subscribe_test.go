@@ -2,7 +2,10 @@ package wsload
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +13,7 @@ import (
 	"github.com/benchtui/benchtui/artifacts"
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/engine"
+	"github.com/benchtui/benchtui/runners/flow"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/runnertest"
 )
@@ -186,5 +190,41 @@ groups:
 	t.Logf("live: in flight %d, messages %d; final messages %d", maxInFlight, liveMessages, final)
 	if maxInFlight != 3 || liveMessages == 0 || liveMessages > final {
 		t.Errorf("live: in flight %d (want 3), messages %d (final %d)", maxInFlight, liveMessages, final)
+	}
+}
+
+// TestSourcesSpreadConnections: 4 subscribers from sources 127.0.0.2/31
+// come to the server from both addresses, two each; a source not of this
+// machine is refused when the runner is built.
+func TestSourcesSpreadConnections(t *testing.T) {
+	s := startServer(t)
+	p := runnertest.ParsePlan(t, testRegistry, `
+version: 1
+groups:
+  - id: subs
+    runner: websocket
+    websocket:
+      url: ${URL}
+      sources: [127.0.0.2/31]
+      subscribe: {subscribers: 4, send: ['{"op": "subscribe"}']}
+    duration: 500ms
+`, map[string]string{"URL": s.url("/broadcast")})
+	runSession(t, p)
+	s.mu.Lock()
+	from := maps.Clone(s.from)
+	s.mu.Unlock()
+	if from["127.0.0.2"] != 2 || from["127.0.0.3"] != 2 || len(from) != 2 {
+		t.Errorf("connections by source address %v, want 2 from each of 127.0.0.2 and .3", from)
+	}
+	probs := (&Spec{URL: "ws://x/", Sources: []string{"example.com"}}).problems()
+	if !slices.ContainsFunc(probs, func(p flow.Problem) bool {
+		return p.Key == "sources" && strings.Contains(p.Msg, `[0] "example.com": want an IP address or a CIDR block`)
+	}) {
+		t.Errorf("sources [example.com]: problems %v", probs)
+	}
+	g := p.Groups[0]
+	plan.Section[Spec](g, Section).Sources = []string{"192.0.2.7"} // TEST-NET-1: bound, never sent to
+	if _, err := Kind().New(g, &runners.RunEnv{}); err == nil || !strings.Contains(err.Error(), "sources: 192.0.2.7 is not an address of this machine") {
+		t.Errorf("a foreign source: %v", err)
 	}
 }

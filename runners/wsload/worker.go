@@ -16,6 +16,7 @@ import (
 // again at the operation after one that lost it.
 type worker struct {
 	r       *runner
+	id      int // the worker's number: its connection's source address
 	timeout time.Duration
 	rec     *runners.Recorder
 	st      *tmpl.State
@@ -75,7 +76,7 @@ func (w *worker) exchange(ctx context.Context, m *message, r *flow.Reply) runner
 // extra timing connect.
 func (w *worker) connect(ctx context.Context) error {
 	start := time.Now()
-	c, buf, err := w.r.d.dial(ctx, w.st, w.buf)
+	c, buf, err := w.r.d.dial(ctx, w.id, w.st, w.buf)
 	w.buf = buf
 	if err != nil {
 		return err
