@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -58,5 +59,50 @@ func TestDemoTargetsShareAPortWithReusePort(t *testing.T) {
 	}
 	if seen["61m"] == 0 || seen["62m"] == 0 || seen["61m"]+seen["62m"] != 200 {
 		t.Errorf("200 connections answered by %v, want both processes", seen)
+	}
+}
+
+// TestDemoTargetSaysItsEventsAtExit: a demo-target that sent 3 events on
+// /events says so on stderr when SIGTERM ends it: the server's own count,
+// for a client's count to be checked against where its /metrics cannot be
+// read (under --reuseport any process may answer).
+func TestDemoTargetSaysItsEventsAtExit(t *testing.T) {
+	t.Parallel()
+	addr := testbin.FreeAddr(t)
+	cmd := exec.Command(benchtuiBinary(t), "demo-target", "--http", addr)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &testbin.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.HasPrefix(line, "http ") {
+		t.Fatalf("demo-target: %q, %v; stderr:\n%s", line, err, stderr)
+	}
+	resp, err := http.Get("http://" + addr + "/events?rate=1000&limit=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	resp.Body.Close()
+	n := 0
+	for line := range strings.Lines(string(body)) {
+		if strings.HasPrefix(line, "id: ") {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Fatalf("read %d events, want 3:\n%s", n, body)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if !strings.Contains(stderr.String(), "demo-target: /events sent 3 events") {
+		t.Errorf("stderr at exit lacks the count of events:\n%s", stderr)
 	}
 }
