@@ -11,6 +11,7 @@ import (
 	"github.com/benchtui/benchtui/runners"
 	"github.com/benchtui/benchtui/runners/plan"
 	"github.com/benchtui/benchtui/runners/sse"
+	"github.com/benchtui/benchtui/runners/wsload"
 )
 
 // hostLimits are the kernel's limits on a machine's connections, read
@@ -107,8 +108,8 @@ func checkPorts(g *plan.Group, n int, h hostLimits) []finding {
 	}
 	need := (n + ports - 1) / ports
 	fix := "widen the range: sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\""
-	if g.Runner == "sse" {
-		fix = fmt.Sprintf("for a loopback server add `sources: [127.0.1.0/%d]` to the sse section, or %s", 32-prefixFor(need), fix)
+	if section := sourcesSection(g); section != "" {
+		fix = fmt.Sprintf("for a loopback server add `sources: [127.0.1.0/%d]` to the %s section, or %s", 32-prefixFor(need), section, fix)
 	}
 	return []finding{{"warn", fmt.Sprintf("group %s: ports: %d connections to one server need %d source addresses at %d ephemeral ports each, the group has %d: %s",
 		g.ID, n, need, ports, sources, fix)}}
@@ -123,14 +124,29 @@ func prefixFor(n int) int {
 	return bits
 }
 
-// sourcesOf is how many source addresses a group's connections come
-// from: its sse.sources (0: the one the kernel picks).
-func sourcesOf(g *plan.Group) int {
-	s := plan.Section[sse.Spec](g, sse.Section)
-	if s == nil {
-		return 0
+// sourcesSection is the section of a group whose kind takes `sources:`
+// (sse, websocket), "" for another kind.
+func sourcesSection(g *plan.Group) string {
+	switch {
+	case plan.Section[sse.Spec](g, sse.Section) != nil:
+		return sse.Section
+	case plan.Section[wsload.Spec](g, wsload.Section) != nil:
+		return wsload.Section
 	}
-	addrs, err := runners.ParseSources("sources", s.Sources)
+	return ""
+}
+
+// sourcesOf is how many source addresses a group's connections come
+// from: its sse.sources or websocket.sources (0: the one the kernel
+// picks).
+func sourcesOf(g *plan.Group) int {
+	var specs []string
+	if s := plan.Section[sse.Spec](g, sse.Section); s != nil {
+		specs = s.Sources
+	} else if s := plan.Section[wsload.Spec](g, wsload.Section); s != nil {
+		specs = s.Sources
+	}
+	addrs, err := runners.ParseSources("sources", specs)
 	if err != nil {
 		return 0
 	}

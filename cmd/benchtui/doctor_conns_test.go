@@ -59,6 +59,24 @@ func TestDoctorNamesConnectionLimits(t *testing.T) {
 	if strings.Contains(got, "conntrack") {
 		t.Errorf("a machine without conntrack got a conntrack finding:\n%s", got)
 	}
+	ws := filepath.Join(t.TempDir(), "ws.yaml")
+	if err := os.WriteFile(ws, []byte(`version: 1
+groups:
+  - id: chat
+    runner: websocket
+    websocket: {url: "ws://127.0.0.1:9/chat", sources: [127.0.0.1/31], messages: [{name: say, text: hi, no_reply: true}]}
+    load: {concurrency: 100000}
+    duration: 1s
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if pl, err = loadPlan(ws); err != nil {
+		t.Fatal(err)
+	}
+	want := "warn  group chat: ports: 100000 connections to one server need 4 source addresses at 28232 ephemeral ports each, the group has 2: for a loopback server add `sources: [127.0.1.0/30]` to the websocket section"
+	if got := findingsText(checkConnections(pl, roomy)); !strings.Contains(got, want) {
+		t.Errorf("findings lack\n%s\nin\n%s", want, got)
+	}
 }
 
 // TestDoctorReadsThisMachinesLimits runs doctor on the plan: on Linux it
