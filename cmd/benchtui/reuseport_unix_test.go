@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"io"
 	"net/http"
 	"os/exec"
@@ -24,22 +23,7 @@ func TestDemoTargetsShareAPortWithReusePort(t *testing.T) {
 	t.Parallel()
 	addr := testbin.FreeAddr(t)
 	for _, life := range []string{"61m", "62m"} {
-		ctx, cancel := context.WithCancel(context.Background())
-		cmd := exec.CommandContext(ctx, benchtuiBinary(t), "demo-target", "--http", addr, "--reuseport", "--token-life", life)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stderr := &testbin.Buffer{}
-		cmd.Stderr = stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-		line, err := bufio.NewReader(out).ReadString('\n')
-		if err != nil || !strings.HasPrefix(line, "http ") {
-			t.Fatalf("demo-target --token-life %s: %q, %v; stderr:\n%s", life, line, err, stderr)
-		}
+		startDemoTarget(t, "--http", addr, "--reuseport", "--token-life", life)
 	}
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
 	seen := map[string]int{}
@@ -69,20 +53,7 @@ func TestDemoTargetsShareAPortWithReusePort(t *testing.T) {
 func TestDemoTargetSaysItsEventsAtExit(t *testing.T) {
 	t.Parallel()
 	addr := testbin.FreeAddr(t)
-	cmd := exec.Command(benchtuiBinary(t), "demo-target", "--http", addr)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &testbin.Buffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.HasPrefix(line, "http ") {
-		t.Fatalf("demo-target: %q, %v; stderr:\n%s", line, err, stderr)
-	}
+	cmd, stderr := startDemoTarget(t, "--http", addr)
 	resp, err := http.Get("http://" + addr + "/events?rate=1000&limit=3")
 	if err != nil {
 		t.Fatal(err)
@@ -105,4 +76,25 @@ func TestDemoTargetSaysItsEventsAtExit(t *testing.T) {
 	if !strings.Contains(stderr.String(), "demo-target: /events sent 3 events") {
 		t.Errorf("stderr at exit lacks the count of events:\n%s", stderr)
 	}
+}
+
+// startDemoTarget starts the built benchtui's demo-target with args and
+// waits for its "http ADDR" line; the test's end kills it.
+func startDemoTarget(t *testing.T, args ...string) (*exec.Cmd, *testbin.Buffer) {
+	t.Helper()
+	cmd := exec.Command(benchtuiBinary(t), append([]string{"demo-target"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &testbin.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.HasPrefix(line, "http ") {
+		t.Fatalf("demo-target %s: %q, %v; stderr:\n%s", strings.Join(args, " "), line, err, stderr)
+	}
+	return cmd, stderr
 }
