@@ -259,6 +259,7 @@ func TestActionPauseDelays(t *testing.T) {
 // An http action mid-step reaches the loopback server (its count is the
 // truth), and no secret of its URL or headers reaches the artifact.
 func TestActionHTTPCountedAndRedacted(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "Bearer tok-s3cr3t" {

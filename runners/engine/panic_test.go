@@ -87,6 +87,7 @@ func (w *panickyWorker) Do(ctx context.Context) runners.Outcome {
 // far kept, a failed "panic" check or the session's error naming the panic
 // and where it was, and the process going on.
 func TestRunnerPanicsAreContained(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, load, check string }{
 		{"do", "{concurrency: 2}", "panic"},
 		{"do", "{rate: 200, max_in_flight: 2}", "panic"},
@@ -96,6 +97,7 @@ func TestRunnerPanicsAreContained(t *testing.T) {
 		{"new", "{concurrency: 2}", ""},
 	} {
 		t.Run(c.in+" "+c.load, func(t *testing.T) {
+			t.Parallel()
 			p, err := plan.ParsePlan("test.yaml", []byte(fmt.Sprintf(`version: 1
 groups:
   - id: g

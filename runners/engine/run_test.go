@@ -15,6 +15,7 @@ import (
 // target_exited event with its status and a complete artifact of what was
 // measured; the step stops early.
 func TestTargetExitMidRun(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("spawns a target in a process group: Unix only")
 	}

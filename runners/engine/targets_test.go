@@ -152,6 +152,7 @@ groups:
 // pid, is killed during the step: the step stops and its event names the
 // target and its status, or says the status is unknown.
 func TestAttachedTargetKilled(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("attaches through /proc: Linux only")
 	}

@@ -3,7 +3,9 @@
 // only and imports nothing of benchtui, so the tests of any package,
 // runners/watch's included, can use it.
 //
-// The binaries go to a temporary folder of the process that Exit removes:
+// The binaries go to a cache the test processes of every package share
+// (shared.go), or, where there is none, to a temporary folder of the
+// process that Exit removes:
 //
 //	func TestMain(m *testing.M) {
 //		helperBin = testbin.MustBuild("./testdata/helper")
@@ -15,7 +17,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -86,8 +87,16 @@ func build(pkg, tags string) (string, error) {
 	return b.path, b.err
 }
 
-// buildNew builds pkg into a folder of its own under dir; mu is held.
+// buildNew builds pkg, into the cache the test processes share when there
+// is one, else into a folder of its own under dir; mu is held.
 func buildNew(pkg, tags string) bin {
+	name, err := filepath.Abs(pkg)
+	if err != nil {
+		return bin{err: fmt.Errorf("building %s: %w", pkg, err)}
+	}
+	if path, ok, err := sharedBuild(pkg, tags, filepath.Base(name)); ok || err != nil {
+		return bin{path: path, err: err}
+	}
 	if dir == "" {
 		d, err := os.MkdirTemp("", "benchtui-testbin-")
 		if err != nil {
@@ -95,21 +104,13 @@ func buildNew(pkg, tags string) bin {
 		}
 		dir = d
 	}
-	name, err := filepath.Abs(pkg)
-	if err != nil {
-		return bin{err: fmt.Errorf("building %s: %w", pkg, err)}
-	}
 	sub := filepath.Join(dir, strconv.Itoa(len(built)))
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		return bin{err: fmt.Errorf("building %s: %w", pkg, err)}
 	}
 	path := filepath.Join(sub, filepath.Base(name))
-	args := []string{"build", "-o", path}
-	if tags != "" {
-		args = append(args, "-tags", tags)
-	}
-	if out, err := exec.Command("go", append(args, pkg)...).CombinedOutput(); err != nil {
-		return bin{err: fmt.Errorf("building %s: %w\n%s", pkg, err, out)}
+	if err := buildInto(pkg, tags, path); err != nil {
+		return bin{err: err}
 	}
 	return bin{path: path}
 }
